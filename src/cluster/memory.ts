@@ -1,0 +1,619 @@
+// An in-memory API server for one pass, in the spirit of client-go's fake clientset: an object store
+// built from a World, listers over an immutable snapshot of the initial world (upstream's informer
+// caches do not see the pass's own writes), and a Client that records every call as an Action.
+//
+// Everything is indexed once so that a pass over thousands of Deployments stays linear: ReplicaSets
+// by namespace in input order, pods by controllerRef UID, every object by namespace/name.
+
+import {createHash} from 'node:crypto'
+import {
+  newAlreadyExists,
+  newConflict,
+  newNotFound,
+  type StatusCause,
+  StatusError,
+} from '../controller/api/errors.js'
+import type {
+  Deployment,
+  KubeObject,
+  ObjectMeta,
+  OwnerReference,
+  Pod,
+  ReplicaSet,
+} from '../controller/api/types.js'
+import type {Client, Listers, PatchType} from '../controller/interfaces.js'
+import type {Action, ActionResource} from '../result.js'
+import {deepCopy, deepEqual, deepFreeze, isPlainObject, type JsonObject} from './json.js'
+import type {SourceRef, World} from './world.js'
+
+export type Resource = ActionResource
+
+/** The API group-qualified resource names used in API error messages. */
+export const QUALIFIED: Record<Resource, string> = {
+  deployments: 'deployments.apps',
+  replicasets: 'replicasets.apps',
+  pods: 'pods',
+}
+
+export const KIND: Record<Resource, {apiVersion: string; kind: string}> = {
+  deployments: {apiVersion: 'apps/v1', kind: 'Deployment'},
+  replicasets: {apiVersion: 'apps/v1', kind: 'ReplicaSet'},
+  pods: {apiVersion: 'v1', kind: 'Pod'},
+}
+
+const RESOURCES: readonly Resource[] = ['deployments', 'replicasets', 'pods']
+
+export const DEFAULT_NAMESPACE = 'default'
+
+export const namespaceOf = (o: KubeObject): string => o.metadata.namespace ?? DEFAULT_NAMESPACE
+const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`
+const objKey = (o: KubeObject): string => keyOf(namespaceOf(o), o.metadata.name ?? '')
+
+export function controllerRefOf(o: KubeObject): OwnerReference | undefined {
+  return o.metadata.ownerReferences?.find((r) => r.controller === true)
+}
+
+/** A UID derived from the object's identity, so that reruns of a pass print the same output. */
+export function deterministicUid(resource: Resource, namespace: string, name: string): string {
+  const h = createHash('sha256').update(`${resource}/${namespace}/${name}`).digest('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
+}
+
+/** RFC 3339 with whole seconds, as metav1.Time serializes. */
+export function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+export interface StoreOptions {
+  /** The pass's clock: creationTimestamp of created objects. */
+  now: () => number
+  /**
+   * Enforce optimistic concurrency like a real API server: writes bump metadata.resourceVersion and
+   * an update whose resourceVersion is stale fails with Conflict. Off by default, as upstream's fake
+   * clientset does not check it (and the controller's redundant status writes rely on that).
+   */
+  checkResourceVersion?: boolean
+}
+
+function pushTo<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
+}
+
+/** Read-only views of the world as it was before the pass (informer caches). */
+export class SnapshotListers implements Listers {
+  private readonly deployments = new Map<string, Deployment>()
+  private readonly rsByNamespace = new Map<string, ReplicaSet[]>()
+  private readonly rsByKey = new Map<string, ReplicaSet>()
+  private readonly podsByOwner = new Map<string, Pod[]>()
+
+  constructor(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], pods: readonly Pod[]) {
+    for (const d of deployments) this.deployments.set(objKey(d), d)
+    for (const rs of replicaSets) {
+      this.rsByKey.set(objKey(rs), rs)
+      pushTo(this.rsByNamespace, namespaceOf(rs), rs)
+    }
+    for (const pod of pods) {
+      const uid = controllerRefOf(pod)?.uid
+      if (!uid) continue
+      pushTo(this.podsByOwner, uid, pod)
+    }
+  }
+
+  getDeployment(namespace: string, name: string): Deployment | undefined {
+    return this.deployments.get(keyOf(namespace, name))
+  }
+
+  // Fresh arrays each time: upstream's lister List returns a new slice that callers sort in place.
+  listReplicaSets(namespace: string): ReplicaSet[] {
+    return [...(this.rsByNamespace.get(namespace) ?? [])]
+  }
+
+  getReplicaSet(namespace: string, name: string): ReplicaSet | undefined {
+    return this.rsByKey.get(keyOf(namespace, name))
+  }
+
+  podsByControllerUID(uid: string): Pod[] {
+    return [...(this.podsByOwner.get(uid) ?? [])]
+  }
+}
+
+/** Any stored object, seen without its kind's spec and status types. */
+type Loose = {metadata: ObjectMeta; spec?: unknown; status?: unknown}
+
+interface Slot {
+  resource: Resource
+  key: string
+}
+
+/**
+ * The objects of one pass. The snapshot (deep-copied from the World once, then frozen) backs the
+ * listers and is the "before" of every diff; writes replace entries with fresh copies and never
+ * mutate a stored object, so the snapshot and the current state share unchanged objects.
+ */
+export class MemoryStore {
+  readonly listers: SnapshotListers
+  private readonly initialObjects: Record<Resource, Map<string, KubeObject>>
+  private readonly current: Record<Resource, Map<string, KubeObject>>
+  /** Every input object, in input order (across kinds and files). */
+  private readonly order: Slot[]
+  private readonly created: Slot[] = []
+  private readonly createdIds = new Set<string>()
+  private readonly sources = new Map<string, SourceRef>()
+  private resourceVersion = 0
+
+  constructor(
+    world: World,
+    private readonly options: StoreOptions,
+  ) {
+    const snap = (list: readonly KubeObject[]) =>
+      list.map((o) => {
+        const copy = deepCopy(o)
+        copy.metadata.namespace ??= DEFAULT_NAMESPACE
+        return deepFreeze(copy)
+      })
+    const lists: Record<Resource, KubeObject[]> = {
+      deployments: snap(world.deployments),
+      replicasets: snap(world.replicaSets),
+      pods: snap(world.pods),
+    }
+    this.listers = new SnapshotListers(
+      lists.deployments as Deployment[],
+      lists.replicasets as ReplicaSet[],
+      lists.pods as Pod[],
+    )
+    this.initialObjects = {deployments: new Map(), replicasets: new Map(), pods: new Map()}
+    for (const r of RESOURCES) {
+      const original =
+        r === 'deployments' ? world.deployments : r === 'replicasets' ? world.replicaSets : world.pods
+      lists[r].forEach((o, i) => {
+        this.initialObjects[r].set(objKey(o), o)
+        const src = world.sources.get(original[i] as object)
+        if (src) this.sources.set(`${r}:${objKey(o)}`, src)
+        const rv = Number.parseInt(o.metadata.resourceVersion ?? '', 10)
+        if (Number.isSafeInteger(rv) && rv > this.resourceVersion) this.resourceVersion = rv
+      })
+    }
+    this.current = {
+      deployments: new Map(this.initialObjects.deployments),
+      replicasets: new Map(this.initialObjects.replicasets),
+      pods: new Map(this.initialObjects.pods),
+    }
+    this.order = inputOrder(lists, (r, o) => this.sources.get(`${r}:${objKey(o)}`))
+  }
+
+  /** The object as it was before the pass (frozen; do not mutate). */
+  initial(resource: Resource, namespace: string, name: string): KubeObject | undefined {
+    return this.initialObjects[resource].get(keyOf(namespace, name))
+  }
+
+  /** The stored object now (frozen or owned by the store; do not mutate). */
+  peek(resource: Resource, namespace: string, name: string): KubeObject | undefined {
+    return this.current[resource].get(keyOf(namespace, name))
+  }
+
+  get(resource: Resource, namespace: string, name: string): KubeObject {
+    return deepCopy(this.mustGet(resource, namespace, name))
+  }
+
+  create(resource: Resource, sent: KubeObject): KubeObject {
+    const obj = deepCopy(sent)
+    const namespace = namespaceOf(obj)
+    const name = obj.metadata.name ?? ''
+    const key = keyOf(namespace, name)
+    if (this.current[resource].has(key)) throw newAlreadyExists(QUALIFIED[resource], name)
+    obj.metadata.namespace = namespace
+    obj.metadata.uid ||= deterministicUid(resource, namespace, name)
+    obj.metadata.creationTimestamp ||= rfc3339(this.options.now())
+    if (resource !== 'pods') obj.metadata.generation = 1
+    this.bumpResourceVersion(obj)
+    this.current[resource].set(key, obj)
+    if (!this.initialObjects[resource].has(key) && !this.createdIds.has(`${resource}:${key}`)) {
+      this.createdIds.add(`${resource}:${key}`)
+      this.created.push({resource, key})
+    }
+    return deepCopy(obj)
+  }
+
+  /**
+   * Update of the main resource, with the API server's strategy: status stays as stored and
+   * metadata.generation is bumped when the spec changed.
+   */
+  update(resource: Resource, sent: KubeObject): KubeObject {
+    const old = this.mustGet(resource, namespaceOf(sent), sent.metadata.name ?? '')
+    this.checkPreconditions(resource, old, sent)
+    const obj = deepCopy(sent) as Loose
+    obj.metadata.namespace = namespaceOf(old)
+    obj.metadata.uid = old.metadata.uid
+    obj.metadata.creationTimestamp = old.metadata.creationTimestamp
+    const oldStatus = (old as Loose).status
+    if (oldStatus === undefined) delete obj.status
+    else obj.status = deepCopy(oldStatus)
+    if (resource !== 'pods') {
+      const specChanged = !deepEqual((old as Loose).spec, obj.spec)
+      obj.metadata.generation = (old.metadata.generation ?? 0) + (specChanged ? 1 : 0)
+    }
+    return this.replace(resource, obj as KubeObject)
+  }
+
+  /**
+   * Update of the status subresource. Stores the sent status and metadata.annotations (the apps/v1
+   * status strategy keeps annotation changes: the controller writes the revision annotation here).
+   */
+  updateStatus(resource: Resource, sent: KubeObject): KubeObject {
+    const old = this.mustGet(resource, namespaceOf(sent), sent.metadata.name ?? '')
+    this.checkPreconditions(resource, old, sent)
+    const obj = deepCopy(old) as Loose
+    const status = (sent as Loose).status
+    if (status === undefined) delete obj.status
+    else obj.status = deepCopy(status)
+    if (sent.metadata.annotations === undefined) delete obj.metadata.annotations
+    else obj.metadata.annotations = deepCopy(sent.metadata.annotations)
+    return this.replace(resource, obj as KubeObject)
+  }
+
+  patch(resource: Resource, namespace: string, name: string, type: PatchType, patch: unknown): KubeObject {
+    const old = this.mustGet(resource, namespace, name)
+    if (!isPlainObject(patch)) {
+      throw new StatusError('BadRequest', 400, `invalid patch body for ${QUALIFIED[resource]} "${name}"`)
+    }
+    const meta = isPlainObject(patch.metadata) ? patch.metadata : undefined
+    if (meta && typeof meta.uid === 'string' && meta.uid !== old.metadata.uid) {
+      throw invalid(resource, old, 'metadata.uid', meta.uid, 'field is immutable')
+    }
+    if (
+      this.options.checkResourceVersion &&
+      meta &&
+      typeof meta.resourceVersion === 'string' &&
+      meta.resourceVersion !== old.metadata.resourceVersion
+    ) {
+      throw modified(resource, name)
+    }
+    const merged = (type === 'merge' ? mergePatch(old, patch) : strategicMergePatch(old, patch, [])) as Loose
+    merged.metadata.uid = old.metadata.uid
+    merged.metadata.name = old.metadata.name
+    merged.metadata.namespace = namespaceOf(old)
+    const controllers = (merged.metadata.ownerReferences ?? []).filter((r) => r.controller === true)
+    if (controllers.length > 1) {
+      const refs = controllers.map((r) => `${r.kind}/${r.name}`).join(', ')
+      throw invalid(
+        resource,
+        old,
+        'metadata.ownerReferences',
+        refs,
+        `Only one reference can have Controller set to true. Found "true" in references for ${refs}`,
+      )
+    }
+    if (resource !== 'pods' && !deepEqual((old as Loose).spec, merged.spec)) {
+      merged.metadata.generation = (old.metadata.generation ?? 0) + 1
+    }
+    return this.replace(resource, merged as KubeObject)
+  }
+
+  delete(resource: Resource, namespace: string, name: string): void {
+    this.mustGet(resource, namespace, name)
+    this.current[resource].delete(keyOf(namespace, name))
+  }
+
+  /**
+   * The world after the pass, as one list: every input object in input order, written ones
+   * replaced, deleted ones removed, and created ones placed after the last ReplicaSet (or else the
+   * Deployment itself) of their owner Deployment; objects with no such owner come last.
+   */
+  objects(): KubeObject[] {
+    const out: KubeObject[] = []
+    const anchorByOwner = new Map<string, string>()
+    for (const slot of this.order) {
+      const obj = this.current[slot.resource].get(slot.key)
+      if (!obj) continue
+      out.push(obj)
+      if (slot.resource === 'deployments' && obj.metadata.uid)
+        anchorByOwner.set(obj.metadata.uid, String(out.length - 1))
+      if (slot.resource === 'replicasets') {
+        const ref = controllerRefOf(obj)
+        if (ref?.kind === 'Deployment' && anchorByOwner.has(ref.uid))
+          anchorByOwner.set(ref.uid, String(out.length - 1))
+      }
+    }
+    const after = new Map<string, KubeObject[]>()
+    const trailing: KubeObject[] = []
+    for (const slot of this.created) {
+      const obj = this.current[slot.resource].get(slot.key)
+      if (!obj) continue
+      const ref = controllerRefOf(obj)
+      const anchor = ref?.kind === 'Deployment' ? anchorByOwner.get(ref.uid) : undefined
+      if (anchor === undefined) trailing.push(obj)
+      else pushTo(after, anchor, obj)
+    }
+    if (after.size === 0) return [...out, ...trailing]
+    const merged: KubeObject[] = []
+    out.forEach((o, i) => {
+      merged.push(o)
+      merged.push(...(after.get(String(i)) ?? []))
+    })
+    return [...merged, ...trailing]
+  }
+
+  /** The world after the pass (same order as objects()), keeping the input objects' sources. */
+  world(): World {
+    const world: World = {deployments: [], replicaSets: [], pods: [], sources: new WeakMap()}
+    const resourceOf = new Map<KubeObject, Resource>()
+    for (const r of RESOURCES) for (const o of this.current[r].values()) resourceOf.set(o, r)
+    for (const o of this.objects()) {
+      const r = resourceOf.get(o)
+      if (r === 'deployments') world.deployments.push(o as Deployment)
+      else if (r === 'replicasets') world.replicaSets.push(o as ReplicaSet)
+      else world.pods.push(o as Pod)
+      const src = r && this.sources.get(`${r}:${objKey(o)}`)
+      if (src) world.sources.set(o, src)
+    }
+    return world
+  }
+
+  private mustGet(resource: Resource, namespace: string, name: string): KubeObject {
+    const obj = this.current[resource].get(keyOf(namespace, name))
+    if (!obj) throw newNotFound(QUALIFIED[resource], name)
+    return obj
+  }
+
+  private checkPreconditions(resource: Resource, old: KubeObject, sent: KubeObject): void {
+    const name = old.metadata.name ?? ''
+    if (sent.metadata.uid && sent.metadata.uid !== old.metadata.uid) {
+      throw newConflict(
+        QUALIFIED[resource],
+        name,
+        `Precondition failed: UID in precondition: ${sent.metadata.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+      )
+    }
+    if (
+      this.options.checkResourceVersion &&
+      sent.metadata.resourceVersion &&
+      sent.metadata.resourceVersion !== old.metadata.resourceVersion
+    ) {
+      throw modified(resource, name)
+    }
+  }
+
+  private bumpResourceVersion(obj: KubeObject): void {
+    if (this.options.checkResourceVersion) obj.metadata.resourceVersion = String(++this.resourceVersion)
+  }
+
+  private replace(resource: Resource, obj: KubeObject): KubeObject {
+    this.bumpResourceVersion(obj)
+    this.current[resource].set(objKey(obj), obj)
+    return deepCopy(obj)
+  }
+}
+
+function modified(resource: Resource, name: string): StatusError {
+  return newConflict(
+    QUALIFIED[resource],
+    name,
+    'the object has been modified; please apply your changes to the latest version and try again',
+  )
+}
+
+function invalid(resource: Resource, obj: KubeObject, field: string, value: string, detail: string) {
+  const kind = `${KIND[resource].kind}${resource === 'pods' ? '' : '.apps'}`
+  const message = `${field}: Invalid value: "${value}": ${detail}`
+  const cause: StatusCause = {type: 'FieldValueInvalid', field, message}
+  return new StatusError('Invalid', 422, `${kind} "${obj.metadata.name ?? ''}" is invalid: ${message}`, [
+    cause,
+  ])
+}
+
+/**
+ * Lists whose items strategic merge matches by a key instead of replacing the whole list (the
+ * patchMergeKey tags of the API types). Only what the controller patches is needed today.
+ */
+const MERGE_KEYS: Record<string, string> = {
+  'metadata.ownerReferences': 'uid',
+  'metadata.finalizers': '',
+}
+
+/**
+ * Strategic merge patch (the subset the API server applies to the controller's patches): maps merge
+ * recursively, null deletes a key, lists with a merge key merge item by item (`$patch: delete`
+ * removes the item with that key), other lists are replaced.
+ */
+export function strategicMergePatch(target: unknown, patch: unknown, path: string[]): unknown {
+  if (!isPlainObject(patch)) return deepCopy(patch)
+  if (patch.$patch === 'replace') {
+    const {$patch: _, ...rest} = patch
+    return deepCopy(rest)
+  }
+  if (patch.$patch === 'delete') return undefined
+  const out: JsonObject = isPlainObject(target) ? {...target} : {}
+  for (const [k, v] of Object.entries(patch)) {
+    if (k.startsWith('$')) continue // $setElementOrder/... and other directives: order only
+    const here = [...path, k]
+    if (v === null) {
+      delete out[k]
+      continue
+    }
+    const mergeKey = MERGE_KEYS[here.join('.')]
+    if (Array.isArray(v) && mergeKey !== undefined) {
+      out[k] = mergeList(Array.isArray(out[k]) ? (out[k] as unknown[]) : [], v, mergeKey)
+    } else if (isPlainObject(v)) {
+      const merged = strategicMergePatch(out[k], v, here)
+      if (merged === undefined) delete out[k]
+      else out[k] = merged
+    } else {
+      out[k] = deepCopy(v)
+    }
+  }
+  return out
+}
+
+function mergeList(current: unknown[], patch: unknown[], mergeKey: string): unknown[] {
+  if (mergeKey === '') {
+    // A set of primitives: union, in order.
+    const out = [...current]
+    for (const v of patch) if (!out.some((x) => deepEqual(x, v))) out.push(deepCopy(v))
+    return out
+  }
+  let out = current.map((x) => deepCopy(x))
+  for (const item of patch) {
+    if (!isPlainObject(item)) continue
+    const key = item[mergeKey]
+    const i = out.findIndex((x) => isPlainObject(x) && x[mergeKey] === key)
+    if (item.$patch === 'delete') {
+      out = out.filter((x) => !(isPlainObject(x) && x[mergeKey] === key))
+    } else if (i >= 0) {
+      out[i] = strategicMergePatch(out[i], item, [])
+    } else {
+      const {$patch: _, ...rest} = item
+      out.push(deepCopy(rest))
+    }
+  }
+  return out
+}
+
+/** RFC 7386 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return deepCopy(patch)
+  const out: JsonObject = isPlainObject(target) ? {...target} : {}
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k]
+    else out[k] = mergePatch(out[k], v)
+  }
+  return out
+}
+
+/**
+ * Input order across kinds. The World keeps one list per kind, each in input order; the sources
+ * (file, line, document index) interleave them again. Files are ordered by the order the per-kind
+ * lists meet them in (a topological merge); objects without a source keep their kind's order.
+ */
+function inputOrder(
+  lists: Record<Resource, KubeObject[]>,
+  sourceOf: (r: Resource, o: KubeObject) => SourceRef | undefined,
+): Slot[] {
+  const entries = RESOURCES.flatMap((resource) =>
+    lists[resource].map((obj) => ({resource, obj, src: sourceOf(resource, obj)})),
+  )
+  const fileRank = rankFiles(RESOURCES.map((r) => lists[r].map((o) => sourceOf(r, o)?.file)))
+  const rankOf = (e: (typeof entries)[number]): [number, number, number] =>
+    e.src
+      ? [fileRank.get(e.src.file) ?? Number.MAX_SAFE_INTEGER, e.src.line, e.src.index ?? 0]
+      : [Number.MAX_SAFE_INTEGER, 0, 0]
+  const ranked = entries.map((e, i) => ({e, i, r: rankOf(e)}))
+  ranked.sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.r[2] - b.r[2] || a.i - b.i)
+  const seen = new Set<string>()
+  const order: Slot[] = []
+  for (const {e} of ranked) {
+    const slot = {resource: e.resource, key: objKey(e.obj)}
+    const id = `${slot.resource}:${slot.key}`
+    if (seen.has(id)) continue
+    seen.add(id)
+    order.push(slot)
+  }
+  return order
+}
+
+/** Orders files so that each per-kind sequence of files stays in order (Kahn's algorithm). */
+function rankFiles(sequences: Array<Array<string | undefined>>): Map<string, number> {
+  const firstSeen: string[] = []
+  const edges = new Map<string, Set<string>>()
+  const indegree = new Map<string, number>()
+  for (const seq of sequences) {
+    let prev: string | undefined
+    for (const f of seq) {
+      if (f === undefined || f === prev) continue
+      if (!indegree.has(f)) {
+        indegree.set(f, 0)
+        edges.set(f, new Set())
+        firstSeen.push(f)
+      }
+      if (prev !== undefined && !edges.get(prev)?.has(f)) {
+        edges.get(prev)?.add(f)
+        indegree.set(f, (indegree.get(f) ?? 0) + 1)
+      }
+      prev = f
+    }
+  }
+  const rank = new Map<string, number>()
+  const pending = [...firstSeen]
+  while (pending.length > 0) {
+    // The first file (in first-seen order) with no unranked predecessor; on a cycle, the first one.
+    const i = Math.max(
+      0,
+      pending.findIndex((f) => (indegree.get(f) ?? 0) === 0),
+    )
+    const [f] = pending.splice(i, 1) as [string]
+    rank.set(f, rank.size)
+    for (const next of edges.get(f) ?? []) indegree.set(next, (indegree.get(next) ?? 0) - 1)
+  }
+  return rank
+}
+
+/**
+ * The Client of a pass: each call is recorded as an Action (in order, reads included) and then
+ * applied to the shared store. Like the fake clientset, the call is recorded even when it fails.
+ */
+export class RecordingClient implements Client {
+  readonly actions: Action[] = []
+
+  constructor(private readonly store: MemoryStore) {}
+
+  async getDeployment(namespace: string, name: string): Promise<Deployment> {
+    this.actions.push({verb: 'get', resource: 'deployments', namespace, name})
+    return this.store.get('deployments', namespace, name) as Deployment
+  }
+
+  async updateDeployment(d: Deployment): Promise<Deployment> {
+    this.record('update', 'deployments', d)
+    return this.store.update('deployments', d) as Deployment
+  }
+
+  async updateDeploymentStatus(d: Deployment): Promise<Deployment> {
+    this.record('update', 'deployments', d, 'status')
+    return this.store.updateStatus('deployments', d) as Deployment
+  }
+
+  async createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
+    this.record('create', 'replicasets', rs)
+    return this.store.create('replicasets', rs) as ReplicaSet
+  }
+
+  async updateReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
+    this.record('update', 'replicasets', rs)
+    return this.store.update('replicasets', rs) as ReplicaSet
+  }
+
+  async patchReplicaSet(
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+  ): Promise<ReplicaSet> {
+    this.actions.push({
+      verb: 'patch',
+      resource: 'replicasets',
+      namespace,
+      name,
+      patch: deepCopy(patch),
+      patchType: type,
+    })
+    return this.store.patch('replicasets', namespace, name, type, patch) as ReplicaSet
+  }
+
+  async deleteReplicaSet(rs: ReplicaSet): Promise<void> {
+    const namespace = namespaceOf(rs)
+    const name = rs.metadata.name ?? ''
+    this.actions.push({verb: 'delete', resource: 'replicasets', namespace, name})
+    this.store.delete('replicasets', namespace, name)
+  }
+
+  private record(verb: 'create' | 'update', resource: Resource, obj: KubeObject, subresource?: 'status') {
+    this.actions.push({
+      verb,
+      resource,
+      ...(subresource ? {subresource} : {}),
+      namespace: namespaceOf(obj),
+      name: obj.metadata.name ?? '',
+      object: deepCopy(obj),
+    })
+  }
+}

@@ -1,0 +1,141 @@
+// The pass runner: one syncDeployment per selected Deployment over an in-memory store, with every
+// write, event, requeue and decision recorded into a SyncResult.
+
+import {MemoryStore, RecordingClient, rfc3339} from '../cluster/memory.js'
+import type {World} from '../cluster/world.js'
+import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
+import type {KubeObject} from '../controller/api/types.js'
+import {syncDeployment} from '../controller/deployment-controller.js'
+import {KUBERNETES_VERSION} from '../controller/features.js'
+import type {ControllerContext, FeatureGates} from '../controller/interfaces.js'
+import {type DeploymentResult, isWrite, type RecordedEvent, type Requeue, type SyncResult} from '../result.js'
+import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
+
+export interface PassOptions {
+  /** The pass's clock, epoch milliseconds. */
+  now: number
+  /** From parseFeatureGates. */
+  gates: FeatureGates & {values: Record<string, boolean>}
+  /** Record the tracer's facts into each result (for `explain`). */
+  collectFacts?: boolean
+  /** Enforce resourceVersion preconditions in the store (live-mode experiments). */
+  checkResourceVersion?: boolean
+}
+
+export interface PassOutcome {
+  result: SyncResult
+  /** The world after the pass, in input order (see MemoryStore.objects). */
+  world: World
+  /** The same objects as one list: what `reconcile-once` prints. */
+  objects: KubeObject[]
+  /** The store, for the objects as they were before the pass (MemoryStore.initial). */
+  store: MemoryStore
+}
+
+/** Runs one pass over the selected Deployments of `world`, sorted by namespace then name. */
+export async function runPasses(
+  world: World,
+  selection: Selection,
+  options: PassOptions,
+): Promise<PassOutcome> {
+  const keys = selectDeployments(world, selection)
+  const store = new MemoryStore(world, {
+    now: () => options.now,
+    checkResourceVersion: options.checkResourceVersion,
+  })
+  const results: DeploymentResult[] = []
+  for (const key of keys) results.push(await syncOne(store, key, options))
+  return {
+    result: {
+      kind: 'SyncResult',
+      apiVersion: 'deployctl.kubectl.io/v1alpha1',
+      now: rfc3339(options.now),
+      kubernetesVersion: KUBERNETES_VERSION,
+      featureGates: {...options.gates.values},
+      results,
+    },
+    world: store.world(),
+    objects: store.objects(),
+    store,
+  }
+}
+
+interface RequeueCall {
+  kind: 'after' | 'rateLimited'
+  seconds?: number
+}
+
+/** One syncDeployment over the shared store, with its own recording client, recorder and queue. */
+export async function syncOne(
+  store: MemoryStore,
+  key: DeploymentKey,
+  options: PassOptions,
+): Promise<DeploymentResult> {
+  const client = new RecordingClient(store)
+  const events: RecordedEvent[] = []
+  const requeues: RequeueCall[] = []
+  const path: string[] = []
+  const facts: Array<{fn: string; name: string; value: unknown}> = []
+  const ctx: ControllerContext = {
+    listers: store.listers,
+    client,
+    recorder: {
+      event(d, type, reason, message) {
+        events.push({
+          type,
+          reason,
+          message,
+          object: {
+            kind: 'Deployment',
+            namespace: d.metadata.namespace ?? key.namespace,
+            name: d.metadata.name ?? key.name,
+          },
+        })
+      },
+    },
+    queue: {
+      addAfter: (seconds) => requeues.push({kind: 'after', seconds}),
+      addRateLimited: () => requeues.push({kind: 'rateLimited'}),
+    },
+    clock: {now: () => options.now},
+    features: options.gates,
+    trace: {
+      enter: (fn) => path.push(fn),
+      fact: (name, value) => {
+        if (options.collectFacts) facts.push({fn: path.at(-1) ?? '', name, value})
+      },
+    },
+  }
+  let error: unknown
+  let failed = false
+  try {
+    await syncDeployment(ctx, key.namespace, key.name)
+  } catch (err) {
+    failed = true
+    error = err
+  }
+  const requeue = requeueOf(requeues, failed, error)
+  const result: DeploymentResult = {
+    deployment: {namespace: key.namespace, name: key.name},
+    path,
+    actions: client.actions.filter(isWrite),
+    events,
+    requeueAfterSeconds: requeue === null ? null : requeue.kind === 'after' ? (requeue.seconds ?? 0) : 0,
+    requeue,
+    error: failed ? errorMessage(error) : null,
+  }
+  if (options.collectFacts) result.facts = facts
+  return result
+}
+
+/**
+ * What the work queue would do with the key: upstream's handleErr rate-limits it after an error
+ * (forgets it when the namespace is terminating); otherwise the earliest of the sync's own requeue
+ * calls wins, as in the delaying queue.
+ */
+function requeueOf(calls: RequeueCall[], failed: boolean, error: unknown): Requeue | null {
+  if (failed) return hasStatusCause(error, NamespaceTerminatingCause) ? null : {kind: 'rateLimited'}
+  if (calls.some((c) => c.kind === 'rateLimited')) return {kind: 'rateLimited'}
+  const delays = calls.map((c) => c.seconds ?? 0)
+  return delays.length === 0 ? null : {kind: 'after', seconds: Math.min(...delays)}
+}

@@ -1,0 +1,110 @@
+// Which Deployments a pass syncs: kubectl's resource arguments, -n / -A and -l.
+
+import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
+import {InputError, UsageError, type World} from '../cluster/world.js'
+import type {Deployment} from '../controller/api/types.js'
+import {parseLabelSelector} from './label-selector.js'
+
+export interface Selection {
+  /** `web`, `deployment/web`, `deploy/web`, `deployments.apps/web`, ... (or `deployment web`). */
+  names?: string[]
+  /** Defaults to `default`. */
+  namespace?: string
+  allNamespaces?: boolean
+  /** kubectl -l syntax. */
+  labelSelector?: string
+}
+
+export interface DeploymentKey {
+  namespace: string
+  name: string
+}
+
+const DEPLOYMENT_TYPES = new Set([
+  'deployment',
+  'deployments',
+  'deploy',
+  'deployment.apps',
+  'deployments.apps',
+  'deployment.v1.apps',
+  'deployments.v1.apps',
+])
+
+/** Turns the command's arguments into Deployment names, as kubectl reads `TYPE NAME...` and `TYPE/NAME`. */
+export function parseNames(args: readonly string[]): string[] {
+  let rest = [...args]
+  if (rest.length > 0 && !rest[0]?.includes('/') && DEPLOYMENT_TYPES.has(rest[0]?.toLowerCase() ?? '')) {
+    rest = rest.slice(1)
+    const slashed = rest.find((a) => a.includes('/'))
+    if (slashed !== undefined) {
+      throw new UsageError(
+        `there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'deployctl dry-run sync ${slashed}' instead of 'deployctl dry-run sync ${args[0]} ${slashed}')`,
+      )
+    }
+  }
+  const names: string[] = []
+  for (const arg of rest) {
+    let name = arg
+    const slash = arg.indexOf('/')
+    if (slash >= 0) {
+      const type = arg.slice(0, slash).toLowerCase()
+      name = arg.slice(slash + 1)
+      if (!DEPLOYMENT_TYPES.has(type)) {
+        throw new UsageError(`only Deployments can be synced, not "${arg}" (use NAME or deployment/NAME)`)
+      }
+    }
+    if (name === '' || name.includes('/')) throw new UsageError(`invalid resource name "${arg}"`)
+    if (!names.includes(name)) names.push(name)
+  }
+  return names
+}
+
+/** Checks the flags' combination; throws UsageError as kubectl does for conflicting selections. */
+export function validateSelection(sel: Selection): void {
+  const names = sel.names ?? []
+  if (names.length > 0 && sel.allNamespaces) {
+    throw new UsageError('a resource cannot be retrieved by name across all namespaces')
+  }
+  if (names.length > 0 && sel.labelSelector) {
+    throw new UsageError('name cannot be provided when a selector is specified')
+  }
+  if (sel.labelSelector) parseLabelSelector(sel.labelSelector)
+}
+
+/**
+ * The Deployments to sync, sorted by namespace then name. A named Deployment that does not exist
+ * is an InputError worded as kubectl's NotFound.
+ */
+export function selectDeployments(world: World, sel: Selection): DeploymentKey[] {
+  validateSelection(sel)
+  const namespace = sel.namespace || DEFAULT_NAMESPACE
+  const names = sel.names ?? []
+  const inScope = (d: Deployment) => sel.allNamespaces || namespaceOf(d) === namespace
+  let chosen: Deployment[]
+  if (names.length > 0) {
+    const byName = new Map<string, Deployment>()
+    for (const d of world.deployments) if (inScope(d)) byName.set(d.metadata.name ?? '', d)
+    chosen = names.map((n) => {
+      const d = byName.get(n)
+      if (!d) throw new InputError(`deployments.apps "${n}" not found`)
+      return d
+    })
+  } else {
+    const selector = parseLabelSelector(sel.labelSelector ?? '')
+    chosen = world.deployments.filter((d) => inScope(d) && selector.matches(d.metadata.labels))
+  }
+  const keys = chosen.map((d) => ({namespace: namespaceOf(d), name: d.metadata.name ?? ''}))
+  const unique = new Map(keys.map((k) => [`${k.namespace}/${k.name}`, k]))
+  return [...unique.values()].sort((a, b) =>
+    a.namespace === b.namespace ? compare(a.name, b.name) : compare(a.namespace, b.namespace),
+  )
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** kubectl's message when nothing matched. */
+export function noResourcesMessage(sel: Selection): string {
+  return sel.allNamespaces
+    ? 'No resources found'
+    : `No resources found in ${sel.namespace || DEFAULT_NAMESPACE} namespace.`
+}
