@@ -1,0 +1,26 @@
+// k8s.io/apimachinery/pkg/util/intstr: resolving maxSurge / maxUnavailable against a replica count.
+
+import type {IntOrString} from '../api/types.js'
+
+export class IntOrStringError extends Error {}
+
+// upstream: intstr.GetScaledValueFromIntOrPercent
+export function getScaledValueFromIntOrPercent(
+  v: IntOrString | undefined | null,
+  total: number,
+  roundUp: boolean,
+): number {
+  if (v == null) throw new IntOrStringError('nil value for IntOrString')
+  if (typeof v === 'number') return v
+  if (!v.endsWith('%'))
+    throw new IntOrStringError('invalid value for IntOrString: invalid type: string is not a percentage')
+  const digits = v.slice(0, -1)
+  if (!/^[+-]?[0-9]+$/.test(digits)) {
+    throw new IntOrStringError(
+      `invalid value for IntOrString: invalid value "${v}": strconv.Atoi: parsing "${digits}": invalid syntax`,
+    )
+  }
+  const pct = Number(digits)
+  const scaled = (pct * total) / 100
+  return roundUp ? Math.ceil(scaled) : Math.floor(scaled)
+}
