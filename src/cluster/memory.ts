@@ -302,53 +302,49 @@ export class MemoryStore {
    * Deployment itself) of their owner Deployment; objects with no such owner come last.
    */
   objects(): KubeObject[] {
-    const out: KubeObject[] = []
-    const anchorByOwner = new Map<string, string>()
-    for (const slot of this.order) {
-      const obj = this.current[slot.resource].get(slot.key)
-      if (!obj) continue
-      out.push(obj)
-      if (slot.resource === 'deployments' && obj.metadata.uid)
-        anchorByOwner.set(obj.metadata.uid, String(out.length - 1))
-      if (slot.resource === 'replicasets') {
-        const ref = controllerRefOf(obj)
-        if (ref?.kind === 'Deployment' && anchorByOwner.has(ref.uid))
-          anchorByOwner.set(ref.uid, String(out.length - 1))
-      }
-    }
-    const after = new Map<string, KubeObject[]>()
-    const trailing: KubeObject[] = []
-    for (const slot of this.created) {
-      const obj = this.current[slot.resource].get(slot.key)
-      if (!obj) continue
-      const ref = controllerRefOf(obj)
-      const anchor = ref?.kind === 'Deployment' ? anchorByOwner.get(ref.uid) : undefined
-      if (anchor === undefined) trailing.push(obj)
-      else pushTo(after, anchor, obj)
-    }
-    if (after.size === 0) return [...out, ...trailing]
-    const merged: KubeObject[] = []
-    out.forEach((o, i) => {
-      merged.push(o)
-      merged.push(...(after.get(String(i)) ?? []))
-    })
-    return [...merged, ...trailing]
+    return this.ordered().map(({resource, obj}) =>
+      obj.apiVersion && obj.kind ? obj : ({...KIND[resource], ...obj} as KubeObject),
+    )
   }
 
   /** The world after the pass (same order as objects()), keeping the input objects' sources. */
   world(): World {
     const world: World = {deployments: [], replicaSets: [], pods: [], sources: new WeakMap()}
-    const resourceOf = new Map<KubeObject, Resource>()
-    for (const r of RESOURCES) for (const o of this.current[r].values()) resourceOf.set(o, r)
-    for (const o of this.objects()) {
-      const r = resourceOf.get(o)
-      if (r === 'deployments') world.deployments.push(o as Deployment)
-      else if (r === 'replicasets') world.replicaSets.push(o as ReplicaSet)
-      else world.pods.push(o as Pod)
-      const src = r && this.sources.get(`${r}:${objKey(o)}`)
-      if (src) world.sources.set(o, src)
+    for (const {resource, obj} of this.ordered()) {
+      if (resource === 'deployments') world.deployments.push(obj as Deployment)
+      else if (resource === 'replicasets') world.replicaSets.push(obj as ReplicaSet)
+      else world.pods.push(obj as Pod)
+      const src = this.sources.get(`${resource}:${objKey(obj)}`)
+      if (src) world.sources.set(obj, src)
     }
     return world
+  }
+
+  private ordered(): Array<{resource: Resource; obj: KubeObject}> {
+    type Entry = {resource: Resource; obj: KubeObject}
+    const out: Entry[] = []
+    const anchorByOwner = new Map<string, string>()
+    for (const {resource, key} of this.order) {
+      const obj = this.current[resource].get(key)
+      if (!obj) continue
+      out.push({resource, obj})
+      const at = String(out.length - 1)
+      if (resource === 'deployments' && obj.metadata.uid) anchorByOwner.set(obj.metadata.uid, at)
+      const ref = resource === 'replicasets' ? controllerRefOf(obj) : undefined
+      if (ref?.kind === 'Deployment' && anchorByOwner.has(ref.uid)) anchorByOwner.set(ref.uid, at)
+    }
+    const after = new Map<string, Entry[]>()
+    const trailing: Entry[] = []
+    for (const {resource, key} of this.created) {
+      const obj = this.current[resource].get(key)
+      if (!obj) continue
+      const ref = controllerRefOf(obj)
+      const anchor = ref?.kind === 'Deployment' ? anchorByOwner.get(ref.uid) : undefined
+      if (anchor === undefined) trailing.push({resource, obj})
+      else pushTo(after, anchor, {resource, obj})
+    }
+    if (after.size === 0) return [...out, ...trailing]
+    return [...out.flatMap((e, i) => [e, ...(after.get(String(i)) ?? [])]), ...trailing]
   }
 
   private mustGet(resource: Resource, namespace: string, name: string): KubeObject {

@@ -1,0 +1,66 @@
+// Output of `dry-run sync`: the SyncResult document (-o json|yaml) or, per Deployment, the path
+// through the controller, a table of the writes, the events and the requeue (-o table|wide).
+
+import {type DeploymentResult, isWrite, type Requeue, type SyncResult} from '../result.js'
+import {type BeforeLookup, ChangeTracker} from './change.js'
+import {renderDocument} from './document.js'
+import {styler} from './style.js'
+import {kubectlTable} from './table.js'
+
+export const SYNC_OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const
+export type SyncOutputFormat = (typeof SYNC_OUTPUT_FORMATS)[number]
+
+export interface RenderOptions {
+  format: SyncOutputFormat
+  /** The objects as they were before the pass, for the CHANGE column. */
+  before: BeforeLookup
+  color?: boolean
+}
+
+export async function renderSyncResult(result: SyncResult, options: RenderOptions): Promise<string> {
+  if (options.format === 'json' || options.format === 'yaml') return renderDocument(result, options.format)
+  const tracker = new ChangeTracker(options.before)
+  const blocks: string[] = []
+  for (const r of result.results) blocks.push(await renderDeployment(r, tracker, options))
+  return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
+}
+
+async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, options: RenderOptions) {
+  const style = styler(options.color ?? false)
+  const wide = options.format === 'wide'
+  const lines = [style('bold', `deployment ${r.deployment.namespace}/${r.deployment.name}`)]
+  lines.push(`path: ${r.path.length > 0 ? r.path.join(' → ') : '<none>'}`)
+  const writes = r.actions.filter(isWrite)
+  if (writes.length === 0) {
+    lines.push('actions: none')
+  } else {
+    const head = wide
+      ? ['VERB', 'RESOURCE', 'SUBRESOURCE', 'NAME', 'CHANGE']
+      : ['VERB', 'RESOURCE', 'NAME', 'CHANGE']
+    const rows = writes.map((a) => {
+      const change = tracker.describe(a)
+      return wide
+        ? [a.verb, a.resource, a.subresource ?? '', a.name, change.details.join('\n') || change.summary]
+        : [a.verb, a.resource, a.name, change.summary]
+    })
+    lines.push(await kubectlTable(head, rows))
+  }
+  if (r.events.length === 0) {
+    lines.push('events: none')
+  } else {
+    lines.push('events:')
+    for (const e of r.events) {
+      const type = e.type === 'Warning' ? style('yellow', e.type) : e.type
+      lines.push(`  ${type}  ${e.reason}  ${e.message}`)
+    }
+  }
+  lines.push(`requeue: ${describeRequeue(r.requeue)}`)
+  if (r.error !== null) lines.push(style('red', `error: ${r.error}`))
+  return lines.join('\n')
+}
+
+export function describeRequeue(q: Requeue | null): string {
+  if (q === null) return 'none'
+  if (q.kind === 'rateLimited') return 'rate limited'
+  return `after ${q.seconds ?? 0}s`
+}
