@@ -53,18 +53,23 @@ export function sortInPlace<T>(list: T[], cmp: (a: T, b: T) => number): T[] {
   return list.sort(cmp)
 }
 
-// upstream: FilterPodsByOwner(indexer, owner, "ReplicaSet", false): pods of the index entry for the
-// owner's UID whose controllerRef names that owner.
+// upstream: FilterPodsByOwner(indexer, owner, kind, includeOrphans=false): the pods filed in the
+// controller index under the owner's namespace/Kind/Name/UID. The apiVersion of the reference is
+// not part of the key, and no phase or deletion filter applies.
 export function filterPodsByOwner(candidates: Pod[], owner: ReplicaSet, ownerKind: string): Pod[] {
-  const uid = owner.metadata.uid
+  const {namespace, name, uid} = owner.metadata
+  if (!namespace) throw new Error('no owner namespace provided')
+  if (!name) throw new Error('no owner name provided')
+  if (!uid) throw new Error('no owner uid provided')
+  if (!ownerKind) throw new Error('no owner kind provided')
   return candidates.filter((p) => {
     const ref = getControllerOf(p.metadata)
     return (
       ref !== undefined &&
       ref.uid === uid &&
       ref.kind === ownerKind &&
-      ref.name === owner.metadata.name &&
-      p.metadata.namespace === owner.metadata.namespace
+      ref.name === name &&
+      p.metadata.namespace === namespace
     )
   })
 }

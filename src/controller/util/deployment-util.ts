@@ -317,9 +317,9 @@ export function resolveFenceposts(
   let unavailable = getScaledValueFromIntOrPercent(maxUnavailableValue ?? 0, desired, false)
   if (surge === 0 && unavailable === 0) unavailable = 1
   if (surge > MAX_INT32 || surge < -MAX_INT32 - 1)
-    throw new FencepostError(`maxSurge ${surge} is out of int32 range`)
+    throw new FencepostError(`surge value ${surge} is out of int32 bounds`)
   if (unavailable > MAX_INT32 || unavailable < -MAX_INT32 - 1) {
-    throw new FencepostError(`maxUnavailable ${unavailable} is out of int32 range`)
+    throw new FencepostError(`unavailable value ${unavailable} is out of int32 bounds`)
   }
   return {surge, unavailable}
 }
