@@ -1,0 +1,219 @@
+// From parsed documents to a World: Lists are flattened, kinds sorted out, each kept object
+// decoded (type-checked), defaulted, given an identity, validated and checked for duplicates, in
+// the order the API server would do it on create.
+
+import type {Deployment, Pod, ReplicaSet} from '../../controller/api/types.js'
+import {emptyWorld, InputError, type SourceRef, type World} from '../world.js'
+import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
+import type {ParsedDoc} from './doc.js'
+import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
+import {decodeCheck, type KeptKind} from './schema.js'
+import {validateDeployment, validatePod, validateReplicaSet} from './validate.js'
+
+export type ValidateMode = 'strict' | 'warn' | 'ignore'
+
+type Obj = Record<string, unknown>
+
+const API_VERSIONS: Record<KeptKind, string> = {Deployment: 'apps/v1', ReplicaSet: 'apps/v1', Pod: 'v1'}
+
+function isKept(kind: string): kind is KeptKind {
+  return kind === 'Deployment' || kind === 'ReplicaSet' || kind === 'Pod'
+}
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'a list'
+  switch (typeof v) {
+    case 'string':
+      return 'a string'
+    case 'number':
+      return 'a number'
+    case 'boolean':
+      return 'a boolean'
+    default:
+      return 'an object'
+  }
+}
+
+/** Where one object sits: enough to name it in a message and to point at one of its fields. */
+interface Origin {
+  file: string
+  line: number
+  index: number
+  fromYaml: boolean
+  /** Line of a field of this object, when the reader can tell (YAML). */
+  locate?: (path: Path) => number | undefined
+}
+
+export class Collector {
+  readonly world: World = emptyWorld()
+  private readonly seen = new Map<string, SourceRef>()
+  private readonly skippedKinds = new Map<string, number>()
+  private skipped = 0
+
+  constructor(
+    private readonly mode: ValidateMode,
+    private readonly warn: (line: string) => void,
+  ) {}
+
+  addDocs(file: string, docs: ParsedDoc[], fromYaml: boolean): void {
+    for (const doc of docs) {
+      const origin: Origin = {file, line: doc.line, index: doc.index, fromYaml, locate: doc.locate}
+      this.addValue(doc.value, origin, doc.itemLines)
+    }
+  }
+
+  /** The note about skipped kinds, once all input has been read. */
+  finish(): World {
+    if (this.skipped > 0) {
+      const n = this.skipped
+      const kinds = [...this.skippedKinds.keys()].join(', ')
+      this.warn(
+        `note: skipped ${n} ${n === 1 ? 'object' : 'objects'} of kinds other than Deployment, ReplicaSet, Pod (${kinds})`,
+      )
+    }
+    return this.world
+  }
+
+  private fail(o: Origin, msg: string, path?: Path): never {
+    const line = (path && o.locate?.(path)) || o.line
+    throw new InputError(`${o.file}:${line}: ${msg}`)
+  }
+
+  private addValue(value: unknown, o: Origin, itemLines: number[] | undefined): void {
+    if (value === null || value === undefined) return
+    if (Array.isArray(value)) {
+      this.addItems(value, o, itemLines, [])
+      return
+    }
+    if (!isObject(value)) {
+      this.fail(
+        o,
+        `expected a Kubernetes object (a mapping with apiVersion and kind), got ${typeName(value)}`,
+      )
+    }
+    const kind = value.kind
+    if (
+      typeof kind === 'string' &&
+      kind.endsWith('List') &&
+      (Array.isArray(value.items) || value.items == null)
+    ) {
+      const items = Array.isArray(value.items) ? value.items : []
+      const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length)
+      const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : undefined
+      this.addItems(items, o, itemLines, ['items'], itemKind, apiVersion)
+      return
+    }
+    this.addObject(value, o)
+  }
+
+  private addItems(
+    items: unknown[],
+    o: Origin,
+    itemLines: number[] | undefined,
+    prefix: Path,
+    itemKind?: string,
+    apiVersion?: string,
+  ): void {
+    // Lists nest only as deep as the document does, which the readers bound already.
+    const lines = itemLines && itemLines.length === items.length ? itemLines : undefined
+    items.forEach((item, i) => {
+      if (itemKind !== undefined && isObject(item)) {
+        // A typed list (DeploymentList, as the API returns it) leaves kind out of its items.
+        if (item.kind === undefined) item.kind = itemKind
+        if (item.apiVersion === undefined && apiVersion !== undefined) item.apiVersion = apiVersion
+      }
+      const parentLocate = o.locate
+      const locate = parentLocate ? (path: Path) => parentLocate([...prefix, i, ...path]) : undefined
+      const line = lines?.[i] || parentLocate?.([...prefix, i]) || o.line
+      this.addValue(item, {file: o.file, line, index: i, fromYaml: o.fromYaml, locate}, undefined)
+    })
+  }
+
+  private addObject(obj: Obj, o: Origin): void {
+    const kind = obj.kind
+    if (kind === undefined || kind === null || kind === '') this.fail(o, 'kind not set', ['kind'])
+    if (typeof kind !== 'string')
+      this.fail(o, `kind: Invalid value: ${formatValue(kind)}: expected a string`, ['kind'])
+    const apiVersion = obj.apiVersion
+    if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
+      this.fail(o, `${kind}: apiVersion not set`, ['apiVersion'])
+    }
+    if (typeof apiVersion !== 'string') {
+      this.fail(o, `${kind}: apiVersion: Invalid value: ${formatValue(apiVersion)}: expected a string`, [
+        'apiVersion',
+      ])
+    }
+    if (!isKept(kind)) {
+      this.skipped++
+      this.skippedKinds.set(kind, (this.skippedKinds.get(kind) ?? 0) + 1)
+      return
+    }
+    const meta = obj.metadata
+    const rawName = isObject(meta) && typeof meta.name === 'string' ? meta.name : ''
+    const rawNs =
+      isObject(meta) && typeof meta.namespace === 'string' && meta.namespace !== ''
+        ? meta.namespace
+        : 'default'
+    const label0 = rawName === '' ? kind : `${kind} ${rawNs}/${rawName}`
+    if (apiVersion !== API_VERSIONS[kind]) {
+      this.fail(
+        o,
+        `${label0}: apiVersion ${JSON.stringify(apiVersion)} is not supported for kind ${kind}: ${API_VERSIONS[kind]} is expected`,
+        ['apiVersion'],
+      )
+    }
+    if (meta !== undefined && meta !== null && !isObject(meta)) {
+      this.fail(o, `${kind}: metadata: Invalid value: ${formatValue(meta)}: expected an object`, ['metadata'])
+    }
+    const decodeErr = decodeCheck(obj, kind, o.fromYaml)
+    if (decodeErr) this.fail(o, `${label0}: ${fieldErrorText(decodeErr)}`, decodeErr.path)
+    const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
+    const name = typeof metadata.name === 'string' ? metadata.name : ''
+    if (name === '') this.fail(o, `${kind}: metadata.name: Required value`, ['metadata', 'name'])
+    // Files carry no context namespace: what has none is in `default`.
+    if (metadata.namespace === undefined || metadata.namespace === '') metadata.namespace = 'default'
+    const namespace = metadata.namespace as string
+    const label = `${kind} ${namespace}/${name}`
+
+    const key = `${kind}/${namespace}/${name}`
+    const first = this.seen.get(key)
+    if (first) {
+      this.fail(o, `${label}: duplicate object: also defined at ${first.file}:${first.line}`, [
+        'metadata',
+        'name',
+      ])
+    }
+
+    let errs: FieldError[]
+    if (kind === 'Deployment') {
+      defaultDeployment(obj)
+      synthesizeIdentity(metadata, kind, namespace, name)
+      errs = this.mode === 'ignore' ? [] : validateDeployment(obj)
+    } else if (kind === 'ReplicaSet') {
+      defaultReplicaSet(obj)
+      synthesizeIdentity(metadata, kind, namespace, name)
+      errs = this.mode === 'ignore' ? [] : validateReplicaSet(obj)
+    } else {
+      defaultPod(obj)
+      synthesizeIdentity(metadata, kind, namespace, name)
+      errs = this.mode === 'ignore' ? [] : validatePod(obj)
+    }
+    for (const e of errs) {
+      if (this.mode === 'strict') this.fail(o, `${label}: ${fieldErrorText(e)}`, e.path)
+      const line = o.locate?.(e.path) || o.line
+      this.warn(`warning: ${o.file}:${line}: ${label}: ${fieldErrorText(e)}`)
+    }
+
+    const ref: SourceRef = {file: o.file, line: o.line, index: o.index}
+    this.seen.set(key, ref)
+    this.world.sources.set(obj, ref)
+    if (kind === 'Deployment') this.world.deployments.push(obj as unknown as Deployment)
+    else if (kind === 'ReplicaSet') this.world.replicaSets.push(obj as unknown as ReplicaSet)
+    else this.world.pods.push(obj as unknown as Pod)
+  }
+}

@@ -1,0 +1,350 @@
+// JSON input. JSON.parse does the parsing (it is several times faster than anything written in
+// JS); a structural pre-scan supplies what it cannot: the depth guard, the boundaries of a stream of
+// concatenated values, and the start line of each List item. Positions of syntax errors are worked
+// out only after JSON.parse has failed.
+
+import {lineColAt, MAX_DEPTH, type ParsedDoc, syntaxError, tooDeep} from './doc.js'
+
+interface TopValue {
+  start: number
+  end: number
+  line: number
+  itemLines: number[]
+}
+
+interface Scan {
+  tops: TopValue[]
+  /** Offset of the first character outside any object or array that is not whitespace, or -1. */
+  stray: number
+  /** Offset of the first bracket nested deeper than MAX_DEPTH, or -1. */
+  deep: number
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const NL = 0x0a
+const SP = 0x20
+const CR = 0x0d
+const TAB = 0x09
+const LBRACE = 0x7b
+const RBRACE = 0x7d
+const LBRACKET = 0x5b
+const RBRACKET = 0x5d
+const COLON = 0x3a
+
+/**
+ * One linear pass over the text that looks only at brackets, strings and newlines. It does not
+ * validate (JSON.parse does), so on malformed input its results are only used to report errors.
+ * Strings are skipped with indexOf: they cannot contain raw newlines in valid JSON.
+ */
+function scan(text: string): Scan {
+  const tops: TopValue[] = []
+  let top: TopValue | undefined
+  let stray = -1
+  let line = 1
+  let depth = 0
+  // Depth of the array whose elements are List items (2 for {"items": [...]}, 1 for [...]), or -1.
+  let itemsDepth = -1
+  // Whether the last token at depth 1 was the key "items" (then a ':' arms `itemsArray`).
+  let itemsKey = false
+  let itemsArray = false
+  const n = text.length
+  let i = 0
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    if (c === SP || c === TAB || c === CR) {
+      i++
+      continue
+    }
+    if (c === NL) {
+      line++
+      i++
+      continue
+    }
+    if (c === QUOTE) {
+      let j = text.indexOf('"', i + 1)
+      while (j > 0) {
+        let k = j - 1
+        while (text.charCodeAt(k) === BACKSLASH) k--
+        if ((j - 1 - k) % 2 === 0) break
+        j = text.indexOf('"', j + 1)
+      }
+      if (j < 0) break
+      itemsKey = depth === 1 && j - i === 6 && text.startsWith('items', i + 1)
+      itemsArray = false
+      if (depth === 0 && stray < 0) stray = i
+      i = j + 1
+      continue
+    }
+    if (c === COLON) {
+      itemsArray = itemsKey
+      itemsKey = false
+      i++
+      continue
+    }
+    itemsKey = false
+    if (c === LBRACE || c === LBRACKET) {
+      if (depth === 0) {
+        top = {start: i, end: n, line, itemLines: []}
+        tops.push(top)
+        if (c === LBRACKET) itemsDepth = 1
+      } else if (depth === itemsDepth && top) {
+        top.itemLines.push(line)
+      } else if (itemsArray && depth === 1 && c === LBRACKET) {
+        itemsDepth = 2
+      }
+      itemsArray = false
+      depth++
+      if (depth > MAX_DEPTH) return {tops, stray, deep: i}
+      i++
+      continue
+    }
+    itemsArray = false
+    if (c === RBRACE || c === RBRACKET) {
+      depth--
+      if (depth < itemsDepth) itemsDepth = -1
+      if (depth === 0 && top) top.end = i + 1
+      if (depth < 0) {
+        if (stray < 0) stray = i
+        depth = 0
+      }
+      i++
+      continue
+    }
+    if (depth === 0 && stray < 0) stray = i
+    i++
+  }
+  return {tops, stray, deep: -1}
+}
+
+// --- error path: a small validating scanner that finds the first error and says what it is ---
+
+interface JsonProblem {
+  pos: number
+  msg: string
+}
+
+function describeChar(text: string, i: number): string {
+  if (i >= text.length) return 'end of input'
+  const c = text.codePointAt(i) ?? 0
+  if (c < 0x20 || c === 0x7f) return `character U+${c.toString(16).toUpperCase().padStart(4, '0')}`
+  return `'${String.fromCodePoint(c)}'`
+}
+
+// States of the validating scanner: what may come next.
+const W_VALUE = 0
+const W_KEY_OR_END = 1
+const W_KEY = 2
+const W_COLON = 3
+const W_COMMA_OR_OBJ_END = 4
+const W_VALUE_OR_ARR_END = 5
+const W_COMMA_OR_ARR_END = 6
+
+function afterValue(stack: number[]): number {
+  if (stack.length === 0) return W_VALUE
+  return stack[stack.length - 1] === LBRACE ? W_COMMA_OR_OBJ_END : W_COMMA_OR_ARR_END
+}
+
+function isWs(c: number): boolean {
+  return c === SP || c === NL || c === CR || c === TAB
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39
+}
+
+function scanString(text: string, i: number): JsonProblem | number {
+  // i is at the opening quote; returns the offset after the closing quote.
+  let j = i + 1
+  const n = text.length
+  while (j < n) {
+    const c = text.charCodeAt(j)
+    if (c === QUOTE) return j + 1
+    if (c < 0x20)
+      return {
+        pos: j,
+        msg: `invalid JSON: ${describeChar(text, j)} in a string (control characters must be escaped)`,
+      }
+    if (c === BACKSLASH) {
+      const e = text.charCodeAt(j + 1)
+      if (e === 0x75 /* u */) {
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(j + 2, j + 6))) {
+          return {pos: j, msg: 'invalid JSON: bad \\u escape in a string'}
+        }
+        j += 6
+        continue
+      }
+      if ('"\\/bfnrt'.indexOf(String.fromCharCode(e)) < 0 || j + 1 >= n) {
+        return {pos: j, msg: 'invalid JSON: bad escape in a string'}
+      }
+      j += 2
+      continue
+    }
+    j++
+  }
+  return {pos: i, msg: 'invalid JSON: unterminated string'}
+}
+
+function scanScalar(text: string, i: number): JsonProblem | number {
+  const c = text.charCodeAt(i)
+  if (c === QUOTE) return scanString(text, i)
+  for (const lit of ['true', 'false', 'null']) {
+    if (text.startsWith(lit, i)) return i + lit.length
+  }
+  if (c === 0x2d /* - */ || isDigit(c)) {
+    const m = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
+    m.lastIndex = i
+    if (m.exec(text) && m.lastIndex > i) return m.lastIndex
+    return {pos: i, msg: 'invalid JSON: malformed number'}
+  }
+  return {pos: i, msg: `invalid JSON: unexpected ${describeChar(text, i)} (expected a value)`}
+}
+
+function findProblem(text: string): JsonProblem | undefined {
+  const stack: number[] = []
+  let want: number = W_VALUE
+  let i = 0
+  const n = text.length
+  const unexpected = (expected: string): JsonProblem => ({
+    pos: i,
+    msg: `invalid JSON: unexpected ${describeChar(text, i)} (expected ${expected})`,
+  })
+  for (;;) {
+    while (i < n && isWs(text.charCodeAt(i))) i++
+    if (i >= n) {
+      return stack.length === 0 && want === W_VALUE
+        ? undefined
+        : {pos: n, msg: 'invalid JSON: unexpected end of input'}
+    }
+    const c = text.charCodeAt(i)
+    switch (want) {
+      case W_VALUE:
+      case W_VALUE_OR_ARR_END: {
+        if (want === W_VALUE_OR_ARR_END && c === RBRACKET) {
+          stack.pop()
+          i++
+          want = afterValue(stack)
+          break
+        }
+        if (c === LBRACE) {
+          stack.push(LBRACE)
+          want = W_KEY_OR_END
+          i++
+          break
+        }
+        if (c === LBRACKET) {
+          stack.push(LBRACKET)
+          want = W_VALUE_OR_ARR_END
+          i++
+          break
+        }
+        const r = scanScalar(text, i)
+        if (typeof r !== 'number') return r
+        i = r
+        want = afterValue(stack)
+        break
+      }
+      case W_KEY_OR_END:
+      case W_KEY: {
+        if (want === W_KEY_OR_END && c === RBRACE) {
+          stack.pop()
+          i++
+          want = afterValue(stack)
+          break
+        }
+        if (c !== QUOTE) return unexpected('a double-quoted property name')
+        const r = scanString(text, i)
+        if (typeof r !== 'number') return r
+        i = r
+        want = W_COLON
+        break
+      }
+      case W_COLON:
+        if (c !== COLON) return unexpected("':' after a property name")
+        i++
+        want = W_VALUE
+        break
+      case W_COMMA_OR_OBJ_END:
+      case W_COMMA_OR_ARR_END: {
+        const close = want === W_COMMA_OR_OBJ_END ? RBRACE : RBRACKET
+        if (c === 0x2c /* , */) {
+          i++
+          want = close === RBRACE ? W_KEY : W_VALUE
+          break
+        }
+        if (c === close) {
+          stack.pop()
+          i++
+          want = afterValue(stack)
+          break
+        }
+        return unexpected(close === RBRACE ? "',' or '}'" : "',' or ']'")
+      }
+    }
+  }
+}
+
+/** The error to report when JSON.parse refused `text` (a whole input or one value of a stream). */
+function parseFailure(file: string, text: string, err: unknown): Error {
+  const p = findProblem(text)
+  if (p) return syntaxError(file, text, p.pos, p.msg)
+  const m = err instanceof Error ? /at position (\d+)/.exec(err.message) : null
+  const msg = err instanceof Error ? err.message.replace(/ in JSON at position \d+.*$/, '') : String(err)
+  return syntaxError(file, text, m ? Number(m[1]) : 0, `invalid JSON: ${msg}`)
+}
+
+/**
+ * Parses JSON input: one value, or several concatenated ones as `kubectl get -o json` prints them
+ * one after the other. Throws InputError naming file:line:column.
+ */
+export function parseJson(file: string, text: string): ParsedDoc[] {
+  const s = scan(text)
+  if (s.deep >= 0) {
+    const {line, col} = lineColAt(text, s.deep)
+    throw tooDeep(file, line, col)
+  }
+  if (s.stray >= 0) {
+    const p = findProblem(text)
+    if (p) throw syntaxError(file, text, p.pos, p.msg)
+    throw syntaxError(
+      file,
+      text,
+      s.stray,
+      'expected a Kubernetes object (a JSON object with apiVersion and kind) or a list of them',
+    )
+  }
+  const docs: ParsedDoc[] = []
+  if (s.tops.length === 1) {
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (err) {
+      throw parseFailure(file, text, err)
+    }
+    const t = s.tops[0]
+    docs.push({value, line: t.line, index: 0, itemLines: t.itemLines})
+    return docs
+  }
+  s.tops.forEach((t, index) => {
+    let value: unknown
+    try {
+      value = JSON.parse(text.slice(t.start, t.end))
+    } catch (err) {
+      // Report against the whole text so that line numbers are the file's.
+      const e = parseFailure(file, text, err)
+      throw e
+    }
+    docs.push({value, line: t.line, index, itemLines: t.itemLines})
+  })
+  return docs
+}
+
+/** Whether the text looks like JSON (kubectl's decoder sniffs the first significant character). */
+export function looksLikeJson(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (isWs(c)) continue
+    return c === LBRACE || c === LBRACKET
+  }
+  return false
+}

@@ -1,0 +1,143 @@
+// `-f` as kubectl reads it: files, directories (their .yaml/.yml/.json files, subdirectories only
+// when recursive) and `-` for stdin. Sizes are checked before a file is read in full.
+
+import {promises as fs, type Stats} from 'node:fs'
+import {join} from 'node:path'
+import {InputError} from '../world.js'
+import {type Format, limitFor, MAX_JSON_BYTES, sniffFormat, tooLarge} from './text.js'
+
+export const STDIN_NAME = 'STDIN'
+
+const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json']
+
+export interface InputFile {
+  /** The name used in messages: the path as given (joined under a directory), or STDIN. */
+  name: string
+  /** Absent for stdin. */
+  path?: string
+}
+
+function describeFsError(path: string, err: unknown): InputError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`the path "${path}" does not exist`)
+  if (code === 'EACCES' || code === 'EPERM') return new InputError(`${path}: permission denied`)
+  if (code === 'EISDIR') return new InputError(`${path}: is a directory`)
+  const msg = err instanceof Error ? err.message : String(err)
+  return new InputError(`${path}: cannot read: ${msg}`)
+}
+
+async function statPath(path: string): Promise<Stats> {
+  try {
+    return await fs.stat(path)
+  } catch (err) {
+    throw describeFsError(path, err)
+  }
+}
+
+async function walkDir(
+  dir: string,
+  recursive: boolean,
+  out: InputFile[],
+  visited: Set<string>,
+): Promise<void> {
+  // Symlinked directories could loop; real paths already visited are not entered again.
+  let real: string
+  try {
+    real = await fs.realpath(dir)
+  } catch (err) {
+    throw describeFsError(dir, err)
+  }
+  if (visited.has(real)) return
+  visited.add(real)
+  let names: string[]
+  try {
+    names = await fs.readdir(dir)
+  } catch (err) {
+    throw describeFsError(dir, err)
+  }
+  // Lexical order, as filepath.Walk visits them, so runs are reproducible.
+  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const name of names) {
+    const path = join(dir, name)
+    const st = await statPath(path)
+    if (st.isDirectory()) {
+      if (recursive) await walkDir(path, recursive, out, visited)
+    } else if (MANIFEST_EXTENSIONS.some((ext) => name.toLowerCase().endsWith(ext))) {
+      out.push({name: path, path})
+    }
+  }
+}
+
+/** Expands the -f arguments into the files to read, in order. */
+export async function expandPaths(paths: string[], recursive: boolean): Promise<InputFile[]> {
+  const out: InputFile[] = []
+  let stdin = false
+  for (const p of paths) {
+    if (p === '-') {
+      if (stdin) throw new InputError('"-" (standard input) can be given only once')
+      stdin = true
+      out.push({name: STDIN_NAME})
+      continue
+    }
+    if (p === '') throw new InputError('the path "" does not exist')
+    const st = await statPath(p)
+    if (st.isDirectory()) await walkDir(p, recursive, out, new Set())
+    else out.push({name: p, path: p})
+  }
+  return out
+}
+
+const SNIFF_BYTES = 4096
+
+/** Reads a stream up to a limit that depends on what the first bytes say the format is. */
+async function readStream(name: string, chunks: AsyncIterable<Buffer | string>): Promise<Buffer> {
+  const parts: Buffer[] = []
+  let size = 0
+  let format: Format | undefined
+  for await (const chunk of chunks) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    parts.push(b)
+    size += b.length
+    if (format === undefined && size >= SNIFF_BYTES) format = sniffFormat(name, Buffer.concat(parts))
+    if (size > (format === undefined ? MAX_JSON_BYTES : limitFor(format))) {
+      throw tooLarge(name, size, format ?? 'json')
+    }
+  }
+  const buf = Buffer.concat(parts, size)
+  if (format === undefined && size > limitFor(sniffFormat(name, buf)))
+    throw tooLarge(name, size, sniffFormat(name, buf))
+  return buf
+}
+
+export function readStdin(): Promise<Buffer> {
+  return readStream(STDIN_NAME, process.stdin)
+}
+
+/** The bytes of a file, refusing one over the limit for its format before reading it all. */
+export async function readFileBytes(f: InputFile): Promise<Buffer> {
+  const path = f.path ?? f.name
+  let handle: fs.FileHandle
+  try {
+    handle = await fs.open(path, 'r')
+  } catch (err) {
+    throw describeFsError(path, err)
+  }
+  try {
+    const st = await handle.stat()
+    if (st.isDirectory()) throw new InputError(`${f.name}: is a directory`)
+    if (!st.isFile()) {
+      // A pipe or device (`-f <(kubectl get ...)`): no size up front, so count while reading.
+      return await readStream(f.name, handle.createReadStream({autoClose: false}))
+    }
+    const head = Buffer.alloc(Math.min(SNIFF_BYTES, st.size))
+    if (head.length > 0) await handle.read(head, 0, head.length, 0)
+    const format = sniffFormat(f.name, head)
+    if (st.size > limitFor(format)) throw tooLarge(f.name, st.size, format)
+    return await handle.readFile()
+  } catch (err) {
+    if (err instanceof InputError) throw err
+    throw describeFsError(f.name, err)
+  } finally {
+    await handle.close()
+  }
+}
