@@ -182,14 +182,15 @@ export function skipCopyAnnotation(key: string): boolean {
   return annotationsToSkip.has(key)
 }
 
-// upstream: copyDeploymentAnnotationsToReplicaSet. A Go map read of a missing key yields "", so
-// an empty-valued Deployment annotation is never copied onto a ReplicaSet that lacks it.
+// upstream: copyDeploymentAnnotationsToReplicaSet. Only a key the ReplicaSet already has with the
+// same value is skipped: an empty-valued Deployment annotation is still copied onto a ReplicaSet
+// that lacks it (and counts as a change).
 function copyDeploymentAnnotationsToReplicaSet(d: Deployment, rs: ReplicaSet): boolean {
   let changed = false
   rs.metadata.annotations ??= {}
   const rsAnn = rs.metadata.annotations
   for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) {
-    if (skipCopyAnnotation(k) || (rsAnn[k] ?? '') === v) continue
+    if (skipCopyAnnotation(k) || (Object.hasOwn(rsAnn, k) && rsAnn[k] === v)) continue
     rsAnn[k] = v
     changed = true
   }
