@@ -28,6 +28,10 @@ const QUANTITY_PARENTS = new Set(['limits', 'requests', 'overhead', 'sizeLimit',
 export function semanticEqual(a: unknown, b: unknown, parentKey = ''): boolean {
   if (a === b) return true
   if (isZero(a) && isZero(b)) return true
+  // An absent struct is the zero struct, so one whose fields are all zero values equals it at any
+  // depth: {metadata: {labels: {}}} equals a template without metadata.
+  if (isPlainObject(a) && b == null) return semanticEqual(a, {}, parentKey)
+  if (a == null && isPlainObject(b)) return semanticEqual({}, b, parentKey)
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return false
     for (let i = 0; i < a.length; i++) if (!semanticEqual(a[i], b[i], parentKey)) return false
@@ -43,7 +47,7 @@ export function semanticEqual(a: unknown, b: unknown, parentKey = ''): boolean {
       }
       if (!semanticEqual(a[k], bv, k)) return false
     }
-    for (const k of Object.keys(b)) if (!(k in a) && !isZero(b[k])) return false
+    for (const k of Object.keys(b)) if (!(k in a) && !semanticEqual(undefined, b[k], k)) return false
     return true
   }
   if (typeof a === 'string' && typeof b === 'string' && parentKey === 'sizeLimit') return quantityEqual(a, b)
