@@ -143,7 +143,8 @@ export function diff(a: JsonObject, b: JsonObject): Change {
     const zero = POINTER_FIELDS.has(k) ? undefined : 0
     const x = ta[k] ?? zero
     const y = tb[k] ?? zero
-    if (x !== y) summary.push(`${k} ${fmt(x)} -> ${fmt(y)}`)
+    // status.replicas is spelled out: plain "replicas" is the spec's in this column.
+    if (x !== y) summary.push(`${k === 'replicas' ? 'status.replicas' : k} ${fmt(x)} -> ${fmt(y)}`)
   }
   summary.push(...conditionChanges(ta.conditions, tb.conditions))
   return {

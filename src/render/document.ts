@@ -1,6 +1,7 @@
 // JSON and YAML documents. Both print the same content: YAML goes through JSON first (undefined
 // fields dropped the same way) and uses YAML 1.1 so that strings like `yes`, `on` or `0644` are
-// quoted and read back by kubectl as strings. The yaml package is loaded only when needed.
+// quoted and read back by kubectl as strings; lists are not indented under their key, as kubectl
+// prints them. The yaml package is loaded only when needed.
 
 export type DocumentFormat = 'json' | 'yaml'
 
@@ -8,5 +9,5 @@ export async function renderDocument(value: unknown, format: DocumentFormat): Pr
   const json = JSON.stringify(value, null, 2)
   if (format === 'json') return `${json}\n`
   const {stringify} = await import('yaml')
-  return stringify(JSON.parse(json), {version: '1.1', lineWidth: 0})
+  return stringify(JSON.parse(json), {version: '1.1', lineWidth: 0, indentSeq: false})
 }

@@ -12,7 +12,7 @@ const CODES: Record<StyleName, [number, number]> = {
   yellow: [33, 39],
 }
 
-export function useColor(stream: {isTTY?: boolean}, env: NodeJS.ProcessEnv): boolean {
+export function wantColor(stream: {isTTY?: boolean}, env: NodeJS.ProcessEnv): boolean {
   return stream.isTTY === true && (env.NO_COLOR ?? '') === '' && env.TERM !== 'dumb'
 }
 

@@ -1,0 +1,46 @@
+// `dry-run sync`: one controller pass on files; prints what it would do and writes nothing.
+
+import {wantColor} from '../render/style.js'
+import type {SyncOutputFormat} from '../render/sync-result.js'
+import {isWrite} from '../result.js'
+import {type PassFlags, PassOptions} from './pass-options.js'
+
+export interface DryRunSyncFlags extends PassFlags {
+  output: string
+  'exit-code': boolean
+}
+
+export class DryRunSyncOptions extends PassOptions {
+  output: SyncOutputFormat = 'table'
+  exitCode = false
+
+  override async complete(flags: DryRunSyncFlags, args: readonly string[]): Promise<void> {
+    await super.complete(flags, args)
+    this.output = flags.output as SyncOutputFormat
+    this.exitCode = flags['exit-code']
+  }
+
+  /**
+   * Returns the exit code. Without --exit-code: 0, or 1 when a sync ended in an error. With it (as
+   * `kubectl diff`): 0 when no Deployment would change, 1 when some would, 2 when a sync failed.
+   */
+  async run(): Promise<number> {
+    const world = await this.load()
+    const outcome = await this.pass(world)
+    const {result, store} = outcome
+    const {renderSyncResult} = await import('../render/sync-result.js')
+    if (result.results.length > 0 || this.output === 'json' || this.output === 'yaml') {
+      this.io.out(
+        await renderSyncResult(result, {
+          format: this.output,
+          before: (resource, namespace, name) => store.initial(resource, namespace, name),
+          color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
+        }),
+      )
+    }
+    const failed = result.results.some((r) => r.error !== null)
+    if (!this.exitCode) return failed ? 1 : 0
+    if (failed) return 2
+    return result.results.some((r) => r.actions.some(isWrite)) ? 1 : 0
+  }
+}

@@ -1,0 +1,74 @@
+// Runs the BUILT command line (node bin/run.js) as a user would; `npm test` builds first.
+
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export function cli(args: string[], options: {input?: string; env?: NodeJS.ProcessEnv} = {}): RunResult {
+  if (!existsSync(join(ROOT, 'dist/commands'))) {
+    throw new Error('dist/ is missing: run `npm run build` before the e2e tests (npm test does)')
+  }
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {
+    cwd: ROOT,
+    input: options.input ?? '',
+    encoding: 'utf8',
+    env: {...process.env, NO_COLOR: '1', DEBUG: '', ...options.env},
+    timeout: 60_000,
+  })
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+/** Writes files into a fresh temporary directory and returns its path. */
+export function tempFiles(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'deployctl-e2e-'))
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+  return dir
+}
+
+/** A complete apps/v1 Deployment as the API server would store it, just created. */
+export function deploymentYaml(name: string, namespace = 'default', extra = ''): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  namespace: ${namespace}
+  uid: 0b0a1c2d-0000-4000-8000-${name
+    .padEnd(12, '0')
+    .slice(0, 12)
+    .replace(/[^0-9a-f]/g, 'a')}
+  generation: 1
+  creationTimestamp: "2026-11-29T10:00:00Z"
+  labels:
+    app: ${name}
+spec:
+  replicas: 2
+  revisionHistoryLimit: 10
+  progressDeadlineSeconds: 600
+  selector:
+    matchLabels:
+      app: ${name}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 25%
+      maxUnavailable: 25%
+  template:
+    metadata:
+      labels:
+        app: ${name}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+${extra}`
+}
