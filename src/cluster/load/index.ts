@@ -6,12 +6,13 @@ import type {World} from '../world.js'
 import {Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {looksLikeJson, parseJson} from './json.js'
-import {expandPaths, readFileBytes, readStdin, STDIN_NAME} from './read.js'
+import {expandPaths, readFileBytes, readStdin} from './read.js'
 import {decodeText, MAX_YAML_BYTES} from './text.js'
 import {parseYaml} from './yaml.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
 export {MAX_DEPTH} from './doc.js'
+export {STDIN_NAME} from './read.js'
 export {MAX_JSON_BYTES, MAX_YAML_BYTES} from './text.js'
 export type {ValidateMode}
 
@@ -44,11 +45,11 @@ function hasExt(name: string, ...exts: string[]): boolean {
  * JSON first (JSON.parse is far faster than a YAML parser) and read as YAML when it is not JSON,
  * YAML's flow style being a superset; a `.yaml` file then reports YAML's error, other input JSON's.
  */
-function parseText(file: string, text: string): {docs: ParsedDoc[]; fromYaml: boolean} {
-  if (hasExt(file, '.json')) return {docs: parseJson(file, text), fromYaml: false}
+function parseText(file: string, text: string, bytes?: Buffer): {docs: ParsedDoc[]; fromYaml: boolean} {
+  if (hasExt(file, '.json')) return {docs: parseJson(file, text, bytes), fromYaml: false}
   if (looksLikeJson(text)) {
     try {
-      return {docs: parseJson(file, text), fromYaml: false}
+      return {docs: parseJson(file, text, bytes), fromYaml: false}
     } catch (jsonErr) {
       if (text.length > MAX_YAML_BYTES) throw jsonErr
       try {
@@ -61,8 +62,8 @@ function parseText(file: string, text: string): {docs: ParsedDoc[]; fromYaml: bo
   return {docs: parseYaml(file, text), fromYaml: true}
 }
 
-function addText(c: Collector, file: string, text: string): void {
-  const {docs, fromYaml} = parseText(file, text)
+function addText(c: Collector, file: string, text: string, bytes?: Buffer): void {
+  const {docs, fromYaml} = parseText(file, text, bytes)
   c.addDocs(file, docs, fromYaml)
 }
 
@@ -78,14 +79,13 @@ export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promis
   const files = await expandPaths(paths, opts.recursive ?? false)
   const c = collector(opts)
   for (const f of files) {
-    let text: string
-    if (f.path === undefined) {
-      text = opts.stdin ? await opts.stdin() : decodeText(STDIN_NAME, await readStdin())
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-    } else {
-      text = decodeText(f.name, await readFileBytes(f))
+    if (f.path === undefined && opts.stdin) {
+      const text = await opts.stdin()
+      addText(c, f.name, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+      continue
     }
-    addText(c, f.name, text)
+    const bytes = f.path === undefined ? await readStdin() : await readFileBytes(f)
+    addText(c, f.name, decodeText(f.name, bytes), bytes)
   }
   return c.finish()
 }

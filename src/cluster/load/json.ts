@@ -3,7 +3,8 @@
 // concatenated values, and the start line of each List item. Positions of syntax errors are worked
 // out only after JSON.parse has failed.
 
-import {lineColAt, MAX_DEPTH, type ParsedDoc, syntaxError, tooDeep} from './doc.js'
+import {InputError} from '../world.js'
+import {MAX_DEPTH, type ParsedDoc, syntaxError, tooDeep} from './doc.js'
 
 interface TopValue {
   start: number
@@ -33,11 +34,12 @@ const RBRACKET = 0x5d
 const COLON = 0x3a
 
 /**
- * One linear pass over the text that looks only at brackets, strings and newlines. It does not
- * validate (JSON.parse does), so on malformed input its results are only used to report errors.
- * Strings are skipped with indexOf: they cannot contain raw newlines in valid JSON.
+ * One linear pass that looks only at brackets, strings and newlines. It does not validate (JSON.parse
+ * does), so on malformed input its results serve only to report errors. It reads the bytes rather
+ * than the string (a third faster in V8), skips strings with Buffer.indexOf (memchr), and counts
+ * newlines outside strings only: valid JSON has none inside them. Offsets are byte offsets.
  */
-function scan(text: string): Scan {
+function scan(b: Buffer): Scan {
   const tops: TopValue[] = []
   let top: TopValue | undefined
   let stray = -1
@@ -48,10 +50,11 @@ function scan(text: string): Scan {
   // Whether the last token at depth 1 was the key "items" (then a ':' arms `itemsArray`).
   let itemsKey = false
   let itemsArray = false
-  const n = text.length
-  let i = 0
+  const n = b.length
+  // A UTF-8 byte order mark.
+  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0
   while (i < n) {
-    const c = text.charCodeAt(i)
+    const c = b[i]
     if (c === SP || c === TAB || c === CR) {
       i++
       continue
@@ -62,15 +65,23 @@ function scan(text: string): Scan {
       continue
     }
     if (c === QUOTE) {
-      let j = text.indexOf('"', i + 1)
-      while (j > 0) {
+      let j = b.indexOf(QUOTE, i + 1)
+      while (j > 0 && b[j - 1] === BACKSLASH) {
         let k = j - 1
-        while (text.charCodeAt(k) === BACKSLASH) k--
+        while (b[k] === BACKSLASH) k--
         if ((j - 1 - k) % 2 === 0) break
-        j = text.indexOf('"', j + 1)
+        j = b.indexOf(QUOTE, j + 1)
       }
       if (j < 0) break
-      itemsKey = depth === 1 && j - i === 6 && text.startsWith('items', i + 1)
+      // "items": 0x69 0x74 0x65 0x6d 0x73
+      itemsKey =
+        depth === 1 &&
+        j - i === 6 &&
+        b[i + 1] === 0x69 &&
+        b[i + 2] === 0x74 &&
+        b[i + 3] === 0x65 &&
+        b[i + 4] === 0x6d &&
+        b[i + 5] === 0x73
       itemsArray = false
       if (depth === 0 && stray < 0) stray = i
       i = j + 1
@@ -115,6 +126,19 @@ function scan(text: string): Scan {
     i++
   }
   return {tops, stray, deep: -1}
+}
+
+/** Line and column (in characters) of a byte offset; error path only. */
+function lineColAtByte(b: Buffer, offset: number): {line: number; col: number} {
+  let line = 1
+  let lineStart = 0
+  let i = b.indexOf(NL)
+  while (i >= 0 && i < offset) {
+    line++
+    lineStart = i + 1
+    i = b.indexOf(NL, lineStart)
+  }
+  return {line, col: b.toString('utf8', lineStart, offset).length + 1}
 }
 
 // --- error path: a small validating scanner that finds the first error and says what it is ---
@@ -295,22 +319,22 @@ function parseFailure(file: string, text: string, err: unknown): Error {
 
 /**
  * Parses JSON input: one value, or several concatenated ones as `kubectl get -o json` prints them
- * one after the other. Throws InputError naming file:line:column.
+ * one after the other. `bytes` is the UTF-8 form of `text` when the caller has it (a file's
+ * contents); it is what the pre-scan reads. Throws InputError naming file:line:column.
  */
-export function parseJson(file: string, text: string): ParsedDoc[] {
-  const s = scan(text)
+export function parseJson(file: string, text: string, bytes?: Buffer): ParsedDoc[] {
+  const b = bytes ?? Buffer.from(text)
+  const s = scan(b)
   if (s.deep >= 0) {
-    const {line, col} = lineColAt(text, s.deep)
+    const {line, col} = lineColAtByte(b, s.deep)
     throw tooDeep(file, line, col)
   }
   if (s.stray >= 0) {
     const p = findProblem(text)
     if (p) throw syntaxError(file, text, p.pos, p.msg)
-    throw syntaxError(
-      file,
-      text,
-      s.stray,
-      'expected a Kubernetes object (a JSON object with apiVersion and kind) or a list of them',
+    const {line, col} = lineColAtByte(b, s.stray)
+    throw new InputError(
+      `${file}:${line}:${col}: expected a Kubernetes object (a JSON object with apiVersion and kind) or a list of them`,
     )
   }
   const docs: ParsedDoc[] = []
@@ -328,11 +352,10 @@ export function parseJson(file: string, text: string): ParsedDoc[] {
   s.tops.forEach((t, index) => {
     let value: unknown
     try {
-      value = JSON.parse(text.slice(t.start, t.end))
+      value = JSON.parse(b.toString('utf8', t.start, t.end))
     } catch (err) {
-      // Report against the whole text so that line numbers are the file's.
-      const e = parseFailure(file, text, err)
-      throw e
+      // The whole text is searched, so that the position is the file's.
+      throw parseFailure(file, text, err)
     }
     docs.push({value, line: t.line, index, itemLines: t.itemLines})
   })

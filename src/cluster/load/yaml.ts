@@ -148,8 +148,10 @@ function walk(
     return {ok: true}
   }
   if (typeof v !== 'object' || v === null) return {ok: true}
-  if (depth >= MAX_DEPTH)
-    return {ok: false, path: [...path, key], msg: `nested deeper than ${MAX_DEPTH} levels`}
+  if (depth >= MAX_DEPTH) {
+    // Parsing bounds written nesting, so only aliases get here, usually one that contains itself.
+    return {ok: false, path: path.slice(0, 3), msg: `nested deeper than ${MAX_DEPTH} levels through aliases`}
+  }
   if (seen) {
     if (seen.has(v)) {
       v = structuredClone(v)
