@@ -183,10 +183,7 @@ export class Collector {
     const key = `${kind}/${namespace}/${name}`
     const first = this.seen.get(key)
     if (first) {
-      this.fail(o, `${label}: duplicate object: also defined at ${first.file}:${first.line}`, [
-        'metadata',
-        'name',
-      ])
+      this.fail(o, `${label}: duplicate object: also defined at ${first.file}:${first.line}`)
     }
 
     let errs: FieldError[]

@@ -72,11 +72,22 @@ function* guardedTokens(file: string, text: string, lc: LineCounter, parser: Par
   yield* parser.end()
 }
 
+// The key at an offset: quoted, or plain up to the `:` that ends it.
+const KEY_AT = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\n]*?(?=[ \t]*:(?:[ \t]|$))/my
+
+function keyAt(text: string, offset: number): string {
+  KEY_AT.lastIndex = offset
+  const m = KEY_AT.exec(text)
+  if (m && m[0] !== '') return m[0]
+  const eol = text.indexOf('\n', offset)
+  return text.slice(offset, eol < 0 ? text.length : eol)
+}
+
 function messageOf(code: string, msg: string, source: string): string {
   const first = msg.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
   switch (code) {
     case 'DUPLICATE_KEY':
-      return `duplicate key ${JSON.stringify(source)} (keys in a mapping must be unique)`
+      return `duplicate key ${source} (keys in a mapping must be unique)`
     case 'TAG_RESOLVE_FAILED':
       return `unknown YAML tag ${source.split(/\s/)[0]}: custom tags are not supported`
     default:
@@ -196,8 +207,11 @@ export function parseYaml(file: string, text: string): ParsedDoc[] {
   const out: ParsedDoc[] = []
   docs.forEach((doc, index) => {
     const err = doc.errors[0]
-    if (err)
-      throw at(file, lc, err.pos[0], messageOf(err.code, err.message, text.slice(err.pos[0], err.pos[1])))
+    if (err) {
+      const source =
+        err.code === 'DUPLICATE_KEY' ? keyAt(text, err.pos[0]) : text.slice(err.pos[0], err.pos[1])
+      throw at(file, lc, err.pos[0], messageOf(err.code, err.message, source))
+    }
     const tagWarning = doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED')
     if (tagWarning) {
       throw at(

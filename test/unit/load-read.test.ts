@@ -1,0 +1,405 @@
+// The loader's reading side: formats, positions, hostile input, -f path handling.
+
+import {mkdtempSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {loadWorld, loadWorldFromText} from '../../src/cluster/load/index.js'
+import {InputError} from '../../src/cluster/world.js'
+
+const FIXTURES = join(import.meta.dirname, '../fixtures/load')
+const tmp = mkdtempSync(join(tmpdir(), 'deployctl-load-'))
+afterAll(() => rmSync(tmp, {recursive: true, force: true}))
+
+function tmpFile(name: string, content: string | Buffer): string {
+  const p = join(tmp, name)
+  writeFileSync(p, content)
+  return p
+}
+
+/** The InputError message a load throws (fails the test when it does not throw one). */
+function errorOf(fn: () => unknown): string {
+  try {
+    fn()
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError)
+    return (e as Error).message
+  }
+  throw new Error('expected an InputError')
+}
+
+async function asyncErrorOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError)
+    return (e as Error).message
+  }
+  throw new Error('expected an InputError')
+}
+
+const POD = (name: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  containers:
+  - name: c
+    image: busybox:1.36
+`
+
+describe('YAML documents', () => {
+  it('keeps Deployments, ReplicaSets and Pods, records where each starts, notes skipped kinds once', () => {
+    const notes: string[] = []
+    const text = `# leading comment
+${POD('a')}---
+apiVersion: v1
+kind: Service
+metadata: {name: s}
+---
+${POD('b')}---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: s2}
+`
+    const w = loadWorldFromText(text, 'm.yaml', {warn: (l) => notes.push(l)})
+    expect(w.pods.map((p) => p.metadata.name)).toEqual(['a', 'b'])
+    expect(w.sources.get(w.pods[0])).toEqual({file: 'm.yaml', line: 2, index: 0})
+    expect(w.sources.get(w.pods[1])).toEqual({file: 'm.yaml', line: 15, index: 2})
+    expect(notes).toEqual([
+      'note: skipped 3 objects of kinds other than Deployment, ReplicaSet, Pod (Service, ConfigMap)',
+    ])
+  })
+
+  it('skips empty files and empty documents silently', () => {
+    const notes: string[] = []
+    for (const text of ['', '\n\n', '# only a comment\n', '---\n---\n...\n', `---\n${POD('a')}---\n---\n`]) {
+      const w = loadWorldFromText(text, 'e.yaml', {warn: (l) => notes.push(l)})
+      expect(w.deployments.length + w.replicaSets.length).toBe(0)
+    }
+    expect(notes).toEqual([])
+  })
+
+  it('reads a YAML kind: List and gives each item its own line', () => {
+    const text = `apiVersion: v1
+kind: List
+items:
+- ${POD('a').trimEnd().split('\n').join('\n  ')}
+- ${POD('b').trimEnd().split('\n').join('\n  ')}
+`
+    const w = loadWorldFromText(text, 'l.yaml')
+    expect(w.pods.map((p) => w.sources.get(p))).toEqual([
+      {file: 'l.yaml', line: 4, index: 0},
+      {file: 'l.yaml', line: 12, index: 1},
+    ])
+  })
+
+  it('reads YAML 1.1 scalars as kubectl does (0644 is octal, timestamps stay strings)', () => {
+    const w = loadWorldFromText(
+      `${POD('a')}  volumes:
+  - name: v
+    configMap: {name: cm, defaultMode: 0644}
+  nodeName: 2024-01-01
+`,
+      'y.yaml',
+    )
+    const spec = w.pods[0].spec as Record<string, unknown>
+    expect((spec.volumes as Array<{configMap: {defaultMode: number}}>)[0].configMap.defaultMode).toBe(420)
+    expect(spec.nodeName).toBe('2024-01-01')
+  })
+
+  it('gives file:line:col for syntax errors', () => {
+    expect(errorOf(() => loadWorldFromText('a: [1,\nb: 2\n', 'x.yaml'))).toBe(
+      'x.yaml:2:1: Flow sequence in block collection must be sufficiently indented and end with a ]',
+    )
+    expect(errorOf(() => loadWorldFromText('a:\n\tb: 1\n', 'x.yaml'))).toBe(
+      'x.yaml:2:1: Tabs are not allowed as indentation',
+    )
+  })
+
+  it('reports wrong indentation in a fixture file with its position', async () => {
+    const file = join(FIXTURES, 'bad-indent.yaml')
+    expect(await asyncErrorOf(loadWorld([file]))).toBe(
+      `${file}:5:1: All mapping items must start at the same column`,
+    )
+  })
+
+  it('refuses duplicate keys, naming the key and its line', () => {
+    expect(errorOf(() => loadWorldFromText(`${POD('a')}metadata: {name: b}\n`, 'd.yaml'))).toBe(
+      'd.yaml:9:1: duplicate key metadata (keys in a mapping must be unique)',
+    )
+  })
+
+  it('refuses custom and non-JSON tags', () => {
+    expect(errorOf(() => loadWorldFromText('a: !foo x\n', 't.yaml'))).toBe(
+      't.yaml:1:4: unknown YAML tag !foo: custom tags are not supported',
+    )
+    expect(errorOf(() => loadWorldFromText('a: !!binary aGk=\n', 't.yaml'))).toBe(
+      't.yaml:1:4: unknown YAML tag !!binary: custom tags are not supported',
+    )
+    expect(errorOf(() => loadWorldFromText('a: !!set {x, y}\n', 't.yaml'))).toBe(
+      't.yaml:1:4: unknown YAML tag !!set: custom tags are not supported',
+    )
+  })
+
+  it('refuses a billion-laughs document without expanding it', () => {
+    const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i)
+      const cur = String.fromCharCode(97 + i)
+      lines.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(',')}]`)
+    }
+    const started = Date.now()
+    expect(errorOf(() => loadWorldFromText(`${lines.join('\n')}\n`, 'lol.yaml'))).toBe(
+      'lol.yaml:1: YAML aliases expand too much (refusing a possible "billion laughs" document)',
+    )
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('refuses aliases that contain themselves', () => {
+    expect(errorOf(() => loadWorldFromText('a: &x [*x]\n', 'c.yaml'))).toBe(
+      'c.yaml:1: a[0]: nested deeper than 200 levels through aliases',
+    )
+  })
+
+  it('un-shares values that aliases share, so a change to one does not show in the other', () => {
+    const text = `apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: r
+  labels: &l {app: web}
+spec:
+  selector: {matchLabels: *l}
+  template:
+    metadata: {labels: *l}
+    spec: {containers: [{name: c, image: nginx:1}]}
+`
+    const rs = loadWorldFromText(text, 'a.yaml').replicaSets[0]
+    rs.metadata.labels!.app = 'changed'
+    expect(rs.spec.selector!.matchLabels).toEqual({app: 'web'})
+    expect(rs.spec.template!.metadata!.labels).toEqual({app: 'web'})
+  })
+
+  it('refuses deeply nested documents quickly, flow and block style', () => {
+    expect(errorOf(() => loadWorldFromText(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 'f.yaml'))).toBe(
+      'f.yaml:1:203: document is nested deeper than 200 levels',
+    )
+    const block = `a:\n${Array.from({length: 300}, (_, i) => `${' '.repeat(i + 1)}b:`).join('\n')} 1\n`
+    expect(errorOf(() => loadWorldFromText(block, 'b.yaml'))).toBe(
+      'b.yaml:202:203: document is nested deeper than 200 levels',
+    )
+  })
+
+  it('refuses numbers JSON cannot carry', () => {
+    expect(errorOf(() => loadWorldFromText(`${POD('a')}  priority: .inf\n`, 'n.yaml'))).toBe(
+      'n.yaml:9: spec.priority: Infinity is not a number JSON can represent',
+    )
+  })
+
+  it('refuses a document that is not an object', () => {
+    expect(errorOf(() => loadWorldFromText('just a string\n', 's.yaml'))).toBe(
+      's.yaml:1: expected a Kubernetes object (a mapping with apiVersion and kind), got a string',
+    )
+  })
+})
+
+describe('JSON', () => {
+  it('reads a kubectl get -o json List, with the start line of every item', async () => {
+    const notes: string[] = []
+    const w = await loadWorld([join(FIXTURES, 'snapshot.json')], {warn: (l) => notes.push(l)})
+    expect(w.deployments).toHaveLength(1)
+    expect(w.replicaSets).toHaveLength(1)
+    const file = join(FIXTURES, 'snapshot.json')
+    expect(w.sources.get(w.deployments[0])).toEqual({file, line: 4, index: 0})
+    expect(w.sources.get(w.replicaSets[0])).toEqual({file, line: 68, index: 1})
+    expect(notes).toEqual([
+      'note: skipped 1 object of kinds other than Deployment, ReplicaSet, Pod (Service)',
+    ])
+    // An object read from a cluster comes back as it was: defaulting has nothing to add.
+    expect(w.deployments[0].metadata.uid).toBe('0b6c8a6e-1f5e-4a63-9d0b-2f7d8e6c1a01')
+    expect(w.deployments[0].spec.template.metadata).toEqual({labels: {app: 'api'}})
+  })
+
+  it('reads concatenated JSON values and top-level arrays', () => {
+    const a = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: 'a'},
+      spec: {containers: [{name: 'c', image: 'x:1'}]},
+    })
+    const b = a.replace('"a"', '"b"')
+    const w = loadWorldFromText(`${a}\n${b}\n`, 'stream.json')
+    expect(w.pods.map((p) => [p.metadata.name, w.sources.get(p)?.line])).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ])
+    const arr = loadWorldFromText(`[\n${a},\n${b}\n]`, 'arr.json')
+    expect(arr.pods.map((p) => w.sources.get(p) ?? arr.sources.get(p))).toEqual([
+      {file: 'arr.json', line: 2, index: 0},
+      {file: 'arr.json', line: 3, index: 1},
+    ])
+  })
+
+  it('reads a typed list (DeploymentList) whose items carry no kind', () => {
+    const list = {
+      apiVersion: 'v1',
+      kind: 'PodList',
+      items: [{metadata: {name: 'p'}, spec: {containers: [{name: 'c', image: 'x:1'}]}}],
+    }
+    const w = loadWorldFromText(JSON.stringify(list), 'typed.json')
+    expect(w.pods[0].kind).toBe('Pod')
+    expect(w.pods[0].apiVersion).toBe('v1')
+  })
+
+  it.each([
+    ['{"a": 1,}', "t.json:1:9: invalid JSON: unexpected '}' (expected a double-quoted property name)"],
+    ['{\n  "a": tru\n}', "t.json:2:8: invalid JSON: unexpected 't' (expected a value)"],
+    ['{"a": 1}\n{"b" 2}', "t.json:2:6: invalid JSON: unexpected '2' (expected ':' after a property name)"],
+    ['{"a": [1, 2}', "t.json:1:12: invalid JSON: unexpected '}' (expected ',' or ']')"],
+    ['{"a": "x', 't.json:1:7: invalid JSON: unterminated string'],
+    [
+      '{"a": 1} 42',
+      't.json:1:10: expected a Kubernetes object (a JSON object with apiVersion and kind) or a list of them',
+    ],
+  ])('reports a JSON syntax error with its line and column: %j', (text, msg) => {
+    expect(errorOf(() => loadWorldFromText(text, 't.json'))).toBe(msg)
+  })
+
+  it('refuses deeply nested JSON', () => {
+    expect(
+      errorOf(() => loadWorldFromText(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`, 'd.json')),
+    ).toBe('d.json:1:201: document is nested deeper than 200 levels')
+  })
+
+  it('falls back to YAML for flow-style input that only looks like JSON', () => {
+    const w = loadWorldFromText(
+      '{apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: "x:1"}]}}',
+      'STDIN',
+    )
+    expect(w.pods[0].metadata.name).toBe('p')
+  })
+
+  it('loads a 10 MB generated JSON List', () => {
+    const items: unknown[] = []
+    for (let i = 0; items.length * 700 < 10_000_000; i++) {
+      items.push({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: `web-${i}`,
+          namespace: `ns-${i % 50}`,
+          uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
+          labels: {app: 'web', 'pod-template-hash': 'abc123'},
+          creationTimestamp: '2025-01-01T00:00:00Z',
+        },
+        spec: {
+          containers: [{name: 'web', image: 'nginx:1.27', ports: [{containerPort: 80, protocol: 'TCP'}]}],
+        },
+        status: {phase: 'Running', conditions: [{type: 'Ready', status: 'True'}]},
+      })
+    }
+    const text = JSON.stringify({apiVersion: 'v1', kind: 'List', items}, null, 2)
+    expect(text.length).toBeGreaterThan(10_000_000)
+    const w = loadWorldFromText(text, 'big.json')
+    expect(w.pods).toHaveLength(items.length)
+    // JSON.stringify indents every item alike: item i starts 5 + i * (lines per item) lines down.
+    const perItem = JSON.stringify(items[0], null, 2).split('\n').length
+    expect(w.pods.slice(0, 3).map((p) => w.sources.get(p)?.line)).toEqual([5, 5 + perItem, 5 + 2 * perItem])
+  })
+})
+
+describe('bytes and sizes', () => {
+  it('refuses binary files, naming the offending byte', async () => {
+    const nul = tmpFile('nul.yaml', Buffer.from('kind: Pod\n\0\0\0'))
+    expect(await asyncErrorOf(loadWorld([nul]))).toBe(`${nul}: not a text file (NUL byte at byte 10)`)
+    const latin1 = tmpFile('latin1.yaml', Buffer.from([0x61, 0x3a, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x0a]))
+    expect(await asyncErrorOf(loadWorld([latin1]))).toBe(
+      `${latin1}: not a text file (invalid UTF-8 at byte 6)`,
+    )
+  })
+
+  it('accepts a UTF-8 byte order mark', async () => {
+    const f = tmpFile('bom.yaml', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(POD('bom'))]))
+    expect((await loadWorld([f])).pods[0].metadata.name).toBe('bom')
+    const j = tmpFile(
+      'bom.json',
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(JSON.stringify({kind: 'List', apiVersion: 'v1', items: []})),
+      ]),
+    )
+    expect((await loadWorld([j])).pods).toEqual([])
+  })
+
+  it('refuses files over the size limit before reading them', async () => {
+    const yaml = join(tmp, 'huge.yaml')
+    writeFileSync(yaml, '')
+    truncateSync(yaml, 100 * 1024 * 1024)
+    expect(await asyncErrorOf(loadWorld([yaml]))).toBe(
+      `${yaml}: file is too large (104857600 bytes; the limit for YAML input is 64 MiB)`,
+    )
+    const json = join(tmp, 'huge.json')
+    writeFileSync(json, '')
+    truncateSync(json, 600 * 1024 * 1024)
+    expect(await asyncErrorOf(loadWorld([json]))).toBe(
+      `${json}: file is too large (629145600 bytes; the limit for JSON input is 500 MiB)`,
+    )
+  })
+})
+
+describe('-f paths', () => {
+  const dir = join(FIXTURES, 'manifests')
+
+  it('says when a path does not exist', async () => {
+    expect(await asyncErrorOf(loadWorld(['no/such/file.yaml']))).toBe(
+      'the path "no/such/file.yaml" does not exist',
+    )
+  })
+
+  it('reads the manifests of a directory in name order, subdirectories only with recursive', async () => {
+    const notes: string[] = []
+    const flat = await loadWorld([dir], {warn: (l) => notes.push(l)})
+    expect(flat.deployments.map((d) => d.metadata.name)).toEqual(['web'])
+    expect(flat.pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`)).toEqual(['tools/debug'])
+    expect(flat.replicaSets).toEqual([])
+    expect(notes).toEqual([
+      'note: skipped 3 objects of kinds other than Deployment, ReplicaSet, Pod (Service, ConfigMap)',
+    ])
+    const deep = await loadWorld([dir], {recursive: true, warn: () => {}})
+    expect(deep.replicaSets.map((r) => r.metadata.name)).toEqual(['web-5d4f8b7c9'])
+    expect(deep.sources.get(deep.replicaSets[0])).toEqual({
+      file: join(dir, 'sub', 'd-replicaset.yaml'),
+      line: 1,
+      index: 0,
+    })
+  })
+
+  it('reads a file named explicitly whatever its extension', async () => {
+    const f = tmpFile('manifest.txt', POD('txt'))
+    expect((await loadWorld([f])).pods[0].metadata.name).toBe('txt')
+  })
+
+  it('reads - from standard input, once', async () => {
+    const w = await loadWorld(['-'], {stdin: async () => POD('from-stdin')})
+    expect(w.pods[0].metadata.name).toBe('from-stdin')
+    expect(w.sources.get(w.pods[0])).toEqual({file: 'STDIN', line: 1, index: 0})
+    expect(await asyncErrorOf(loadWorld(['-', '-'], {stdin: async () => ''}))).toBe(
+      '"-" (standard input) can be given only once',
+    )
+  })
+
+  it('refuses the same object in two files, naming both', async () => {
+    const a = tmpFile('dup-a.yaml', POD('same'))
+    const b = tmpFile(
+      'dup-b.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n${POD('same')}`,
+    )
+    expect(await asyncErrorOf(loadWorld([a, b], {warn: () => {}}))).toBe(
+      `${b}:5: Pod default/same: duplicate object: also defined at ${a}:1`,
+    )
+  })
+})
