@@ -3,7 +3,6 @@
 // but never asserted.
 
 import {describe, expect, it} from 'vitest'
-import type {ReplicaSet} from '../../../src/controller/api/types.js'
 import {
   cleanupUnhealthyReplicas,
   reconcileNewReplicaSet,
