@@ -1,0 +1,452 @@
+// The loader's object side: kinds, identity, defaulting, decoding and validation messages.
+
+import {describe, expect, it} from 'vitest'
+import {
+  type LoadOptions,
+  loadWorldFromText,
+  SYNTHETIC_CREATION_TIMESTAMP,
+  syntheticUid,
+} from '../../src/cluster/load/index.js'
+import {InputError, type World} from '../../src/cluster/world.js'
+
+type Obj = Record<string, unknown>
+type Doc = Obj & {spec: Obj; metadata: Obj}
+type Edit = (d: Doc) => unknown
+
+/** A valid Deployment as JSON; `edit` changes it before it is loaded. */
+function deployment(edit: Edit = () => {}): string {
+  const d = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {name: 'web'},
+    spec: {
+      selector: {matchLabels: {app: 'web'}},
+      template: {
+        metadata: {labels: {app: 'web'}},
+        spec: {containers: [{name: 'web', image: 'nginx:1.27'}]},
+      },
+    },
+  }
+  edit(d)
+  return JSON.stringify(d)
+}
+
+function load(text: string, opts: LoadOptions = {}, file = 'd.json'): World {
+  return loadWorldFromText(text, file, {warn: () => {}, ...opts})
+}
+
+function errorOf(text: string, opts: LoadOptions = {}, file = 'd.json'): string {
+  try {
+    load(text, opts, file)
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError)
+    return (e as Error).message
+  }
+  throw new Error('expected an InputError')
+}
+
+const D = 'd.json:1: Deployment default/web'
+
+describe('kinds and identity', () => {
+  it('refuses a known kind with the wrong apiVersion', () => {
+    expect(errorOf(deployment((d) => (d.apiVersion = 'extensions/v1beta1')))).toBe(
+      'd.json:1: Deployment default/web: apiVersion "extensions/v1beta1" is not supported for kind Deployment: apps/v1 is expected',
+    )
+    expect(errorOf('{"apiVersion": "apps/v1", "kind": "Pod", "metadata": {"name": "p"}}')).toBe(
+      'd.json:1: Pod default/p: apiVersion "apps/v1" is not supported for kind Pod: v1 is expected',
+    )
+  })
+
+  it('refuses objects without kind, apiVersion or name', () => {
+    expect(errorOf('{"apiVersion": "v1", "metadata": {"name": "x"}}')).toBe('d.json:1: kind not set')
+    expect(errorOf('{"kind": "Deployment", "metadata": {"name": "x"}}')).toBe(
+      'd.json:1: Deployment: apiVersion not set',
+    )
+    expect(errorOf(deployment((d) => delete d.metadata.name))).toBe(
+      'd.json:1: Deployment: metadata.name: Required value',
+    )
+  })
+
+  it('puts objects without a namespace in default and keeps the others', () => {
+    const w = load(`${deployment()}\n${deployment((d) => (d.metadata.namespace = 'prod'))}`)
+    expect(w.deployments.map((d) => d.metadata.namespace)).toEqual(['default', 'prod'])
+  })
+
+  it('refuses the same object twice, naming both lines', () => {
+    expect(errorOf(`${deployment()}\n${deployment()}`)).toBe(
+      'd.json:2: Deployment default/web: duplicate object: also defined at d.json:1',
+    )
+  })
+
+  it('synthesizes uid and creationTimestamp deterministically, and keeps the ones given', () => {
+    const a = load(deployment()).deployments[0]
+    const b = load(deployment()).deployments[0]
+    expect(a.metadata.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(a.metadata.uid).toBe(b.metadata.uid)
+    expect(a.metadata.uid).toBe(syntheticUid('Deployment', 'default', 'web'))
+    expect(syntheticUid('ReplicaSet', 'default', 'web')).not.toBe(a.metadata.uid)
+    expect(a.metadata.creationTimestamp).toBe(SYNTHETIC_CREATION_TIMESTAMP)
+    const given = load(
+      deployment((d) => {
+        d.metadata.uid = 'u-1'
+        d.metadata.creationTimestamp = '2025-02-03T04:05:06Z'
+      }),
+    ).deployments[0]
+    expect([given.metadata.uid, given.metadata.creationTimestamp]).toEqual(['u-1', '2025-02-03T04:05:06Z'])
+  })
+})
+
+describe('defaulting', () => {
+  it("applies apps/v1 Deployment defaults and the pod template's core/v1 defaults", () => {
+    const d = load(deployment()).deployments[0]
+    expect(d.metadata.generation).toBe(1)
+    expect(d.status).toEqual({})
+    const {template, ...spec} = d.spec
+    expect(spec).toEqual({
+      selector: {matchLabels: {app: 'web'}},
+      replicas: 1,
+      strategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '25%', maxSurge: '25%'}},
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+    })
+    expect(template.spec).toEqual({
+      containers: [
+        {
+          name: 'web',
+          image: 'nginx:1.27',
+          imagePullPolicy: 'IfNotPresent',
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+          resources: {},
+        },
+      ],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      securityContext: {},
+      schedulerName: 'default-scheduler',
+    })
+  })
+
+  it('gives Recreate no rollingUpdate', () => {
+    const d = load(deployment((d) => (d.spec.strategy = {type: 'Recreate'}))).deployments[0]
+    expect(d.spec.strategy).toEqual({type: 'Recreate'})
+  })
+
+  it('never overrides what is written, and treats null as absent', () => {
+    const d = load(
+      deployment((d) => {
+        d.spec.replicas = 0
+        d.spec.revisionHistoryLimit = 0
+        d.spec.progressDeadlineSeconds = null
+        d.spec.strategy = {rollingUpdate: {maxSurge: 0, maxUnavailable: 2}}
+        ;(d.spec.template as {spec: Obj}).spec.terminationGracePeriodSeconds = 0
+      }),
+    ).deployments[0]
+    expect(d.spec.replicas).toBe(0)
+    expect(d.spec.revisionHistoryLimit).toBe(0)
+    expect(d.spec.progressDeadlineSeconds).toBe(600)
+    expect(d.spec.strategy).toEqual({type: 'RollingUpdate', rollingUpdate: {maxSurge: 0, maxUnavailable: 2}})
+    expect(d.spec.template.spec?.terminationGracePeriodSeconds).toBe(0)
+  })
+
+  it.each([
+    ['nginx', 'Always'],
+    ['nginx:latest', 'Always'],
+    ['registry.example.com:5000/team/app', 'Always'],
+    ['registry.example.com:5000/team/app:1.2', 'IfNotPresent'],
+    ['nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'IfNotPresent'],
+    ['nginx:latest@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'Always'],
+  ])('defaults imagePullPolicy for %s to %s', (image, policy) => {
+    const d = load(
+      deployment((d) => ((d.spec.template as {spec: {containers: Obj[]}}).spec.containers[0].image = image)),
+    ).deployments[0]
+    expect(d.spec.template.spec?.containers?.[0].imagePullPolicy).toBe(policy)
+  })
+
+  it('defaults ports, probes, env field references and volumes below the template', () => {
+    const yaml = `apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: r}
+spec:
+  selector: {matchLabels: {app: r}}
+  template:
+    metadata: {labels: {app: r}}
+    spec:
+      volumes:
+      - name: scratch
+      - name: cfg
+        configMap: {name: cfg}
+      containers:
+      - name: c
+        image: app:1
+        ports: [{containerPort: 8080}]
+        env: [{name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]
+        readinessProbe: {httpGet: {port: 8080}}
+`
+    const rs = load(yaml, {}, 'r.yaml').replicaSets[0]
+    expect(rs.spec.replicas).toBe(1)
+    expect(rs.metadata.generation).toBe(1)
+    const spec = rs.spec.template?.spec as Obj
+    expect(spec.volumes).toEqual([
+      {name: 'scratch', emptyDir: {}},
+      {name: 'cfg', configMap: {name: 'cfg', defaultMode: 420}},
+    ])
+    const c = (spec.containers as Obj[])[0]
+    expect(c.ports).toEqual([{containerPort: 8080, protocol: 'TCP'}])
+    expect(c.env).toEqual([
+      {name: 'NODE', valueFrom: {fieldRef: {fieldPath: 'spec.nodeName', apiVersion: 'v1'}}},
+    ])
+    expect(c.readinessProbe).toEqual({
+      httpGet: {port: 8080, path: '/', scheme: 'HTTP'},
+      timeoutSeconds: 1,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    })
+  })
+
+  it("applies a Pod's spec defaults", () => {
+    const p = load(
+      '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x:1"}]}}',
+    ).pods[0]
+    expect(p.spec?.restartPolicy).toBe('Always')
+    expect(p.spec?.containers?.[0].imagePullPolicy).toBe('IfNotPresent')
+  })
+})
+
+describe('decoding (always errors, whatever --validate says)', () => {
+  it.each([
+    [(d: Doc) => (d.spec.replicas = 'three'), 'spec.replicas: Invalid value: "three": expected an integer'],
+    [
+      (d: Doc) => (d.spec.replicas = 1e12),
+      'spec.replicas: Invalid value: 1000000000000: expected a 32-bit integer',
+    ],
+    [(d: Doc) => (d.spec.replicas = 1.5), 'spec.replicas: Invalid value: 1.5: expected an integer'],
+    [
+      (d: Doc) => (d.spec.paused = 'yes'),
+      'spec.paused: Invalid value: "yes": expected a boolean (true or false)',
+    ],
+    [
+      (d: Doc) => (d.spec.strategy = {rollingUpdate: {maxSurge: true}}),
+      'spec.strategy.rollingUpdate.maxSurge: Invalid value: true: expected an integer or a percentage string',
+    ],
+    [
+      (d: Doc) => (d.spec.template = {spec: {containers: {name: 'c'}}}),
+      'spec.template.spec.containers: Invalid value: {"name":"c"}: expected a list',
+    ],
+    [
+      (d: Doc) => (d.metadata.annotations = {'example.com/n': 5}),
+      'metadata.annotations[example.com/n]: Invalid value: 5: expected a string',
+    ],
+    [
+      (d: Doc) => (d.metadata.generation = 2 ** 60),
+      `metadata.generation: Invalid value: ${2 ** 60}: expected an integer of at most 2^53 - 1 in magnitude (larger ones lose precision)`,
+    ],
+    [
+      (d: Doc) => (d.metadata.creationTimestamp = 'yesterday'),
+      'metadata.creationTimestamp: Invalid value: "yesterday": expected an RFC 3339 time such as "2024-01-01T00:00:00Z"',
+    ],
+  ])('refuses wrong JSON types: %#', (edit, msg) => {
+    for (const validate of ['strict', 'warn', 'ignore'] as const) {
+      expect(errorOf(deployment(edit as Edit), {validate})).toBe(`${D}: ${msg}`)
+    }
+  })
+
+  it('points at YAML booleans in labels (YAML 1.1 reads `on` as true) with the line of the field', () => {
+    const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+    canary: on
+spec: {}
+`
+    expect(errorOf(yaml, {validate: 'ignore'}, 'w.yaml')).toBe(
+      'w.yaml:7: Deployment default/web: metadata.labels[canary]: Invalid value: true: expected a string (quote the value: YAML reads it as a bool or a number)',
+    )
+  })
+})
+
+describe('validation', () => {
+  const template = (d: Doc) => d.spec.template as {metadata: Obj; spec: Obj}
+  it.each([
+    [
+      (d: Doc) => (d.spec.replicas = -1),
+      'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+    ],
+    [
+      (d: Doc) => (d.spec.minReadySeconds = -5),
+      'spec.minReadySeconds: Invalid value: -5: must be greater than or equal to 0',
+    ],
+    [
+      (d: Doc) => (d.spec.revisionHistoryLimit = -1),
+      'spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0',
+    ],
+    [
+      (d: Doc) => (d.spec.progressDeadlineSeconds = -1),
+      'spec.progressDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0',
+    ],
+    [
+      (d: Doc) => {
+        d.spec.minReadySeconds = 30
+        d.spec.progressDeadlineSeconds = 30
+      },
+      'spec.progressDeadlineSeconds: Invalid value: 30: must be greater than minReadySeconds',
+    ],
+    [(d: Doc) => delete d.spec.selector, 'spec.selector: Required value'],
+    [
+      (d: Doc) => (d.spec.selector = {}),
+      'spec.selector: Invalid value: {}: empty selector is invalid for deployment',
+    ],
+    [
+      (d: Doc) => (d.spec.selector = {matchLabels: {app: 'api'}}),
+      'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    ],
+    [
+      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'Equals', values: ['web']}]}),
+      'spec.selector.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator',
+    ],
+    [
+      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'In'}]}),
+      "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+    ],
+    [
+      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'Exists', values: ['web']}]}),
+      "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+    ],
+    [
+      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'NotIn', values: ['web']}]}),
+      'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    ],
+    [(d: Doc) => (template(d).spec = {}), 'spec.template.spec.containers: Required value'],
+    [
+      (d: Doc) => (template(d).spec = {containers: [{name: 'web'}]}),
+      'spec.template.spec.containers[0].image: Required value',
+    ],
+    [
+      (d: Doc) => (template(d).spec.restartPolicy = 'Never'),
+      'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+    ],
+    [
+      (d: Doc) => (d.metadata.labels = {app: 'bad value'}),
+      "metadata.labels: Invalid value: \"bad value\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    ],
+  ])('refuses what the API server refuses: %#', (edit, msg) => {
+    expect(errorOf(deployment(edit as Edit))).toBe(`${D}: ${msg}`)
+  })
+
+  it.each(['25', '%', '-5%', '1.5%'])('refuses the malformed percentage %j', (value) => {
+    expect(errorOf(deployment((d) => (d.spec.strategy = {rollingUpdate: {maxSurge: value}})))).toBe(
+      `${D}: spec.strategy.rollingUpdate.maxSurge: Invalid value: ${JSON.stringify(value)}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
+    )
+  })
+
+  it.each([
+    [
+      {maxSurge: -1},
+      'spec.strategy.rollingUpdate.maxSurge: Invalid value: -1: must be greater than or equal to 0',
+    ],
+    [
+      {maxUnavailable: '150%'},
+      'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%',
+    ],
+    [
+      {maxSurge: 0, maxUnavailable: '0%'},
+      'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0',
+    ],
+  ])('checks the rolling update fenceposts: %j', (ru, msg) => {
+    expect(errorOf(deployment((d) => (d.spec.strategy = {type: 'RollingUpdate', rollingUpdate: ru})))).toBe(
+      `${D}: ${msg}`,
+    )
+  })
+
+  it('accepts a surge over 100%, and matchExpressions that match the template', () => {
+    const w = load(
+      deployment((d) => {
+        d.spec.strategy = {rollingUpdate: {maxSurge: '200%', maxUnavailable: 0}}
+        d.spec.selector = {
+          matchLabels: {app: 'web'},
+          matchExpressions: [
+            {key: 'app', operator: 'In', values: ['web', 'api']},
+            {key: 'tier', operator: 'NotIn', values: ['db']},
+            {key: 'app', operator: 'Exists'},
+            {key: 'legacy', operator: 'DoesNotExist'},
+          ],
+        }
+      }),
+    )
+    expect(w.deployments).toHaveLength(1)
+  })
+
+  it('refuses rollingUpdate with Recreate, and unknown strategy types', () => {
+    expect(
+      errorOf(deployment((d) => (d.spec.strategy = {type: 'Recreate', rollingUpdate: {maxSurge: 1}}))),
+    ).toBe(
+      `${D}: spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy \`type\` is 'Recreate'`,
+    )
+    expect(errorOf(deployment((d) => (d.spec.strategy = {type: 'BlueGreen'})))).toBe(
+      `${D}: spec.strategy.type: Unsupported value: "BlueGreen": supported values: "Recreate", "RollingUpdate"`,
+    )
+  })
+
+  it('validates ReplicaSets as the API server does', () => {
+    const rs = deployment((d) => {
+      d.kind = 'ReplicaSet'
+      d.spec.replicas = -2
+    })
+    expect(errorOf(rs)).toBe(
+      'd.json:1: ReplicaSet default/web: spec.replicas: Invalid value: -2: must be greater than or equal to 0',
+    )
+  })
+
+  it('with --validate=warn prints every problem as a warning and loads the object', () => {
+    const lines: string[] = []
+    const w = load(
+      deployment((d) => {
+        d.spec.replicas = -1
+        d.spec.selector = {matchLabels: {app: 'api'}}
+      }),
+      {validate: 'warn', warn: (l) => lines.push(l)},
+    )
+    expect(w.deployments[0].spec.replicas).toBe(-1)
+    expect(lines).toEqual([
+      `warning: ${D}: spec.replicas: Invalid value: -1: must be greater than or equal to 0`,
+      `warning: ${D}: spec.template.metadata.labels: Invalid value: {"app":"web"}: \`selector\` does not match template \`labels\``,
+    ])
+  })
+
+  it('with --validate=ignore says nothing', () => {
+    const lines: string[] = []
+    const w = load(
+      deployment((d) => (d.spec.strategy = {rollingUpdate: {maxSurge: 0, maxUnavailable: 0}})),
+      {validate: 'ignore', warn: (l) => lines.push(l)},
+    )
+    expect(w.deployments).toHaveLength(1)
+    expect(lines).toEqual([])
+  })
+
+  it('names the line of the offending field in YAML', () => {
+    const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  strategy:
+    rollingUpdate:
+      maxSurge: 1.5%
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers: [{name: web, image: "nginx:1.27"}]
+`
+    expect(errorOf(yaml, {}, 'w.yaml')).toBe(
+      "w.yaml:9: Deployment default/web: spec.strategy.rollingUpdate.maxSurge: Invalid value: \"1.5%\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+    )
+  })
+})
