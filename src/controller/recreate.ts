@@ -46,7 +46,7 @@ export async function rolloutRecreate(
 }
 
 // upstream: scaleDownOldReplicaSetsForRecreate
-async function scaleDownOldReplicaSetsForRecreate(
+export async function scaleDownOldReplicaSetsForRecreate(
   ctx: ControllerContext,
   oldRSs: ReplicaSet[],
   d: Deployment,
