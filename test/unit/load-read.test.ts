@@ -322,6 +322,12 @@ describe('bytes and sizes', () => {
     )
   })
 
+  it('refuses NUL bytes in text handed over as a string too (stdin)', async () => {
+    expect(await asyncErrorOf(loadWorld(['-'], {stdin: async () => 'é: \0'}))).toBe(
+      'STDIN: not a text file (NUL byte at byte 4)',
+    )
+  })
+
   it('accepts a UTF-8 byte order mark', async () => {
     const f = tmpFile('bom.yaml', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(POD('bom'))]))
     expect((await loadWorld([f])).pods[0].metadata.name).toBe('bom')

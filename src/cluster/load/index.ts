@@ -7,7 +7,7 @@ import {Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {looksLikeJson, parseJson} from './json.js'
 import {expandPaths, readFileBytes, readStdin} from './read.js'
-import {decodeText, MAX_YAML_BYTES} from './text.js'
+import {checkText, decodeText, MAX_YAML_BYTES} from './text.js'
 import {parseYaml} from './yaml.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
@@ -70,7 +70,7 @@ function addText(c: Collector, file: string, text: string, bytes?: Buffer): void
 /** Loads one text as if it were the file `fileName` (tests, stdin). */
 export function loadWorldFromText(text: string, fileName: string, opts: LoadOptions = {}): World {
   const c = collector(opts)
-  addText(c, fileName, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  addText(c, fileName, checkText(fileName, text))
   return c.finish()
 }
 
@@ -81,7 +81,7 @@ export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promis
   for (const f of files) {
     if (f.path === undefined && opts.stdin) {
       const text = await opts.stdin()
-      addText(c, f.name, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+      addText(c, f.name, checkText(f.name, text))
       continue
     }
     const bytes = f.path === undefined ? await readStdin() : await readFileBytes(f)

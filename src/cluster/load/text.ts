@@ -96,3 +96,14 @@ export function decodeText(file: string, buf: Uint8Array): string {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   return text
 }
+
+/** decodeText's NUL check for input that arrives as a string (tests, an injected stdin). */
+export function checkText(file: string, text: string): string {
+  const nul = text.indexOf('\0')
+  if (nul >= 0) {
+    throw new InputError(
+      `${file}: not a text file (NUL byte at byte ${Buffer.byteLength(text.slice(0, nul))})`,
+    )
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
