@@ -224,11 +224,13 @@ export interface Harness {
   rsUpdates(): ReplicaSet[]
 }
 
+// The store takes its objects over (and may freeze them): it gets copies, so the objects a test
+// hands to controller functions stay its own, as upstream's separate fake and informer copies are.
 function world(o: Objects): World {
   return {
-    deployments: o.deployments ?? [],
-    replicaSets: o.replicaSets ?? [],
-    pods: o.pods ?? [],
+    deployments: structuredClone(o.deployments ?? []),
+    replicaSets: structuredClone(o.replicaSets ?? []),
+    pods: structuredClone(o.pods ?? []),
     sources: new WeakMap(),
   }
 }
