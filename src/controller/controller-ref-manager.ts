@@ -6,6 +6,7 @@ import {AppsV1, type Deployment, DeploymentKind, type ReplicaSet} from './api/ty
 import {getControllerOf} from './controller-utils.js'
 import type {ControllerContext} from './interfaces.js'
 import type {Selector} from './util/labels.js'
+import {goTimeString} from './util/time.js'
 
 /** Several errors from one claim pass, reported together as utilerrors.NewAggregate does. */
 export class ClaimErrors extends Error {
@@ -151,7 +152,7 @@ export function recheckDeletionTimestamp(
     }
     if (obj.metadata.deletionTimestamp != null) {
       throw new Error(
-        `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''} has just been deleted at ${obj.metadata.deletionTimestamp}`,
+        `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''} has just been deleted at ${goTimeString(obj.metadata.deletionTimestamp)}`,
       )
     }
   }
