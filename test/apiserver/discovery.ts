@@ -1,0 +1,155 @@
+// Discovery documents (/version, /api, /apis, APIResourceLists) and the minimal OpenAPI v3 documents
+// kubectl needs for `--validate=strict` (its default): for each kind, a PATCH operation tagged with
+// x-kubernetes-group-version-kind that declares the `fieldValidation` query parameter. kubectl then
+// leaves validation to the server (it sends fieldValidation=Strict) and never downloads OpenAPI v2.
+
+import {createHash} from 'node:crypto'
+import {groupVersion, RESOURCES, type ResourceDef} from './resources.js'
+import type {Obj} from './util.js'
+
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.4',
+  gitCommit: '59526cd4867447956156ae3a602fcbac10a2c335',
+  gitTreeState: 'clean',
+  buildDate: '2025-04-22T15:59:26Z',
+  goVersion: 'go1.23.6',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+}
+
+export function groupVersions(): {group: string; version: string}[] {
+  const seen = new Map<string, {group: string; version: string}>()
+  for (const d of RESOURCES) seen.set(groupVersion(d), {group: d.group, version: d.version})
+  return [...seen.values()]
+}
+
+export function apiVersions(serverAddress: string): Obj {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{clientCIDR: '0.0.0.0/0', serverAddress}],
+  }
+}
+
+function apiGroup(group: string): Obj {
+  const versions = groupVersions()
+    .filter((gv) => gv.group === group)
+    .map((gv) => ({groupVersion: `${group}/${gv.version}`, version: gv.version}))
+  return {name: group, versions, preferredVersion: versions[0]}
+}
+
+export function apiGroupList(): Obj {
+  const groups = [...new Set(groupVersions().map((gv) => gv.group))].filter((g) => g !== '')
+  return {kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(apiGroup)}
+}
+
+export function apiGroupDoc(group: string): Obj | undefined {
+  if (!groupVersions().some((gv) => gv.group === group)) return undefined
+  return {kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group)}
+}
+
+function storageVersionHash(d: ResourceDef): string {
+  return createHash('sha256').update(`${d.group}/${d.version}/${d.kind}`).digest('base64').slice(0, 11)
+}
+
+export function apiResourceList(group: string, version: string): Obj | undefined {
+  const defs = RESOURCES.filter((d) => d.group === group && d.version === version)
+  if (defs.length === 0) return undefined
+  const resources: Obj[] = []
+  for (const d of defs) {
+    const r: Obj = {
+      name: d.resource,
+      singularName: d.singular,
+      namespaced: d.namespaced,
+      kind: d.kind,
+      verbs: d.verbs,
+    }
+    if (d.shortNames.length) r.shortNames = d.shortNames
+    if (d.categories.length) r.categories = d.categories
+    r.storageVersionHash = storageVersionHash(d)
+    resources.push(r)
+    for (const s of d.subresources) {
+      const sr: Obj = {name: `${d.resource}/${s.name}`, singularName: '', namespaced: d.namespaced}
+      if (s.group !== undefined) sr.group = s.group
+      if (s.version !== undefined) sr.version = s.version
+      sr.kind = s.kind
+      sr.verbs = s.verbs
+      resources.push(sr)
+    }
+  }
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: group ? `${group}/${version}` : version,
+    resources,
+  }
+}
+
+function gvPath(group: string, version: string): string {
+  return group ? `apis/${group}/${version}` : `api/${version}`
+}
+
+export function openAPIV3Doc(group: string, version: string): Obj | undefined {
+  const defs = RESOURCES.filter((d) => d.group === group && d.version === version)
+  if (defs.length === 0) return undefined
+  const paths: Obj = {}
+  const param = (name: string): Obj => ({name, in: 'query', uniqueItems: true, schema: {type: 'string'}})
+  for (const d of defs) {
+    const base = d.namespaced
+      ? `/${gvPath(group, version)}/namespaces/{namespace}/${d.resource}/{name}`
+      : `/${gvPath(group, version)}/${d.resource}/{name}`
+    const gvk = {group: d.group, version: d.version, kind: d.kind}
+    const op = (action: string, extra: Obj = {}): Obj => ({
+      operationId: `${action}${d.kind}`,
+      'x-kubernetes-action': action,
+      'x-kubernetes-group-version-kind': gvk,
+      ...extra,
+    })
+    const writeParams = [param('dryRun'), param('fieldManager'), param('fieldValidation')]
+    paths[base] = {
+      get: op('get'),
+      put: op('put', {parameters: writeParams}),
+      patch: op('patch', {
+        parameters: [
+          ...writeParams,
+          {name: 'force', in: 'query', uniqueItems: true, schema: {type: 'boolean'}},
+        ],
+        requestBody: {
+          content: {
+            'application/json-patch+json': {},
+            'application/merge-patch+json': {},
+            'application/apply-patch+yaml': {},
+          },
+        },
+      }),
+      delete: op('delete'),
+      parameters: [
+        {name: 'name', in: 'path', required: true, schema: {type: 'string', uniqueItems: true}},
+        ...(d.namespaced
+          ? [{name: 'namespace', in: 'path', required: true, schema: {type: 'string', uniqueItems: true}}]
+          : []),
+      ],
+    }
+  }
+  return {
+    openapi: '3.0.0',
+    info: {title: 'Kubernetes', version: SERVER_VERSION.gitVersion},
+    paths,
+    components: {schemas: {}},
+  }
+}
+
+export function openAPIV3Index(): Obj {
+  const paths: Obj = {}
+  for (const {group, version} of groupVersions()) {
+    const p = gvPath(group, version)
+    const hash = createHash('sha512')
+      .update(JSON.stringify(openAPIV3Doc(group, version)))
+      .digest('hex')
+      .toUpperCase()
+    paths[p] = {serverRelativeURL: `/openapi/v3/${p}?hash=${hash.slice(0, 128)}`}
+  }
+  return {paths}
+}

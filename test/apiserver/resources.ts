@@ -1,0 +1,910 @@
+// The resources the test server serves: discovery data, apps/v1 and core/v1 defaulting, the
+// validation kubectl's commands run into, selectable fields and kubectl's table columns.
+
+import {type FieldError, fieldErr} from './errors.js'
+import {formatLabelSelector, fromLabelSelector, matchesLabels} from './selectors.js'
+import {child, humanDuration, isObj, num, type Obj, str, stringMap} from './util.js'
+
+export interface TableColumn {
+  name: string
+  type: string
+  format: string
+  description: string
+  priority: number
+}
+
+export interface ResourceDef {
+  group: string
+  version: string
+  /** Plural resource name, e.g. `deployments`. */
+  resource: string
+  singular: string
+  kind: string
+  listKind: string
+  namespaced: boolean
+  shortNames: string[]
+  categories: string[]
+  verbs: string[]
+  subresources: {name: 'status' | 'scale'; kind: string; group?: string; version?: string; verbs: string[]}[]
+  /** How metadata.generation moves: never set, bumped by spec changes, or by spec+annotation changes. */
+  generation: 'none' | 'spec' | 'spec+annotations'
+  /** apps/v1 deletes dependents by default; core/v1 pods have no dependents to speak of. */
+  defaultPropagation: 'Background' | 'Orphan'
+  /** Fields (beyond metadata.name/namespace) usable in fieldSelector. */
+  selectableFields: (o: Obj) => Record<string, string>
+  /** Known top-level and spec keys for fieldValidation=Strict/Warn/Ignore pruning. */
+  knownSpecKeys?: string[]
+  default(o: Obj): void
+  /** The status strategy's PrepareForUpdate: copy from the stored object what a status write may not change. */
+  resetForStatus(next: Obj, old: Obj): void
+  /** What PrepareForCreate clears: `status` for most kinds, a fresh pending status for pods. */
+  prepareForCreate(o: Obj): void
+  validate(o: Obj, old?: Obj): FieldError[]
+  table?: {columns: TableColumn[]; cells(o: Obj, now: number): unknown[]}
+}
+
+export function groupVersion(def: ResourceDef): string {
+  return def.group ? `${def.group}/${def.version}` : def.version
+}
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+
+function nameErrors(o: Obj, label: boolean): FieldError[] {
+  const md = isObj(o.metadata) ? o.metadata : {}
+  const name = str(md.name) ?? ''
+  if (name === '') return [fieldErr.required('metadata.name', 'name or generateName is required')]
+  const re = label ? DNS1123_LABEL : DNS1123_SUBDOMAIN
+  const max = label ? 63 : 253
+  if (name.length > max || !re.test(name)) {
+    const what = label
+      ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+      : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+    return [fieldErr.invalid('metadata.name', name, what)]
+  }
+  return []
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defaulting (k8s.io/kubernetes/pkg/apis/{core,apps}/v1/defaults.go)
+
+function defaultProbe(p: unknown): void {
+  if (!isObj(p)) return
+  p.timeoutSeconds ??= 1
+  p.periodSeconds ??= 10
+  p.successThreshold ??= 1
+  p.failureThreshold ??= 3
+  if (isObj(p.httpGet)) p.httpGet.scheme ??= 'HTTP'
+}
+
+function defaultContainer(c: unknown): void {
+  if (!isObj(c)) return
+  const image = str(c.image) ?? ''
+  if (c.imagePullPolicy === undefined) {
+    const ref = image.split('@')[0] as string
+    const lastSlash = ref.lastIndexOf('/')
+    const colon = ref.lastIndexOf(':')
+    const tag = colon > lastSlash ? ref.slice(colon + 1) : ''
+    c.imagePullPolicy = image.includes('@')
+      ? 'IfNotPresent'
+      : tag === '' || tag === 'latest'
+        ? 'Always'
+        : 'IfNotPresent'
+  }
+  c.terminationMessagePath ??= '/dev/termination-log'
+  c.terminationMessagePolicy ??= 'File'
+  if (!isObj(c.resources)) c.resources = {}
+  if (Array.isArray(c.ports)) for (const p of c.ports) if (isObj(p)) p.protocol ??= 'TCP'
+  if (Array.isArray(c.env)) {
+    for (const e of c.env) {
+      if (isObj(e) && isObj(e.valueFrom) && isObj(e.valueFrom.fieldRef))
+        e.valueFrom.fieldRef.apiVersion ??= 'v1'
+    }
+  }
+  defaultProbe(c.livenessProbe)
+  defaultProbe(c.readinessProbe)
+  defaultProbe(c.startupProbe)
+}
+
+function defaultPodSpec(spec: Obj): void {
+  spec.dnsPolicy ??= 'ClusterFirst'
+  spec.restartPolicy ??= 'Always'
+  spec.terminationGracePeriodSeconds ??= 30
+  if (!isObj(spec.securityContext)) spec.securityContext = {}
+  spec.schedulerName ??= 'default-scheduler'
+  for (const list of [spec.containers, spec.initContainers]) {
+    if (Array.isArray(list)) list.forEach(defaultContainer)
+  }
+  if (Array.isArray(spec.volumes)) {
+    for (const v of spec.volumes) {
+      if (!isObj(v)) continue
+      for (const src of ['configMap', 'secret', 'downwardAPI', 'projected']) {
+        const s = v[src]
+        if (isObj(s)) s.defaultMode ??= 420
+      }
+    }
+  }
+}
+
+function defaultTemplate(spec: Obj): void {
+  const tpl = child(spec, 'template')
+  child(tpl, 'metadata')
+  defaultPodSpec(child(tpl, 'spec'))
+}
+
+function defaultDeployment(o: Obj): void {
+  const spec = child(o, 'spec')
+  spec.replicas ??= 1
+  const strategy = child(spec, 'strategy')
+  strategy.type ??= 'RollingUpdate'
+  if (strategy.type === 'RollingUpdate') {
+    const ru = child(strategy, 'rollingUpdate')
+    ru.maxUnavailable ??= '25%'
+    ru.maxSurge ??= '25%'
+  }
+  spec.revisionHistoryLimit ??= 10
+  spec.progressDeadlineSeconds ??= 600
+  if (spec.paused === false) delete spec.paused
+  defaultTemplate(spec)
+}
+
+function defaultReplicaSet(o: Obj): void {
+  const spec = child(o, 'spec')
+  spec.replicas ??= 1
+  defaultTemplate(spec)
+}
+
+function defaultPod(o: Obj): void {
+  const spec = child(o, 'spec')
+  defaultPodSpec(spec)
+  spec.enableServiceLinks ??= true
+  spec.priority ??= 0
+  spec.preemptionPolicy ??= 'PreemptLowerPriority'
+  spec.serviceAccountName ??= 'default'
+  spec.serviceAccount ??= spec.serviceAccountName
+  if (!Array.isArray(spec.tolerations)) {
+    spec.tolerations = ['not-ready', 'unreachable'].map((t) => ({
+      key: `node.kubernetes.io/${t}`,
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 300,
+    }))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation (pkg/apis/apps/validation, pkg/apis/core/validation): the checks kubectl's commands
+// and the controller's writes can trip.
+
+const PERCENT = /^(\d+)%$/
+
+function intOrPercent(v: unknown, field: string, errs: FieldError[]): number | undefined {
+  if (typeof v === 'number') {
+    if (v < 0) errs.push(fieldErr.invalid(field, v, 'must be greater than or equal to 0'))
+    return v
+  }
+  if (typeof v === 'string') {
+    const m = v.match(PERCENT)
+    if (!m) {
+      errs.push(
+        fieldErr.invalid(
+          field,
+          v,
+          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        ),
+      )
+      return undefined
+    }
+    const pct = Number(m[1])
+    return pct
+  }
+  return undefined
+}
+
+function nonNegative(v: unknown, field: string, errs: FieldError[]): void {
+  if (typeof v === 'number' && v < 0)
+    errs.push(fieldErr.invalid(field, v, 'must be greater than or equal to 0'))
+}
+
+function validatePodSpec(spec: unknown, path: string, errs: FieldError[], onlyAlways: boolean): void {
+  if (!isObj(spec)) {
+    errs.push(fieldErr.required(`${path}.containers`))
+    return
+  }
+  const containers = spec.containers
+  if (!Array.isArray(containers) || containers.length === 0) {
+    errs.push(fieldErr.required(`${path}.containers`))
+  } else {
+    const seen = new Set<string>()
+    containers.forEach((c, i) => {
+      const cp = `${path}.containers[${i}]`
+      if (!isObj(c)) return
+      const name = str(c.name) ?? ''
+      if (name === '') errs.push(fieldErr.required(`${cp}.name`))
+      else if (!DNS1123_LABEL.test(name) || name.length > 63)
+        errs.push(
+          fieldErr.invalid(
+            `${cp}.name`,
+            name,
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+          ),
+        )
+      else if (seen.has(name))
+        errs.push({type: 'FieldValueInvalid', field: `${cp}.name`, body: `Duplicate value: "${name}"`})
+      seen.add(name)
+      if ((str(c.image) ?? '').trim() === '') errs.push(fieldErr.required(`${cp}.image`))
+      const policy = c.imagePullPolicy
+      if (policy !== undefined && !['Always', 'IfNotPresent', 'Never'].includes(String(policy))) {
+        errs.push(fieldErr.notSupported(`${cp}.imagePullPolicy`, policy, ['Always', 'IfNotPresent', 'Never']))
+      }
+    })
+  }
+  const rp = spec.restartPolicy
+  if (onlyAlways && rp !== undefined && rp !== 'Always') {
+    errs.push(fieldErr.notSupported(`${path}.restartPolicy`, rp, ['Always']))
+  } else if (rp !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(rp))) {
+    errs.push(fieldErr.notSupported(`${path}.restartPolicy`, rp, ['Always', 'OnFailure', 'Never']))
+  }
+}
+
+function goLabelMap(labels: Record<string, string>): string {
+  const entries = Object.entries(labels).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
+  return `map[string]string{${entries.join(', ')}}`
+}
+
+function validateSelectorAndTemplate(spec: Obj, errs: FieldError[], kindWord: string): void {
+  const selector = spec.selector
+  if (!isObj(selector)) {
+    errs.push(fieldErr.required('spec.selector'))
+  } else {
+    const reqs = fromLabelSelector(selector) ?? []
+    if (reqs.length === 0) {
+      errs.push(fieldErr.invalid('spec.selector', selector, `empty selector is invalid for ${kindWord}`))
+    }
+    const tpl = isObj(spec.template) ? spec.template : {}
+    const tplLabels = isObj(tpl.metadata) ? tpl.metadata.labels : undefined
+    if (reqs.length > 0 && !matchesLabels(reqs, tplLabels)) {
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'spec.template.metadata.labels',
+        body: `Invalid value: ${goLabelMap(stringMap(tplLabels))}: \`selector\` does not match template \`labels\``,
+      })
+    }
+  }
+}
+
+function validateDeployment(o: Obj, old?: Obj): FieldError[] {
+  const errs = nameErrors(o, false)
+  const spec = isObj(o.spec) ? o.spec : {}
+  nonNegative(spec.replicas, 'spec.replicas', errs)
+  validateSelectorAndTemplate(spec, errs, 'deployment')
+  const tpl = isObj(spec.template) ? spec.template : {}
+  validatePodSpec(tpl.spec, 'spec.template.spec', errs, true)
+  const strategy = isObj(spec.strategy) ? spec.strategy : {}
+  const type = strategy.type
+  if (type !== 'RollingUpdate' && type !== 'Recreate') {
+    errs.push(fieldErr.notSupported('spec.strategy.type', type, ['Recreate', 'RollingUpdate']))
+  }
+  if (type === 'Recreate' && strategy.rollingUpdate !== undefined && strategy.rollingUpdate !== null) {
+    errs.push(
+      fieldErr.forbidden(
+        'spec.strategy.rollingUpdate',
+        "may not be specified when strategy `type` is 'Recreate'",
+      ),
+    )
+  }
+  if (type === 'RollingUpdate' && isObj(strategy.rollingUpdate)) {
+    const ru = strategy.rollingUpdate
+    const mu = intOrPercent(ru.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable', errs)
+    const ms = intOrPercent(ru.maxSurge, 'spec.strategy.rollingUpdate.maxSurge', errs)
+    if (mu === 0 && ms === 0) {
+      const v = ru.maxUnavailable
+      const go =
+        typeof v === 'string'
+          ? `intstr.IntOrString{Type:1, IntVal:0, StrVal:"${v}"}`
+          : 'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}'
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'spec.strategy.rollingUpdate.maxUnavailable',
+        body: `Invalid value: ${go}: may not be 0 when \`maxSurge\` is 0`,
+      })
+    }
+    if (typeof ru.maxUnavailable === 'string' && mu !== undefined && mu > 100) {
+      errs.push(
+        fieldErr.invalid(
+          'spec.strategy.rollingUpdate.maxUnavailable',
+          ru.maxUnavailable,
+          'must not be greater than 100%',
+        ),
+      )
+    }
+  }
+  nonNegative(spec.minReadySeconds, 'spec.minReadySeconds', errs)
+  nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit', errs)
+  const pds = num(spec.progressDeadlineSeconds)
+  if (pds !== undefined) {
+    nonNegative(pds, 'spec.progressDeadlineSeconds', errs)
+    if (pds <= (num(spec.minReadySeconds) ?? 0)) {
+      errs.push(fieldErr.invalid('spec.progressDeadlineSeconds', pds, 'must be greater than minReadySeconds'))
+    }
+  }
+  if (old) immutableSelector(o, old, errs)
+  return errs
+}
+
+function goSelector(sel: unknown): string {
+  const s = isObj(sel) ? sel : {}
+  const ml = stringMap(s.matchLabels)
+  const hasExpr = Array.isArray(s.matchExpressions) && s.matchExpressions.length > 0
+  return `v1.LabelSelector{MatchLabels:${goLabelMap(ml)}, MatchExpressions:${hasExpr ? '[]v1.LabelSelectorRequirement{...}' : '[]v1.LabelSelectorRequirement(nil)'}}`
+}
+
+function immutableSelector(o: Obj, old: Obj, errs: FieldError[]): void {
+  const a = isObj(o.spec) ? o.spec.selector : undefined
+  const b = isObj(old.spec) ? old.spec.selector : undefined
+  const fa = fromLabelSelector(a)
+  const fb = fromLabelSelector(b)
+  if (formatLabelSelector(fa ?? []) !== formatLabelSelector(fb ?? [])) {
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.selector',
+      body: `Invalid value: ${goSelector(a)}: field is immutable`,
+    })
+  }
+}
+
+function validateReplicaSet(o: Obj, old?: Obj): FieldError[] {
+  const errs = nameErrors(o, false)
+  const spec = isObj(o.spec) ? o.spec : {}
+  nonNegative(spec.replicas, 'spec.replicas', errs)
+  nonNegative(spec.minReadySeconds, 'spec.minReadySeconds', errs)
+  validateSelectorAndTemplate(spec, errs, 'deployment')
+  const tpl = isObj(spec.template) ? spec.template : {}
+  validatePodSpec(tpl.spec, 'spec.template.spec', errs, true)
+  if (old) immutableSelector(o, old, errs)
+  return errs
+}
+
+function validateStatusCounts(o: Obj, fields: string[]): FieldError[] {
+  const errs: FieldError[] = []
+  const status = isObj(o.status) ? o.status : {}
+  for (const f of fields) nonNegative(status[f], `status.${f}`, errs)
+  return errs
+}
+
+function validatePod(o: Obj): FieldError[] {
+  const errs = nameErrors(o, false)
+  validatePodSpec(o.spec, 'spec', errs, false)
+  return errs
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables (pkg/printers/internalversion/printers.go)
+
+function col(name: string, type: string, description: string, priority = 0, format = ''): TableColumn {
+  return {name, type, format, description, priority}
+}
+
+const NAME_COL = col(
+  'Name',
+  'string',
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  0,
+  'name',
+)
+const AGE_COL = col(
+  'Age',
+  'string',
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+)
+
+function nameOf(o: Obj): string {
+  return isObj(o.metadata) ? (str(o.metadata.name) ?? '') : ''
+}
+
+function age(o: Obj, now: number): string {
+  const ts = isObj(o.metadata) ? str(o.metadata.creationTimestamp) : undefined
+  if (!ts) return '<unknown>'
+  return humanDuration(now - Date.parse(ts))
+}
+
+function templateContainers(o: Obj): {names: string; images: string} {
+  const spec = isObj(o.spec) ? o.spec : {}
+  const tpl = isObj(spec.template) ? spec.template : {}
+  const ps = isObj(tpl.spec) ? tpl.spec : {}
+  const cs = Array.isArray(ps.containers) ? ps.containers.filter(isObj) : []
+  return {
+    names: cs.map((c) => str(c.name) ?? '').join(','),
+    images: cs.map((c) => str(c.image) ?? '').join(','),
+  }
+}
+
+function selectorString(o: Obj): string {
+  const spec = isObj(o.spec) ? o.spec : {}
+  const sel = fromLabelSelector(spec.selector)
+  return sel ? formatLabelSelector(sel) : '<none>'
+}
+
+function statusNum(o: Obj, f: string): number {
+  const s = isObj(o.status) ? o.status : {}
+  return num(s[f]) ?? 0
+}
+
+function podStatusReason(pod: Obj): {ready: string; reason: string; restarts: string} {
+  const spec = isObj(pod.spec) ? pod.spec : {}
+  const status = isObj(pod.status) ? pod.status : {}
+  const containers = Array.isArray(spec.containers) ? spec.containers.length : 0
+  let reason = str(status.reason) ?? str(status.phase) ?? ''
+  let restarts = 0
+  let readyCount = 0
+  const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses.filter(isObj) : []
+  for (let i = statuses.length - 1; i >= 0; i--) {
+    const cs = statuses[i] as Obj
+    restarts += num(cs.restartCount) ?? 0
+    const state = isObj(cs.state) ? cs.state : {}
+    if (isObj(state.waiting) && str(state.waiting.reason)) reason = str(state.waiting.reason) as string
+    else if (isObj(state.terminated)) {
+      const t = state.terminated
+      reason = str(t.reason) ?? (num(t.signal) ? `Signal:${t.signal}` : `ExitCode:${num(t.exitCode) ?? 0}`)
+    } else if (cs.ready === true && isObj(state.running)) readyCount++
+  }
+  if (reason === 'Running') {
+    const conds = Array.isArray(status.conditions) ? status.conditions.filter(isObj) : []
+    const ready = conds.some((c) => c.type === 'Ready' && c.status === 'True')
+    if (!ready && readyCount === containers && containers > 0) reason = 'NotReady'
+    else if (readyCount < containers && ready) reason = 'Running'
+  }
+  const md = isObj(pod.metadata) ? pod.metadata : {}
+  if (md.deletionTimestamp) reason = status.reason === 'NodeLost' ? 'Unknown' : 'Terminating'
+  return {ready: `${readyCount}/${containers}`, reason, restarts: String(restarts)}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definitions
+
+function metaFields(o: Obj): Record<string, string> {
+  const md = isObj(o.metadata) ? o.metadata : {}
+  return {'metadata.name': str(md.name) ?? '', 'metadata.namespace': str(md.namespace) ?? ''}
+}
+
+const clearStatus = (o: Obj): void => {
+  o.status = {}
+}
+
+function base(
+  partial: Partial<ResourceDef> & Pick<ResourceDef, 'group' | 'version' | 'resource' | 'kind'>,
+): ResourceDef {
+  return {
+    singular: partial.kind.toLowerCase(),
+    listKind: `${partial.kind}List`,
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+    generation: 'none',
+    defaultPropagation: 'Background',
+    selectableFields: metaFields,
+    default: () => {},
+    resetForStatus: () => {},
+    prepareForCreate: () => {},
+    validate: (o) => nameErrors(o, false),
+    ...partial,
+  }
+}
+
+const SCALE_SUB = {
+  name: 'scale' as const,
+  kind: 'Scale',
+  group: 'autoscaling',
+  version: 'v1',
+  verbs: ['get', 'patch', 'update'],
+}
+
+export const RESOURCES: ResourceDef[] = [
+  base({
+    group: '',
+    version: 'v1',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [{name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update']}],
+    selectableFields: (o) => {
+      const f = metaFields(o)
+      delete f['metadata.namespace']
+      f['status.phase'] = isObj(o.status) ? (str(o.status.phase) ?? '') : ''
+      return f
+    },
+    default: (o) => {
+      const spec = child(o, 'spec')
+      const fin = spec.finalizers
+      if (!Array.isArray(fin)) spec.finalizers = ['kubernetes']
+      const md = child(o, 'metadata')
+      const labels = child(md, 'labels')
+      labels['kubernetes.io/metadata.name'] = str(md.name) ?? ''
+    },
+    prepareForCreate: (o) => {
+      o.status = {phase: 'Active'}
+    },
+    resetForStatus: (next, old) => {
+      next.spec = old.spec
+    },
+    validate: (o) => nameErrors(o, true),
+    table: {
+      columns: [NAME_COL, col('Status', 'string', 'The status of the namespace'), AGE_COL],
+      cells: (o, now) => [nameOf(o), isObj(o.status) ? (str(o.status.phase) ?? '') : '', age(o, now)],
+    },
+  }),
+  base({
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: [{name: 'status', kind: 'Pod', verbs: ['get', 'patch', 'update']}],
+    selectableFields: (o) => {
+      const spec = isObj(o.spec) ? o.spec : {}
+      const status = isObj(o.status) ? o.status : {}
+      return {
+        ...metaFields(o),
+        'spec.nodeName': str(spec.nodeName) ?? '',
+        'spec.restartPolicy': str(spec.restartPolicy) ?? '',
+        'spec.schedulerName': str(spec.schedulerName) ?? '',
+        'spec.serviceAccountName': str(spec.serviceAccountName) ?? '',
+        'spec.hostNetwork': String(spec.hostNetwork === true),
+        'status.phase': str(status.phase) ?? '',
+        'status.podIP': str(status.podIP) ?? '',
+        'status.nominatedNodeName': str(status.nominatedNodeName) ?? '',
+      }
+    },
+    default: defaultPod,
+    prepareForCreate: (o) => {
+      o.status = {phase: 'Pending', qosClass: 'BestEffort'}
+    },
+    resetForStatus: (next, old) => {
+      next.spec = old.spec
+      const nm = child(next, 'metadata')
+      const om = isObj(old.metadata) ? old.metadata : {}
+      if (om.ownerReferences === undefined) delete nm.ownerReferences
+      else nm.ownerReferences = om.ownerReferences
+    },
+    validate: validatePod,
+    table: {
+      columns: [
+        NAME_COL,
+        col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
+        col('Status', 'string', 'The aggregate status of the containers in this pod.'),
+        col(
+          'Restarts',
+          'string',
+          'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+        ),
+        AGE_COL,
+        col(
+          'IP',
+          'string',
+          'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+          1,
+        ),
+        col('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', 1),
+        col(
+          'Nominated Node',
+          'string',
+          'nominatedNodeName is set only when this pod preempts other pods on the node.',
+          1,
+        ),
+        col(
+          'Readiness Gates',
+          'string',
+          'If specified, all readiness gates will be evaluated for pod readiness.',
+          1,
+        ),
+      ],
+      cells: (o, now) => {
+        const {ready, reason, restarts} = podStatusReason(o)
+        const spec = isObj(o.spec) ? o.spec : {}
+        const status = isObj(o.status) ? o.status : {}
+        return [
+          nameOf(o),
+          ready,
+          reason,
+          restarts,
+          age(o, now),
+          str(status.podIP) ?? '<none>',
+          str(spec.nodeName) ?? '<none>',
+          str(status.nominatedNodeName) ?? '<none>',
+          '<none>',
+        ]
+      },
+    },
+  }),
+  eventsDef('', 'v1', ['ev']),
+  eventsDef('events.k8s.io', 'v1', ['ev']),
+  base({
+    group: 'apps',
+    version: 'v1',
+    resource: 'deployments',
+    kind: 'Deployment',
+    shortNames: ['deploy'],
+    categories: ['all'],
+    subresources: [{name: 'status', kind: 'Deployment', verbs: ['get', 'patch', 'update']}, SCALE_SUB],
+    generation: 'spec+annotations',
+    knownSpecKeys: [
+      'replicas',
+      'selector',
+      'template',
+      'strategy',
+      'minReadySeconds',
+      'revisionHistoryLimit',
+      'paused',
+      'progressDeadlineSeconds',
+    ],
+    default: defaultDeployment,
+    prepareForCreate: clearStatus,
+    resetForStatus: (next, old) => {
+      next.spec = old.spec
+      const nm = child(next, 'metadata')
+      const om = isObj(old.metadata) ? old.metadata : {}
+      if (om.labels === undefined) delete nm.labels
+      else nm.labels = om.labels
+    },
+    validate: validateDeployment,
+    table: {
+      columns: [
+        NAME_COL,
+        col('Ready', 'string', 'Number of the pod with ready state'),
+        col(
+          'Up-to-date',
+          'string',
+          'Total number of non-terminating pods targeted by this deployment that have the desired template spec.',
+        ),
+        col(
+          'Available',
+          'string',
+          'Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.',
+        ),
+        AGE_COL,
+        col('Containers', 'string', 'Names of each container in the template.', 1),
+        col('Images', 'string', 'Images referenced by each container in the template.', 1),
+        col(
+          'Selector',
+          'string',
+          "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.",
+          1,
+        ),
+      ],
+      cells: (o, now) => {
+        const spec = isObj(o.spec) ? o.spec : {}
+        const {names, images} = templateContainers(o)
+        return [
+          nameOf(o),
+          `${statusNum(o, 'readyReplicas')}/${num(spec.replicas) ?? 0}`,
+          statusNum(o, 'updatedReplicas'),
+          statusNum(o, 'availableReplicas'),
+          age(o, now),
+          names,
+          images,
+          selectorString(o),
+        ]
+      },
+    },
+  }),
+  base({
+    group: 'apps',
+    version: 'v1',
+    resource: 'replicasets',
+    kind: 'ReplicaSet',
+    shortNames: ['rs'],
+    categories: ['all'],
+    subresources: [{name: 'status', kind: 'ReplicaSet', verbs: ['get', 'patch', 'update']}, SCALE_SUB],
+    generation: 'spec',
+    knownSpecKeys: ['replicas', 'selector', 'template', 'minReadySeconds'],
+    selectableFields: (o) => ({...metaFields(o), 'status.replicas': String(statusNum(o, 'replicas'))}),
+    default: defaultReplicaSet,
+    prepareForCreate: clearStatus,
+    resetForStatus: (next, old) => {
+      next.spec = old.spec
+    },
+    validate: validateReplicaSet,
+    table: {
+      columns: [
+        NAME_COL,
+        col('Desired', 'integer', 'Replicas is the number of desired pods.'),
+        col('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
+        col('Ready', 'integer', 'The number of ready replicas for this replica set.'),
+        AGE_COL,
+        col('Containers', 'string', 'Names of each container in the template.', 1),
+        col('Images', 'string', 'Images referenced by each container in the template.', 1),
+        col(
+          'Selector',
+          'string',
+          'Selector is a label query over pods that should match the replica count.',
+          1,
+        ),
+      ],
+      cells: (o, now) => {
+        const spec = isObj(o.spec) ? o.spec : {}
+        const {names, images} = templateContainers(o)
+        return [
+          nameOf(o),
+          num(spec.replicas) ?? 0,
+          statusNum(o, 'replicas'),
+          statusNum(o, 'readyReplicas'),
+          age(o, now),
+          names,
+          images,
+          selectorString(o),
+        ]
+      },
+    },
+  }),
+  base({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    resource: 'leases',
+    kind: 'Lease',
+    table: {
+      columns: [NAME_COL, col('Holder', 'string', 'The holder of the lease.'), AGE_COL],
+      cells: (o, now) => [nameOf(o), isObj(o.spec) ? (str(o.spec.holderIdentity) ?? '') : '', age(o, now)],
+    },
+  }),
+]
+
+function eventsDef(group: string, version: string, shortNames: string[]): ResourceDef {
+  const core = group === ''
+  return base({
+    group,
+    version,
+    resource: 'events',
+    kind: 'Event',
+    shortNames,
+    defaultPropagation: 'Orphan',
+    selectableFields: (o) => {
+      const f = metaFields(o)
+      if (!core) {
+        const r = isObj(o.regarding) ? o.regarding : {}
+        return {
+          ...f,
+          'regarding.kind': str(r.kind) ?? '',
+          'regarding.name': str(r.name) ?? '',
+          'regarding.namespace': str(r.namespace) ?? '',
+          'regarding.uid': str(r.uid) ?? '',
+          reason: str(o.reason) ?? '',
+          reportingController: str(o.reportingController) ?? '',
+          type: str(o.type) ?? '',
+        }
+      }
+      const io = isObj(o.involvedObject) ? o.involvedObject : {}
+      const src = isObj(o.source) ? o.source : {}
+      return {
+        ...f,
+        'involvedObject.kind': str(io.kind) ?? '',
+        'involvedObject.namespace': str(io.namespace) ?? '',
+        'involvedObject.name': str(io.name) ?? '',
+        'involvedObject.uid': str(io.uid) ?? '',
+        'involvedObject.apiVersion': str(io.apiVersion) ?? '',
+        'involvedObject.resourceVersion': str(io.resourceVersion) ?? '',
+        'involvedObject.fieldPath': str(io.fieldPath) ?? '',
+        reason: str(o.reason) ?? '',
+        reportingComponent: str(o.reportingComponent) ?? '',
+        source: str(src.component) ?? '',
+        type: str(o.type) ?? '',
+      }
+    },
+    validate: (o) => {
+      const errs = nameErrors(o, false)
+      if (core) {
+        const io = isObj(o.involvedObject) ? o.involvedObject : {}
+        const md = isObj(o.metadata) ? o.metadata : {}
+        if (io.namespace !== undefined && io.namespace !== md.namespace) {
+          errs.push(
+            fieldErr.invalid('involvedObject.namespace', io.namespace, 'does not match event.namespace'),
+          )
+        }
+      }
+      return errs
+    },
+    table: core
+      ? {
+          columns: [
+            col('Last Seen', 'string', 'Time when last event occurred'),
+            col(
+              'Type',
+              'string',
+              'Type of this event (Normal, Warning), new types could be added in the future.',
+            ),
+            col(
+              'Reason',
+              'string',
+              'This should be a short, machine understandable string that gives the reason for this event being generated.',
+            ),
+            col('Object', 'string', 'Object this event is about.'),
+            col('Message', 'string', 'A human-readable description of the status of this operation.'),
+            col('Subobject', 'string', 'The field of the object this event is about.', 1),
+            col(
+              'Source',
+              'string',
+              'The component reporting this event. Should be a short machine understandable string.',
+              1,
+            ),
+            col(
+              'First Seen',
+              'string',
+              'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+              1,
+            ),
+            col('Count', 'string', 'The number of times this event has occurred.', 1),
+            NAME_COL,
+          ],
+          cells: (o, now) => {
+            const io = isObj(o.involvedObject) ? o.involvedObject : {}
+            const src = isObj(o.source) ? o.source : {}
+            const last =
+              str(o.lastTimestamp) ??
+              str(o.eventTime) ??
+              (isObj(o.metadata) ? str(o.metadata.creationTimestamp) : undefined)
+            const first = str(o.firstTimestamp) ?? last
+            const kind = str(io.kind) ?? ''
+            return [
+              last ? humanDuration(now - Date.parse(last)) : '<unknown>',
+              str(o.type) ?? '',
+              str(o.reason) ?? '',
+              `${kind.toLowerCase()}/${str(io.name) ?? ''}`,
+              (str(o.message) ?? '').trim(),
+              str(io.fieldPath) ?? '',
+              [str(src.component), str(src.host)].filter(Boolean).join(', '),
+              first ? humanDuration(now - Date.parse(first)) : '<unknown>',
+              String(num(o.count) ?? 1),
+              nameOf(o),
+            ]
+          },
+        }
+      : undefined,
+  })
+}
+
+export function findByResource(group: string, version: string, resource: string): ResourceDef | undefined {
+  return RESOURCES.find((d) => d.group === group && d.version === version && d.resource === resource)
+}
+
+/** The definition an object belongs to, from its apiVersion and kind. */
+export function findByObject(o: Obj): ResourceDef | undefined {
+  const apiVersion = str(o.apiVersion) ?? ''
+  const kind = str(o.kind) ?? ''
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion]
+  return RESOURCES.find((d) => d.group === group && d.version === version && d.kind === kind)
+}
+
+export const STATUS_COUNT_FIELDS: Record<string, string[]> = {
+  deployments: [
+    'replicas',
+    'updatedReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'unavailableReplicas',
+    'observedGeneration',
+  ],
+  replicasets: [
+    'replicas',
+    'fullyLabeledReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'observedGeneration',
+  ],
+}
+
+export function validateStatus(def: ResourceDef, o: Obj): FieldError[] {
+  const fields = STATUS_COUNT_FIELDS[def.resource]
+  return fields ? validateStatusCounts(o, fields) : []
+}
+
+export function scaleSelector(o: Obj): string {
+  const spec = isObj(o.spec) ? o.spec : {}
+  const sel = fromLabelSelector(spec.selector)
+  return sel ? formatLabelSelector(sel) : ''
+}
