@@ -75,7 +75,7 @@ export interface StoreOptions {
   checkResourceVersion?: boolean
 }
 
-function pushTo<T>(map: Map<string, T[]>, key: string, value: T): void {
+function pushTo<K, T>(map: Map<K, T[]>, key: K, value: T): void {
   const list = map.get(key)
   if (list) list.push(value)
   else map.set(key, [value])
@@ -127,10 +127,15 @@ interface Slot {
   key: string
 }
 
+interface InputEntry extends Slot {
+  obj: KubeObject
+  src: SourceRef | undefined
+}
+
 /**
- * The objects of one pass. The snapshot (deep-copied from the World once, then frozen) backs the
- * listers and is the "before" of every diff; writes replace entries with fresh copies and never
- * mutate a stored object, so the snapshot and the current state share unchanged objects.
+ * The objects of one pass. The snapshot (the World's objects, frozen: the store takes them over)
+ * backs the listers and is the "before" of every diff; writes replace entries with fresh copies and
+ * never mutate a stored object, so the snapshot and the current state share unchanged objects.
  */
 export class MemoryStore {
   readonly listers: SnapshotListers
@@ -147,40 +152,43 @@ export class MemoryStore {
     world: World,
     private readonly options: StoreOptions,
   ) {
-    const snap = (list: readonly KubeObject[]) =>
-      list.map((o) => {
-        const copy = deepCopy(o)
-        copy.metadata.namespace ??= DEFAULT_NAMESPACE
-        return deepFreeze(copy)
-      })
-    const lists: Record<Resource, KubeObject[]> = {
-      deployments: snap(world.deployments),
-      replicasets: snap(world.replicaSets),
-      pods: snap(world.pods),
+    // The world's objects are taken over and frozen in place, not copied: copying a snapshot of
+    // thousands of Deployments cost more than the pass itself.
+    const originals: Record<Resource, readonly KubeObject[]> = {
+      deployments: world.deployments,
+      replicasets: world.replicaSets,
+      pods: world.pods,
     }
-    this.listers = new SnapshotListers(
-      lists.deployments as Deployment[],
-      lists.replicasets as ReplicaSet[],
-      lists.pods as Pod[],
-    )
+    const entries: InputEntry[] = []
     this.initialObjects = {deployments: new Map(), replicasets: new Map(), pods: new Map()}
-    for (const r of RESOURCES) {
-      const original =
-        r === 'deployments' ? world.deployments : r === 'replicasets' ? world.replicaSets : world.pods
-      lists[r].forEach((o, i) => {
-        this.initialObjects[r].set(objKey(o), o)
-        const src = world.sources.get(original[i] as object)
-        if (src) this.sources.set(`${r}:${objKey(o)}`, src)
-        const rv = Number.parseInt(o.metadata.resourceVersion ?? '', 10)
+    for (const resource of RESOURCES) {
+      for (const original of originals[resource]) {
+        const obj = deepFreeze(
+          original.metadata.namespace === undefined
+            ? {...original, metadata: {...original.metadata, namespace: DEFAULT_NAMESPACE}}
+            : original,
+        )
+        const key = objKey(obj)
+        const src = world.sources.get(original)
+        this.initialObjects[resource].set(key, obj)
+        if (src) this.sources.set(`${resource}:${key}`, src)
+        entries.push({resource, key, obj, src})
+        const rv = Number.parseInt(obj.metadata.resourceVersion ?? '', 10)
         if (Number.isSafeInteger(rv) && rv > this.resourceVersion) this.resourceVersion = rv
-      })
+      }
     }
+    const of = (resource: Resource) => entries.filter((e) => e.resource === resource).map((e) => e.obj)
+    this.listers = new SnapshotListers(
+      of('deployments') as Deployment[],
+      of('replicasets') as ReplicaSet[],
+      of('pods') as Pod[],
+    )
     this.current = {
       deployments: new Map(this.initialObjects.deployments),
       replicasets: new Map(this.initialObjects.replicasets),
       pods: new Map(this.initialObjects.pods),
     }
-    this.order = inputOrder(lists, (r, o) => this.sources.get(`${r}:${objKey(o)}`))
+    this.order = inputOrder(entries)
   }
 
   /** The object as it was before the pass (frozen; do not mutate). */
@@ -302,38 +310,42 @@ export class MemoryStore {
    * Deployment itself) of their owner Deployment; objects with no such owner come last.
    */
   objects(): KubeObject[] {
-    return this.ordered().map(({resource, obj}) =>
-      obj.apiVersion && obj.kind ? obj : ({...KIND[resource], ...obj} as KubeObject),
-    )
+    return this.after().objects
   }
 
   /** The world after the pass (same order as objects()), keeping the input objects' sources. */
   world(): World {
+    return this.after().world
+  }
+
+  /** Both views of the world after the pass, ordered once. */
+  after(): {world: World; objects: KubeObject[]} {
     const world: World = {deployments: [], replicaSets: [], pods: [], sources: new WeakMap()}
+    const objects: KubeObject[] = []
     for (const {resource, obj} of this.ordered()) {
       if (resource === 'deployments') world.deployments.push(obj as Deployment)
       else if (resource === 'replicasets') world.replicaSets.push(obj as ReplicaSet)
       else world.pods.push(obj as Pod)
       const src = this.sources.get(`${resource}:${objKey(obj)}`)
       if (src) world.sources.set(obj, src)
+      objects.push(obj.apiVersion && obj.kind ? obj : ({...KIND[resource], ...obj} as KubeObject))
     }
-    return world
+    return {world, objects}
   }
 
   private ordered(): Array<{resource: Resource; obj: KubeObject}> {
     type Entry = {resource: Resource; obj: KubeObject}
     const out: Entry[] = []
-    const anchorByOwner = new Map<string, string>()
+    const anchorByOwner = new Map<string, number>()
     for (const {resource, key} of this.order) {
       const obj = this.current[resource].get(key)
       if (!obj) continue
       out.push({resource, obj})
-      const at = String(out.length - 1)
-      if (resource === 'deployments' && obj.metadata.uid) anchorByOwner.set(obj.metadata.uid, at)
+      if (resource === 'deployments' && obj.metadata.uid) anchorByOwner.set(obj.metadata.uid, out.length - 1)
       const ref = resource === 'replicasets' ? controllerRefOf(obj) : undefined
-      if (ref?.kind === 'Deployment' && anchorByOwner.has(ref.uid)) anchorByOwner.set(ref.uid, at)
+      if (ref?.kind === 'Deployment' && anchorByOwner.has(ref.uid)) anchorByOwner.set(ref.uid, out.length - 1)
     }
-    const after = new Map<string, Entry[]>()
+    const after = new Map<number, Entry[]>()
     const trailing: Entry[] = []
     for (const {resource, key} of this.created) {
       const obj = this.current[resource].get(key)
@@ -343,8 +355,15 @@ export class MemoryStore {
       if (anchor === undefined) trailing.push({resource, obj})
       else pushTo(after, anchor, {resource, obj})
     }
-    if (after.size === 0) return [...out, ...trailing]
-    return [...out.flatMap((e, i) => [e, ...(after.get(String(i)) ?? [])]), ...trailing]
+    if (after.size === 0) return trailing.length === 0 ? out : [...out, ...trailing]
+    const merged: Entry[] = []
+    for (let i = 0; i < out.length; i++) {
+      merged.push(out[i] as Entry)
+      const extra = after.get(i)
+      if (extra) merged.push(...extra)
+    }
+    merged.push(...trailing)
+    return merged
   }
 
   private mustGet(resource: Resource, namespace: string, name: string): KubeObject {
@@ -482,28 +501,26 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
  * (file, line, document index) interleave them again. Files are ordered by the order the per-kind
  * lists meet them in (a topological merge); objects without a source keep their kind's order.
  */
-function inputOrder(
-  lists: Record<Resource, KubeObject[]>,
-  sourceOf: (r: Resource, o: KubeObject) => SourceRef | undefined,
-): Slot[] {
-  const entries = RESOURCES.flatMap((resource) =>
-    lists[resource].map((obj) => ({resource, obj, src: sourceOf(resource, obj)})),
+function inputOrder(entries: readonly InputEntry[]): Slot[] {
+  const fileRank = rankFiles(
+    RESOURCES.map((r) => entries.filter((e) => e.resource === r).map((e) => e.src?.file)),
   )
-  const fileRank = rankFiles(RESOURCES.map((r) => lists[r].map((o) => sourceOf(r, o)?.file)))
-  const rankOf = (e: (typeof entries)[number]): [number, number, number] =>
-    e.src
-      ? [fileRank.get(e.src.file) ?? Number.MAX_SAFE_INTEGER, e.src.line, e.src.index ?? 0]
-      : [Number.MAX_SAFE_INTEGER, 0, 0]
-  const ranked = entries.map((e, i) => ({e, i, r: rankOf(e)}))
-  ranked.sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1] || a.r[2] - b.r[2] || a.i - b.i)
+  const last = Number.MAX_SAFE_INTEGER
+  const ranked = entries.map((e, i) => ({
+    e,
+    i,
+    file: e.src ? (fileRank.get(e.src.file) ?? last) : last,
+    line: e.src?.line ?? 0,
+    index: e.src?.index ?? 0,
+  }))
+  ranked.sort((a, b) => a.file - b.file || a.line - b.line || a.index - b.index || a.i - b.i)
   const seen = new Set<string>()
   const order: Slot[] = []
   for (const {e} of ranked) {
-    const slot = {resource: e.resource, key: objKey(e.obj)}
-    const id = `${slot.resource}:${slot.key}`
+    const id = `${e.resource}:${e.key}`
     if (seen.has(id)) continue
     seen.add(id)
-    order.push(slot)
+    order.push({resource: e.resource, key: e.key})
   }
   return order
 }

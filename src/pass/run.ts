@@ -54,8 +54,7 @@ export async function runPasses(
       featureGates: {...options.gates.values},
       results,
     },
-    world: store.world(),
-    objects: store.objects(),
+    ...store.after(),
     store,
   }
 }

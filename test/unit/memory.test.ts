@@ -83,7 +83,7 @@ describe('SnapshotListers', () => {
     expect(store.listers.getDeployment('demo', 'nope')).toBeUndefined()
   })
 
-  it('is a frozen snapshot that does not see the pass writes and does not alias the input', async () => {
+  it('is a frozen snapshot that does not see the pass writes and never mutates the input', async () => {
     const d = deployment('web')
     const input = world([d], [replicaSet('web-a', d)])
     const store = new MemoryStore(input, {now: () => NOW})
