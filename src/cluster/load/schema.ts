@@ -9,8 +9,8 @@ import {type FieldError, type PathElem, typeError} from './problems.js'
 type Leaf = 'string' | 'bool' | 'int32' | 'int64' | 'intOrString' | 'time' | 'object'
 
 interface Fields {
-  fields: Record<string, Schema>
-  keys: readonly string[]
+  /** Without a prototype, so that a key such as `constructor` finds nothing. */
+  fields: Record<string, Schema | undefined>
 }
 
 interface ListOf {
@@ -24,7 +24,7 @@ interface MapOf {
 type Schema = Leaf | Fields | ListOf | MapOf
 
 function obj(fields: Record<string, Schema>): Fields {
-  return {fields, keys: Object.keys(fields)}
+  return {fields: Object.assign(Object.create(null) as Record<string, Schema>, fields)}
 }
 
 const list = (s: Schema): ListOf => ({list: s})
@@ -311,38 +311,45 @@ class Checker {
     }
   }
 
-  /** Checks holder[key] against s; removes it when null. */
-  check(
-    holder: Record<string, unknown> | unknown[],
-    key: string | number,
-    s: Schema,
-    pathKey: PathElem,
-  ): FieldError | undefined {
-    const v = (holder as Record<string | number, unknown>)[key]
-    if (v === undefined) return undefined
-    if (v === null) {
-      if (Array.isArray(holder))
-        return this.fail(v, typeof s === 'string' ? describeLeaf(s) : describe(s), pathKey)
-      delete (holder as Record<string, unknown>)[key as string]
-      return undefined
+  /** Checks the listed fields of `o`, removing those that are null. */
+  fields(o: Record<string, unknown>, s: Fields): FieldError | undefined {
+    const fields = s.fields
+    // for-in over the object's own keys beats probing every listed field: objects hold few of them.
+    for (const k in o) {
+      const fs = fields[k]
+      if (fs === undefined) continue
+      const v = o[k]
+      if (v === null) {
+        delete o[k]
+        continue
+      }
+      if (v === undefined) continue
+      const e = this.value(v, fs, k)
+      if (e) return e
     }
+    return undefined
+  }
+
+  /** Checks a present, non-null value against s. */
+  value(v: unknown, s: Schema, pathKey: PathElem): FieldError | undefined {
     if (typeof s === 'string') return this.leaf(v, s, pathKey)
     if ('fields' in s) {
       if (!isObject(v)) return this.fail(v, 'an object', pathKey)
       this.path.push(pathKey)
-      for (const k of s.keys) {
-        if (!(k in v)) continue
-        const e = this.check(v, k, s.fields[k], k)
-        if (e) return e
-      }
+      const e = this.fields(v, s)
       this.path.pop()
-      return undefined
+      return e
     }
     if ('list' in s) {
       if (!Array.isArray(v)) return this.fail(v, 'a list', pathKey)
       this.path.push(pathKey)
       for (let i = 0; i < v.length; i++) {
-        const e = this.check(v, i, s.list, i)
+        const x = v[i]
+        // Go would decode a null element to a zero value; no manifest means that.
+        const e =
+          x === null || x === undefined
+            ? this.fail(x, typeof s.list === 'string' ? describeLeaf(s.list) : describe(s.list), i)
+            : this.value(x, s.list, i)
         if (e) return e
       }
       this.path.pop()
@@ -350,8 +357,15 @@ class Checker {
     }
     if (!isObject(v)) return this.fail(v, 'a map', pathKey)
     this.path.push(pathKey)
-    for (const k of Object.keys(v)) {
-      const e = this.check(v, k, s.map, {key: k})
+    for (const k in v) {
+      const x = v[k]
+      if (x === null) {
+        // Go stores the element's zero value under the key: the key stays (it matters to selectors).
+        if (s.map === 'string') v[k] = ''
+        else delete v[k]
+        continue
+      }
+      const e = this.value(x, s.map, {key: k})
       if (e) return e
     }
     this.path.pop()
@@ -391,12 +405,5 @@ export function decodeCheck(
   kind: KeptKind,
   fromYaml: boolean,
 ): FieldError | undefined {
-  const s = SCHEMAS[kind]
-  const c = new Checker(fromYaml)
-  for (const k of s.keys) {
-    if (!(k in o)) continue
-    const e = c.check(o, k, s.fields[k], k)
-    if (e) return e
-  }
-  return undefined
+  return new Checker(fromYaml).fields(o, SCHEMAS[kind])
 }
