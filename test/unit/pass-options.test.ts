@@ -1,0 +1,102 @@
+import {describe, expect, it} from 'vitest'
+import type {IO} from '../../src/base-command.js'
+import {exitCodeFor} from '../../src/base-command.js'
+import {PassOptions, parseRFC3339} from '../../src/cli/pass-options.js'
+import {InputError, UsageError} from '../../src/cluster/world.js'
+import {FeatureGateError} from '../../src/controller/features.js'
+
+function io(): IO & {errors: string[]} {
+  const errors: string[] = []
+  return {out: () => {}, err: (t) => errors.push(t), stdoutIsTTY: false, env: {}, errors}
+}
+
+const flags = {recursive: false, 'all-namespaces': false, validate: 'strict'}
+
+describe('parseRFC3339', () => {
+  it.each([
+    ['2026-11-29T10:05:00Z', '2026-11-29T10:05:00.000Z'],
+    ['2026-11-29t10:05:00z', '2026-11-29T10:05:00.000Z'],
+    ['2026-11-29T11:05:00+01:00', '2026-11-29T10:05:00.000Z'],
+    ['2026-11-29T05:35:00-04:30', '2026-11-29T10:05:00.000Z'],
+    ['2026-11-29T10:05:00.25Z', '2026-11-29T10:05:00.250Z'],
+    ['2028-02-29T00:00:00Z', '2028-02-29T00:00:00.000Z'],
+  ])('%s', (text, iso) => {
+    expect(new Date(parseRFC3339(text)).toISOString()).toBe(iso)
+  })
+
+  it.each([
+    '',
+    'now',
+    '2026-11-29',
+    '2026-11-29 10:05:00Z',
+    '2026-11-29T10:05Z',
+    '2026-02-30T00:00:00Z',
+    '2026-11-29T24:00:00Z',
+    '2026-11-29T10:05:00+25:00',
+    '2026-11-29T10:05:00',
+  ])('rejects %j as a usage error', (text) => {
+    expect(() => parseRFC3339(text)).toThrow(UsageError)
+  })
+})
+
+describe('PassOptions', () => {
+  it('completes flags into a selection, a clock and feature gates', async () => {
+    const o = new PassOptions(io())
+    await o.complete(
+      {
+        ...flags,
+        filename: ['a.yaml'],
+        namespace: 'demo',
+        now: '2026-11-29T10:05:00Z',
+        'feature-gates': 'DeploymentReplicaSetTerminatingReplicas=false',
+        validate: 'false',
+      },
+      ['deploy/web'],
+    )
+    expect(o.selection).toEqual({
+      names: ['web'],
+      namespace: 'demo',
+      allNamespaces: false,
+      labelSelector: undefined,
+    })
+    expect(o.now).toBe(Date.parse('2026-11-29T10:05:00Z'))
+    expect(o.gates.enabled('DeploymentReplicaSetTerminatingReplicas')).toBe(false)
+    expect(o.validate).toBe('ignore')
+  })
+
+  it('defaults the clock to the current whole second', async () => {
+    const o = new PassOptions(io())
+    const before = Date.now()
+    await o.complete({...flags, filename: ['a.yaml']}, [])
+    expect(o.now % 1000).toBe(0)
+    expect(Math.abs(o.now - before)).toBeLessThan(2000)
+  })
+
+  it('requires -f until live mode exists, and checks the selection', async () => {
+    const o = new PassOptions(io())
+    await o.complete({...flags}, [])
+    await expect(o.validateOptions()).rejects.toThrow(
+      new InputError('live cluster mode is not implemented yet; use -f FILE'),
+    )
+    const named = new PassOptions(io())
+    await named.complete({...flags, filename: ['a.yaml'], 'all-namespaces': true}, ['web'])
+    await expect(named.validateOptions()).rejects.toThrow(UsageError)
+  })
+
+  it('warns when -A overrides -n', async () => {
+    const out = io()
+    const o = new PassOptions(out)
+    await o.complete({...flags, filename: ['a.yaml'], 'all-namespaces': true, namespace: 'demo'}, [])
+    await o.validateOptions()
+    expect(out.errors.join('')).toContain('-A/--all-namespaces overrides --namespace demo')
+  })
+})
+
+describe('exitCodeFor', () => {
+  it('gives usage errors 2 and everything else 1', () => {
+    expect(exitCodeFor(new UsageError('x'))).toBe(2)
+    expect(exitCodeFor(new FeatureGateError('x'))).toBe(2)
+    expect(exitCodeFor(new InputError('x'))).toBe(1)
+    expect(exitCodeFor(new Error('x'))).toBe(1)
+  })
+})
