@@ -3,7 +3,9 @@
 // the resulting replica counts are read back from what was written.
 
 import {describe, expect, it} from 'vitest'
+import {StatusError} from '../../../src/controller/api/errors.js'
 import type {Deployment, DeploymentStatus, ReplicaSet} from '../../../src/controller/api/types.js'
+import {computeHash} from '../../../src/controller/controller-utils.js'
 import {
   cleanupDeployment,
   getAllReplicaSetsAndSyncRevision,
@@ -525,4 +527,178 @@ describe('new ReplicaSet name (generateReplicaSetName through getNewReplicaSet)'
       expect(newRS?.spec.template?.metadata?.labels).toEqual({foo: 'bar', 'pod-template-hash': hash})
     })
   }
+})
+
+// --- getNewReplicaSet: the existing-RS and creation paths -----------------------------------------
+
+describe('getNewReplicaSet', () => {
+  const withDeadline = () => {
+    const d = newDeployment('foo', 2, undefined, 1, 0, {foo: 'bar'})
+    d.spec.progressDeadlineSeconds = 600
+    return d
+  }
+  const expectedName = (d: Deployment, collisionCount?: number) =>
+    `foo-${computeHash(d.spec.template, collisionCount)}`
+
+  it('creates the RS with the surge-limited size, revision and replica annotations', async () => {
+    const d = withDeadline()
+    const h = newHarness({deployments: [d]})
+    const {newRS} = await getAllReplicaSetsAndSyncRevision(h.ctx, d, [], true)
+    expect(newRS?.metadata.name).toBe(expectedName(d))
+    expect(newRS?.spec.replicas).toBe(2)
+    expect(newRS?.metadata.annotations).toEqual({
+      [RevisionAnnotation]: '1',
+      [DesiredReplicasAnnotation]: '2',
+      [MaxReplicasAnnotation]: '3',
+    })
+    expect(h.verbs()).toEqual(['create replicasets', 'update deployments/status'])
+    expect(d.status?.conditions).toEqual([
+      {
+        type: 'Progressing',
+        status: 'True',
+        lastUpdateTime: iso(NOW),
+        lastTransitionTime: iso(NOW),
+        reason: 'NewReplicaSetCreated',
+        message: `Created new replica set "${expectedName(d)}"`,
+      },
+    ])
+  })
+
+  it('takes over an RS of the same name it owns with the same template (no event, no condition)', async () => {
+    const d = withDeadline()
+    const existing = newReplicaSet(d, expectedName(d), 2)
+    const h = newHarness({deployments: [d], replicaSets: [existing]})
+    // The RS is not in this pass's list, so the controller tries to create it.
+    const {newRS} = await getAllReplicaSetsAndSyncRevision(h.ctx, d, [], true)
+    expect(newRS?.metadata.uid).toBe(existing.metadata.uid)
+    expect(h.verbs()).toEqual(['create replicasets', 'update deployments/status'])
+    expect(h.events).toEqual([])
+    expect(d.status?.conditions).toBeUndefined()
+    expect(d.metadata.annotations).toEqual({[RevisionAnnotation]: '1'})
+  })
+
+  it('counts a hash collision and fails with AlreadyExists', async () => {
+    const d = withDeadline()
+    const other = newDeployment('other', 1, undefined, undefined, undefined, {foo: 'bar'})
+    const squatter = newReplicaSet(other, expectedName(d), 1)
+    const h = newHarness({deployments: [d], replicaSets: [squatter]})
+    await expect(getAllReplicaSetsAndSyncRevision(h.ctx, d, [], true)).rejects.toThrow(
+      `replicasets.apps "${expectedName(d)}" already exists`,
+    )
+    expect(h.verbs()).toEqual(['create replicasets', 'update deployments/status'])
+    expect(d.status?.collisionCount).toBe(1)
+    expect(h.storedDeployment('foo')?.status?.collisionCount).toBe(1)
+    // The next pass hashes with the new count, so it picks another name.
+    expect(expectedName(d, 1)).not.toBe(expectedName(d))
+  })
+
+  it('keeps the collision count in memory even when its status write fails', async () => {
+    const d = withDeadline()
+    const other = newDeployment('other', 1, undefined, undefined, undefined, {foo: 'bar'})
+    const squatter = newReplicaSet(other, expectedName(d), 1)
+    d.status = {collisionCount: 4}
+    const name = expectedName(d, 4)
+    squatter.metadata.name = name
+    // The API server has no Deployment: UpdateStatus fails with NotFound, which is only logged.
+    const h = newHarness({replicaSets: [squatter]})
+    await expect(getAllReplicaSetsAndSyncRevision(h.ctx, d, [], true)).rejects.toThrow(
+      `replicasets.apps "${name}" already exists`,
+    )
+    expect(d.status?.collisionCount).toBe(5)
+  })
+
+  it('reports other create errors on the Progressing condition and as a Warning', async () => {
+    const d = withDeadline()
+    const h = newHarness({deployments: [d]})
+    h.ctx.client = Object.assign(Object.create(h.client), {
+      createReplicaSet: async () => {
+        throw new StatusError('InternalError', 500, 'etcd is sad')
+      },
+    })
+    await expect(getAllReplicaSetsAndSyncRevision(h.ctx, d, [], true)).rejects.toThrow('etcd is sad')
+    const message = `Failed to create new replica set "${expectedName(d)}": etcd is sad`
+    expect(h.verbs()).toEqual(['update deployments/status'])
+    expect(d.status?.conditions).toEqual([
+      {
+        type: 'Progressing',
+        status: 'False',
+        lastUpdateTime: iso(NOW),
+        lastTransitionTime: iso(NOW),
+        reason: 'ReplicaSetCreateError',
+        message,
+      },
+    ])
+    expect(h.events).toEqual([{type: 'Warning', reason: 'ReplicaSetCreateError', message}])
+  })
+
+  it('says nothing when the namespace is terminating', async () => {
+    const d = withDeadline()
+    const h = newHarness({deployments: [d]})
+    h.ctx.client = Object.assign(Object.create(h.client), {
+      createReplicaSet: async () => {
+        throw new StatusError('Forbidden', 403, 'namespace default is being terminated', [
+          {type: 'NamespaceTerminating'},
+        ])
+      },
+    })
+    await expect(getAllReplicaSetsAndSyncRevision(h.ctx, d, [], true)).rejects.toThrow('being terminated')
+    expect(h.verbs()).toEqual([])
+    expect(h.events).toEqual([])
+    expect(d.status).toBeUndefined()
+  })
+
+  it('syncs annotations and minReadySeconds of the existing new RS first, and stops there', async () => {
+    const d = withDeadline()
+    d.spec.minReadySeconds = 5
+    d.metadata.annotations = {team: 'a'}
+    const cur = newReplicaSet(d, 'foo-cur', 2)
+    cur.metadata.annotations = {[RevisionAnnotation]: '1'}
+    const h = newHarness({deployments: [d], replicaSets: [cur]})
+    await getAllReplicaSetsAndSyncRevision(h.ctx, d, [cur], true)
+    expect(h.verbs()).toEqual(['update replicasets'])
+    const sent = h.rsUpdates()[0]
+    expect(sent?.spec.minReadySeconds).toBe(5)
+    expect(sent?.metadata.annotations).toEqual({[RevisionAnnotation]: '1', team: 'a'})
+    expect(d.metadata.annotations).toEqual({team: 'a'})
+  })
+
+  it('gives the Deployment the RS revision, adding FoundNewReplicaSet when no Progressing exists', async () => {
+    const d = withDeadline()
+    const cur = newReplicaSet(d, 'foo-cur', 2)
+    cur.metadata.annotations = {[RevisionAnnotation]: '4'}
+    const h = newHarness({deployments: [d], replicaSets: [cur]})
+    await getAllReplicaSetsAndSyncRevision(h.ctx, d, [cur], false)
+    expect(h.verbs()).toEqual(['update deployments/status'])
+    expect(d.metadata.annotations).toEqual({[RevisionAnnotation]: '4'})
+    expect(d.status?.conditions).toEqual([
+      {
+        type: 'Progressing',
+        status: 'True',
+        lastUpdateTime: iso(NOW),
+        lastTransitionTime: iso(NOW),
+        reason: 'FoundNewReplicaSet',
+        message: 'Found new replica set "foo-cur"',
+      },
+    ])
+  })
+
+  it('copies an unparsable RS revision onto the Deployment as it is', async () => {
+    const d = newDeployment('foo', 2, undefined, 1, 0, {foo: 'bar'})
+    const cur = newReplicaSet(d, 'foo-cur', 2)
+    cur.metadata.annotations = {[RevisionAnnotation]: 'abc'}
+    const h = newHarness({deployments: [d], replicaSets: [cur]})
+    await getAllReplicaSetsAndSyncRevision(h.ctx, d, [cur], false)
+    expect(h.verbs()).toEqual(['update deployments/status'])
+    expect(h.storedDeployment('foo')?.metadata.annotations).toEqual({[RevisionAnnotation]: 'abc'})
+  })
+
+  it('does not create anything without createIfNotExisted', async () => {
+    const d = withDeadline()
+    const h = newHarness({deployments: [d]})
+    expect(await getAllReplicaSetsAndSyncRevision(h.ctx, d, [], false)).toEqual({
+      newRS: undefined,
+      oldRSs: [],
+    })
+    expect(h.verbs()).toEqual([])
+  })
 })
