@@ -427,6 +427,32 @@ describe('validation', () => {
     expect(lines).toEqual([])
   })
 
+  it('refuses unknown fields in the apps/v1 structures (a typo must not default silently)', () => {
+    expect(errorOf(deployment((d) => (d.spec.replicass = 3)))).toBe(`${D}: unknown field "spec.replicass"`)
+    expect(
+      errorOf(deployment((d) => (d.spec.strategy = {rollingUpdate: {maxSurge: 1, maxUnavailabe: 0}}))),
+    ).toBe(`${D}: unknown field "spec.strategy.rollingUpdate.maxUnavailabe"`)
+    expect(
+      errorOf(
+        deployment(
+          (d) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'In', value: ['web']}]}),
+        ),
+      ),
+    ).toBe(`${D}: unknown field "spec.selector.matchExpressions[0].value"`)
+    // Pod specs and statuses are not checked: a newer cluster's snapshot must still load.
+    const newer = deployment((d) => {
+      d.status = {someFutureField: 1}
+      ;(d.spec.template as {spec: Obj}).spec.someFutureField = true
+    })
+    expect(load(newer).deployments).toHaveLength(1)
+    const lines: string[] = []
+    load(
+      deployment((d) => (d.metadata.lables = {})),
+      {validate: 'warn', warn: (l) => lines.push(l)},
+    )
+    expect(lines).toEqual([`warning: ${D}: unknown field "metadata.lables"`])
+  })
+
   it('names the line of the offending field in YAML', () => {
     const yaml = `apiVersion: apps/v1
 kind: Deployment

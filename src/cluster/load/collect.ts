@@ -8,7 +8,7 @@ import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} fr
 import type {ParsedDoc} from './doc.js'
 import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
 import {decodeCheck, type KeptKind} from './schema.js'
-import {validateDeployment, validatePod, validateReplicaSet} from './validate.js'
+import {unknownFields, validateDeployment, validatePod, validateReplicaSet} from './validate.js'
 
 export type ValidateMode = 'strict' | 'warn' | 'ignore'
 
@@ -186,19 +186,20 @@ export class Collector {
       this.fail(o, `${label}: duplicate object: also defined at ${first.file}:${first.line}`)
     }
 
-    let errs: FieldError[]
+    // Strict decoding comes before defaulting and validation on the server too.
+    const errs: FieldError[] = this.mode === 'ignore' ? [] : unknownFields(obj, kind)
     if (kind === 'Deployment') {
       defaultDeployment(obj)
       synthesizeIdentity(metadata, kind, namespace, name)
-      errs = this.mode === 'ignore' ? [] : validateDeployment(obj)
+      if (this.mode !== 'ignore') errs.push(...validateDeployment(obj))
     } else if (kind === 'ReplicaSet') {
       defaultReplicaSet(obj)
       synthesizeIdentity(metadata, kind, namespace, name)
-      errs = this.mode === 'ignore' ? [] : validateReplicaSet(obj)
+      if (this.mode !== 'ignore') errs.push(...validateReplicaSet(obj))
     } else {
       defaultPod(obj)
       synthesizeIdentity(metadata, kind, namespace, name)
-      errs = this.mode === 'ignore' ? [] : validatePod(obj)
+      if (this.mode !== 'ignore') errs.push(...validatePod(obj))
     }
     for (const e of errs) {
       if (this.mode === 'strict') this.fail(o, `${label}: ${fieldErrorText(e)}`, e.path)

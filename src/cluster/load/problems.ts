@@ -12,6 +12,8 @@ export interface FieldError {
   detail: string
   /** True when the API server could not even decode the object (wrong JSON type). */
   decode?: boolean
+  /** The whole text, for errors not worded as `path: detail` (strict decoding's unknown fields). */
+  text?: string
 }
 
 export function formatPath(path: Path): string {
@@ -64,7 +66,12 @@ export function typeError(path: Path, value: unknown, expected: string): FieldEr
   return {path, detail: `Invalid value: ${formatValue(value)}: expected ${expected}`, decode: true}
 }
 
+export function unknownField(path: Path): FieldError {
+  return {path, detail: 'unknown field', text: `unknown field ${JSON.stringify(formatPath(path))}`}
+}
+
 export function fieldErrorText(e: FieldError): string {
+  if (e.text !== undefined) return e.text
   const p = formatPath(e.path)
   return p === '' ? e.detail : `${p}: ${e.detail}`
 }
