@@ -154,6 +154,24 @@ describe('syncDeployment: client calls of a pass', () => {
   })
 })
 
+describe('syncDeployment: edges', () => {
+  it('does nothing for a key the cache does not have', async () => {
+    const d = newDeployment('gone', 1, undefined, undefined, undefined, {foo: 'bar'})
+    const h = newHarness({})
+    expect(await syncKey(h, d)).toBeUndefined()
+    expect(h.verbs()).toEqual([])
+    expect(h.path).toEqual(['syncDeployment'])
+  })
+
+  it('fails on an unknown strategy type after the shared steps', async () => {
+    const d = newDeployment('foo', 1, undefined, undefined, undefined, {foo: 'bar'})
+    d.spec.strategy = {type: 'BlueGreen'}
+    const h = newHarness({deployments: [d]})
+    expect((await syncKey(h, d))?.message).toBe('unexpected deployment strategy type: BlueGreen')
+    expect(h.verbs()).toEqual([])
+  })
+})
+
 describe('getReplicaSetsForDeployment', () => {
   it('claims only the ReplicaSets each Deployment controls', async () => {
     const d1 = newDeployment('foo', 1, undefined, undefined, undefined, {foo: 'bar'})
@@ -285,6 +303,61 @@ describe('rollback', () => {
     })
     expect(h.events).toEqual([
       {type: 'Normal', reason: 'DeploymentRollback', message: 'Rolled back deployment "foo" to revision 1'},
+    ])
+  })
+
+  it('creates the new RS first when there is none, then rolls back', async () => {
+    const d = newDeployment('foo', 1, undefined, undefined, undefined, {foo: 'bar'})
+    d.metadata.annotations = {[RevisionAnnotation]: '1', [DeprecatedRollbackTo]: '1'}
+    const old = withStatus(newReplicaSet(d, 'foo-old', 1, {created: NOW - 60_000}), {
+      replicas: 1,
+      available: 1,
+    })
+    old.spec.template = template({foo: 'bar'}, 'foo/bar:old')
+    old.metadata.annotations = {[RevisionAnnotation]: '1', 'kubernetes.io/change-cause': 'v1'}
+    const h = newHarness({deployments: [d], replicaSets: [old]})
+    expect(await syncKey(h, d)).toBeUndefined()
+    expect(h.verbs()).toEqual(['create replicasets', 'update deployments/status', 'update deployments'])
+    const sent = h.client.actions[2]?.object as Deployment
+    expect(sent.metadata.annotations).toEqual({[RevisionAnnotation]: '2', 'kubernetes.io/change-cause': 'v1'})
+    expect(sent.spec.template).toEqual(template({foo: 'bar'}, 'foo/bar:old'))
+    expect(h.events).toEqual([
+      {type: 'Normal', reason: 'DeploymentRollback', message: 'Rolled back deployment "foo" to revision 1'},
+    ])
+  })
+
+  it('warns when the target has the current template, and still clears the request', async () => {
+    const d = newDeployment('foo', 1, undefined, undefined, undefined, {foo: 'bar'})
+    d.metadata.annotations = {[RevisionAnnotation]: '2', [DeprecatedRollbackTo]: '2'}
+    const cur = newReplicaSet(d, 'foo-cur', 1)
+    cur.metadata.annotations = {[RevisionAnnotation]: '2'}
+    const h = newHarness({deployments: [d], replicaSets: [cur]})
+    expect(await syncKey(h, d)).toBeUndefined()
+    expect(h.verbs()).toEqual(['update deployments'])
+    expect(h.storedDeployment('foo')?.metadata.annotations).toEqual({[RevisionAnnotation]: '2'})
+    expect(h.events).toEqual([
+      {
+        type: 'Warning',
+        reason: 'DeploymentRollbackTemplateUnchanged',
+        message: 'The rollback revision contains the same template as current deployment "foo"',
+      },
+    ])
+  })
+
+  it('warns when there is no last revision to go back to', async () => {
+    const d = newDeployment('foo', 1, undefined, undefined, undefined, {foo: 'bar'})
+    d.metadata.annotations = {[RevisionAnnotation]: '1', [DeprecatedRollbackTo]: '0'}
+    const cur = newReplicaSet(d, 'foo-cur', 1)
+    cur.metadata.annotations = {[RevisionAnnotation]: '1'}
+    const h = newHarness({deployments: [d], replicaSets: [cur]})
+    expect(await syncKey(h, d)).toBeUndefined()
+    expect(h.verbs()).toEqual(['update deployments'])
+    expect(h.events).toEqual([
+      {
+        type: 'Warning',
+        reason: 'DeploymentRollbackRevisionNotFound',
+        message: 'Unable to find last revision.',
+      },
     ])
   })
 
