@@ -8,10 +8,14 @@ import type {ControllerContext} from './interfaces.js'
 import type {Selector} from './util/labels.js'
 import {goTimeString} from './util/time.js'
 
-/** Several errors from one claim pass, reported together as utilerrors.NewAggregate does. */
+/**
+ * Several errors from one claim pass, reported together as utilerrors.NewAggregate does: each
+ * distinct message once, in order, bracketed only when more than one distinct message is left.
+ */
 export class ClaimErrors extends Error {
   constructor(readonly errors: Error[]) {
-    super(errors.length === 1 ? errors[0]!.message : `[${errors.map((e) => e.message).join(', ')}]`)
+    const distinct = [...new Set(errors.map((e) => e.message))]
+    super(distinct.length === 1 ? distinct[0]! : `[${distinct.join(', ')}]`)
     this.name = 'ClaimErrors'
   }
 }
