@@ -3,6 +3,7 @@
 // and the paused/resumed Progressing conditions.
 
 import {describe, expect, it} from 'vitest'
+import {StatusError} from '../../../src/controller/api/errors.js'
 import type {Deployment, DeploymentCondition, ReplicaSet} from '../../../src/controller/api/types.js'
 import {
   getPodMapForDeployment,
@@ -230,6 +231,35 @@ describe('getReplicaSetsForDeployment', () => {
       `[can't adopt ReplicaSet default/a (${a.metadata.uid}): ${reason}, can't adopt ReplicaSet default/b (${b.metadata.uid}): ${reason}]`,
     )
     expect(h.verbs()).toEqual(['get deployments'])
+  })
+
+  it('reports claim errors as one aggregate, identical messages once', async () => {
+    const d = newDeployment('foo', 1, undefined, undefined, undefined, {foo: 'bar'})
+    const strays = ['s1', 's2', 's3'].map((n) => {
+      const r = newReplicaSet(d, n, 1)
+      r.metadata.labels = {foo: 'notbar'}
+      return r
+    })
+    const h = newHarness({deployments: [d], replicaSets: strays})
+    const messages = [
+      'etcdserver: request timed out',
+      'etcdserver: request timed out',
+      'etcdserver: leader changed',
+    ]
+    let calls = 0
+    h.ctx.client = Object.assign(Object.create(h.client), {
+      patchReplicaSet: async () => {
+        throw new StatusError('InternalError', 500, messages[calls++] ?? '')
+      },
+    })
+    await expect(getReplicaSetsForDeployment(h.ctx, d)).rejects.toMatchObject({
+      message: '[etcdserver: request timed out, etcdserver: leader changed]',
+    })
+    calls = 0
+    messages[2] = messages[0]!
+    await expect(getReplicaSetsForDeployment(h.ctx, d)).rejects.toMatchObject({
+      message: 'etcdserver: request timed out',
+    })
   })
 
   it('neither adopts nor releases while the Deployment is being deleted, but keeps what it owns', async () => {
