@@ -453,6 +453,26 @@ describe('validation', () => {
     expect(lines).toEqual([`warning: ${D}: unknown field "metadata.lables"`])
   })
 
+  it('names the line of the offending field inside a YAML List item', () => {
+    const yaml = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: ok}
+  spec: {containers: [{name: c, image: "x:1"}]}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata: {name: rs}
+  spec:
+    replicas: 1
+    minReadySeconds: -3
+`
+    expect(errorOf(yaml, {}, 'l.yaml')).toBe(
+      'l.yaml:13: ReplicaSet default/rs: spec.minReadySeconds: Invalid value: -3: must be greater than or equal to 0',
+    )
+  })
+
   it('names the line of the offending field in YAML', () => {
     const yaml = `apiVersion: apps/v1
 kind: Deployment

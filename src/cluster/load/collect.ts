@@ -167,9 +167,6 @@ export class Collector {
         ['apiVersion'],
       )
     }
-    if (meta !== undefined && meta !== null && !isObject(meta)) {
-      this.fail(o, `${kind}: metadata: Invalid value: ${formatValue(meta)}: expected an object`, ['metadata'])
-    }
     const decodeErr = decodeCheck(obj, kind, o.fromYaml)
     if (decodeErr) this.fail(o, `${label0}: ${fieldErrorText(decodeErr)}`, decodeErr.path)
     const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
