@@ -188,6 +188,23 @@ describe('GetScaledValueFromIntOrPercent (Go Atoi on the percent)', () => {
     }
     expect(() => getScaledValueFromIntOrPercent(undefined, 10, true)).toThrow('nil value for IntOrString')
   })
+
+  it('reports Atoi errors as Go does, out of int64 range included', () => {
+    expect(() => getScaledValueFromIntOrPercent('abc%', 10, true)).toThrow(
+      new IntOrStringError(
+        'invalid value for IntOrString: invalid value "abc%": strconv.Atoi: parsing "abc": invalid syntax',
+      ),
+    )
+    expect(() => getScaledValueFromIntOrPercent('9223372036854775808%', 10, true)).toThrow(
+      new IntOrStringError(
+        'invalid value for IntOrString: invalid value "9223372036854775808%": strconv.Atoi: parsing "9223372036854775808": value out of range',
+      ),
+    )
+    expect(() => getScaledValueFromIntOrPercent('-9223372036854775809%', 10, true)).toThrow(
+      /value out of range/,
+    )
+    expect(getScaledValueFromIntOrPercent('9223372036854775807%', 0, true)).toBe(0)
+  })
 })
 
 describe('MaxUnavailable / MinAvailable', () => {
