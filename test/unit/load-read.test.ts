@@ -320,6 +320,16 @@ describe('bytes and sizes', () => {
     expect(await asyncErrorOf(loadWorld([latin1]))).toBe(
       `${latin1}: not a text file (invalid UTF-8 at byte 6)`,
     )
+    // A surrogate encoded in UTF-8, then a sequence cut short by the end of the file.
+    const surrogate = tmpFile(
+      'surrogate.yaml',
+      Buffer.from([0x61, 0x3a, 0x20, 0xe2, 0x82, 0xac, 0xed, 0xa0, 0x80]),
+    )
+    expect(await asyncErrorOf(loadWorld([surrogate]))).toBe(
+      `${surrogate}: not a text file (invalid UTF-8 at byte 6)`,
+    )
+    const cut = tmpFile('cut.json', Buffer.from([0x7b, 0x7d, 0x0a, 0xe2, 0x82]))
+    expect(await asyncErrorOf(loadWorld([cut]))).toBe(`${cut}: not a text file (invalid UTF-8 at byte 3)`)
   })
 
   it('refuses NUL bytes in text handed over as a string too (stdin)', async () => {
