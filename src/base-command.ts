@@ -55,7 +55,18 @@ export const passFlags = {
   'request-timeout': Flags.string({
     helpGroup: 'CLUSTER',
     helpValue: 'DURATION',
-    description: 'Timeout of a single request to the server, e.g. 30s (live mode).',
+    description: 'Timeout of a single request to the server, e.g. 30s; 0 waits forever (live mode).',
+  }),
+  'insecure-skip-tls-verify': Flags.boolean({
+    helpGroup: 'CLUSTER',
+    default: false,
+    description: "Do not check the server's certificate (live mode).",
+  }),
+  as: Flags.string({helpGroup: 'CLUSTER', description: 'User to impersonate (live mode).'}),
+  'as-group': Flags.string({
+    helpGroup: 'CLUSTER',
+    multiple: true,
+    description: 'Group to impersonate; repeat for several (live mode).',
   }),
   v: Flags.integer({
     char: 'v',

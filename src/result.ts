@@ -17,6 +17,10 @@ export interface Action {
   /** patch: the patch body. */
   patch?: unknown
   patchType?: string
+  /** Live mode: what became of the write (skipped: not sent because the pass had stopped). */
+  outcome?: 'succeeded' | 'failed' | 'skipped'
+  /** Live mode: the server's error for a failed write. */
+  error?: string
 }
 
 export interface RecordedEvent {

@@ -3,6 +3,8 @@
 // (the loader, the controller) are imported inside those steps, never at the top.
 
 import type {IO} from '../base-command.js'
+import type {ApiClient} from '../cluster/live/api.js'
+import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import {InputError, UsageError, type World} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import type {PassOutcome} from '../pass/run.js'
@@ -17,6 +19,21 @@ export interface PassFlags {
   now?: string
   'feature-gates'?: string
   validate: string
+  kubeconfig?: string
+  context?: string
+  cluster?: string
+  user?: string
+  'request-timeout'?: string
+  'insecure-skip-tls-verify'?: boolean
+  as?: string
+  'as-group'?: string[]
+  v?: number
+}
+
+/** A connection to a live cluster, kept for commands that write (reconcile-once). */
+export interface LiveSession {
+  api: ApiClient
+  connection: Connection
 }
 
 export type ValidateMode = 'strict' | 'warn' | 'ignore'
@@ -28,6 +45,12 @@ export class PassOptions {
   selection: Selection = {}
   now = 0
   gates!: FeatureGates & {values: Record<string, boolean>}
+  connectionFlags: ConnectionFlags = {}
+  verbosity = 0
+  /** Set by load() in live mode (no -f). */
+  live: LiveSession | undefined
+  /** Which pods a live read lists: the pass needs them only for Recreate Deployments. */
+  protected livePods: 'always' | 'never' | 'recreate-only' = 'recreate-only'
 
   constructor(protected readonly io: IO) {}
 
@@ -50,6 +73,22 @@ export class PassOptions {
     }
     this.now = flags.now === undefined ? Math.floor(Date.now() / 1000) * 1000 : parseRFC3339(flags.now)
     this.gates = parseFeatureGates(flags['feature-gates'])
+    this.verbosity = flags.v ?? 0
+    this.connectionFlags = {
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      cluster: flags.cluster,
+      user: flags.user,
+      namespace: flags.namespace,
+      'request-timeout': flags['request-timeout'],
+      'insecure-skip-tls-verify': flags['insecure-skip-tls-verify'],
+      as: flags.as,
+      'as-group': flags['as-group'],
+    }
+    if (this.connectionFlags['request-timeout'] !== undefined) {
+      const {parseDuration} = await import('../cluster/live/kubeconfig.js')
+      parseDuration(this.connectionFlags['request-timeout'])
+    }
   }
 
   async validateOptions(): Promise<void> {
@@ -59,18 +98,36 @@ export class PassOptions {
       // kubectl lets -A win silently; saying so avoids a surprising selection.
       this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.selection.namespace}\n`)
     }
-    if (this.files.length === 0) {
-      throw new InputError('live cluster mode is not implemented yet; use -f FILE')
-    }
+  }
+
+  get isLive(): boolean {
+    return this.files.length === 0
   }
 
   async load(): Promise<World> {
+    if (this.isLive) return this.loadLive()
     const {loadWorld} = await import('../cluster/load/index.js')
     return loadWorld(this.files, {
       recursive: this.recursive,
       validate: this.validate,
       // The loader's lines carry their own `warning:` / `note:` prefix.
       warn: (line: string) => this.io.err(`${line}\n`),
+    })
+  }
+
+  /** Reads the cluster: one list per kind for the namespace (or for all of them with -A). */
+  protected async loadLive(): Promise<World> {
+    const {connect} = await import('../cluster/live/kubeconfig.js')
+    const {ApiClient} = await import('../cluster/live/api.js')
+    const {readWorld} = await import('../cluster/live/read.js')
+    const connection = await connect(this.connectionFlags)
+    const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
+    const api = new ApiClient(connection, verbose)
+    this.live = {api, connection}
+    if (!this.selection.allNamespaces) this.selection = {...this.selection, namespace: connection.namespace}
+    return readWorld(api, {
+      namespace: this.selection.allNamespaces ? undefined : connection.namespace,
+      pods: this.livePods,
     })
   }
 

@@ -1,21 +1,37 @@
-import {Args} from '@oclif/core'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../base-command.js'
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand, passFlags, processIO} from '../base-command.js'
 import {RECONCILE_OUTPUT_FORMATS, ReconcileOnceOptions} from '../cli/reconcile-once.js'
 
 export default class ReconcileOnce extends BaseCommand {
-  static override summary = 'Run one Deployment controller pass on files and print the world after it'
+  static override summary =
+    'Run one Deployment controller pass and apply it: to the cluster, or to the objects of files'
 
   static override description =
-    `Runs the same pass as "dry-run sync" and prints every input object as a kind: List, with the \
-objects the pass wrote updated, the ReplicaSets it created added (after their Deployment's last ReplicaSet) and the ones \
-it deleted removed. Feed the output back with -f - to run the next pass. Pods are not changed: the ReplicaSet controller, \
-the scheduler and the kubelet are not simulated.`
+    `Against a cluster (no -f): runs one pass per selected Deployment and performs its writes as the controller \
+would: creates the new ReplicaSet, updates ReplicaSets and the Deployment with their resourceVersion (optimistic \
+concurrency), writes the Deployment's status through the status subresource, deletes ReplicaSets with uid and \
+resourceVersion preconditions, and posts the events. A conflict with someone else's change stops that Deployment's pass \
+(--retries re-reads and runs it again). Prints what was done and whether each write succeeded.
+
+On files (-f): runs the same pass and prints every input object as a kind: List, with the objects the pass wrote \
+updated, the ReplicaSets it created added (after their Deployment's last ReplicaSet) and the ones it deleted removed. \
+Feed the output back with -f - to run the next pass. Pods are not changed: the ReplicaSet controller, the scheduler and \
+the kubelet are not simulated.`
 
   static override usage = [
+    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o table|wide|json|yaml]',
     'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o yaml|json]',
   ]
 
   static override examples = [
+    {
+      description: 'Reconcile every Deployment of the current namespace of the current context:',
+      command: '<%= config.bin %> <%= command.id %>',
+    },
+    {
+      description: 'Let the API server validate the writes of one pass without storing them:',
+      command: '<%= config.bin %> <%= command.id %> deployment/web -n prod --dry-run=server -o wide',
+    },
     {
       description: 'The world after one pass of a new Deployment:',
       command:
@@ -40,7 +56,29 @@ the scheduler and the kubelet are not simulated.`
 
   static override flags = {
     ...passFlags,
-    output: outputFlag(RECONCILE_OUTPUT_FORMATS, 'yaml'),
+    output: Flags.string({
+      char: 'o',
+      options: [...RECONCILE_OUTPUT_FORMATS],
+      description:
+        'Output format. Files: yaml (default) or json, the objects after the pass. Cluster: table (default), wide, json or yaml, what was done.',
+    }),
+    'dry-run': Flags.string({
+      options: ['none', 'server'],
+      default: 'none',
+      description:
+        'server: send every write with dryRun=All, so the API server validates it and stores nothing.',
+    }),
+    retries: Flags.integer({
+      min: 0,
+      default: 0,
+      description:
+        "After a conflict with someone else's change, re-read and run the pass again up to N times.",
+    }),
+    'record-events': Flags.boolean({
+      default: true,
+      allowNo: true,
+      description: "Post the pass's events on the Deployment, as the controller does (live mode).",
+    }),
   }
 
   async run(): Promise<void> {

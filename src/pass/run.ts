@@ -7,8 +7,15 @@ import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../contro
 import type {KubeObject} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import {KUBERNETES_VERSION} from '../controller/features.js'
-import type {ControllerContext, FeatureGates} from '../controller/interfaces.js'
-import {type DeploymentResult, isWrite, type RecordedEvent, type Requeue, type SyncResult} from '../result.js'
+import type {Client, ControllerContext, FeatureGates} from '../controller/interfaces.js'
+import {
+  type Action,
+  type DeploymentResult,
+  isWrite,
+  type RecordedEvent,
+  type Requeue,
+  type SyncResult,
+} from '../result.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
 
 export interface PassOptions {
@@ -20,6 +27,11 @@ export interface PassOptions {
   collectFacts?: boolean
   /** Enforce resourceVersion preconditions in the store (live-mode experiments). */
   checkResourceVersion?: boolean
+  /**
+   * The client each pass writes through. Default: a RecordingClient over the in-memory store (files,
+   * dry runs). Live reconcile-once passes a client that writes to the cluster.
+   */
+  makeClient?: (store: MemoryStore, key: DeploymentKey) => Client & {actions: Action[]}
 }
 
 export interface PassOutcome {
@@ -70,7 +82,7 @@ export async function syncOne(
   key: DeploymentKey,
   options: PassOptions,
 ): Promise<DeploymentResult> {
-  const client = new RecordingClient(store)
+  const client = options.makeClient ? options.makeClient(store, key) : new RecordingClient(store)
   const events: RecordedEvent[] = []
   const requeues: RequeueCall[] = []
   const path: string[] = []

@@ -34,14 +34,21 @@ async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, opt
   if (writes.length === 0) {
     lines.push('actions: none')
   } else {
-    const head = wide
-      ? ['VERB', 'RESOURCE', 'SUBRESOURCE', 'NAME', 'CHANGE']
-      : ['VERB', 'RESOURCE', 'NAME', 'CHANGE']
+    // Status writes go to another endpoint with other permissions: name it in the RESOURCE column.
+    const resource = (a: (typeof writes)[number]) =>
+      a.subresource ? `${a.resource}/${a.subresource}` : a.resource
+    const live = writes.some((a) => a.outcome !== undefined)
+    const head = ['VERB', 'RESOURCE', 'NAME', 'CHANGE', ...(live ? ['RESULT'] : [])]
     const rows = writes.map((a) => {
       const change = tracker.describe(a)
-      return wide
-        ? [a.verb, a.resource, a.subresource ?? '', a.name, change.details.join('\n') || change.summary]
-        : [a.verb, a.resource, a.name, change.summary]
+      const result = a.outcome === 'failed' ? `failed: ${a.error ?? ''}` : (a.outcome ?? '')
+      return [
+        a.verb,
+        resource(a),
+        a.name,
+        wide ? change.details.join('\n') || change.summary : change.summary,
+        ...(live ? [result] : []),
+      ]
     })
     lines.push(await kubectlTable(head, rows))
   }
@@ -62,5 +69,5 @@ async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, opt
 export function describeRequeue(q: Requeue | null): string {
   if (q === null) return 'none'
   if (q.kind === 'rateLimited') return 'rate limited'
-  return `after ${q.seconds ?? 0}s`
+  return `after ${Number((q.seconds ?? 0).toFixed(3))}s`
 }

@@ -1,0 +1,174 @@
+// The Client of a pass against a live cluster: each controller write becomes an API call with
+// optimistic concurrency, recorded with its outcome so a report can say exactly what was written.
+
+import {isConflict, StatusError} from '../../controller/api/errors.js'
+import type {Deployment, KubeObject, ReplicaSet} from '../../controller/api/types.js'
+import type {Client, PatchType} from '../../controller/interfaces.js'
+import {deepCopy} from '../../controller/util/equality.js'
+import type {Action, ActionResource} from '../../result.js'
+import type {ApiClient} from './api.js'
+import {collectionPath, objectPath} from './read.js'
+
+export interface LiveClientOptions {
+  /** --dry-run=server: every write carries dryRun=All and nothing is persisted. */
+  serverDryRun: boolean
+}
+
+/** Raised for every write after a conflict: the pass stops where someone else's change was found. */
+export class PassStopped extends Error {
+  constructor(readonly conflict: StatusError) {
+    super(`stopped after a conflict: ${conflict.message}`)
+    this.name = 'PassStopped'
+  }
+}
+
+export class LiveClient implements Client {
+  readonly actions: Action[] = []
+  /** The first conflict of the pass, if any: its writes stop there. */
+  conflict: StatusError | undefined
+  /**
+   * resourceVersion returned by this pass's last write of each object. Upstream reuses its stale
+   * object and meets a 409 on its own second write; here the second write carries the version the
+   * first one returned, so only someone else's change can conflict.
+   */
+  private readonly versions = new Map<string, string>()
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly opts: LiveClientOptions,
+  ) {}
+
+  async getDeployment(namespace: string, name: string): Promise<Deployment> {
+    const d = await this.api.request<Deployment>({
+      method: 'GET',
+      path: objectPath('deployments', namespace, name),
+    })
+    return {apiVersion: 'apps/v1', kind: 'Deployment', ...d}
+  }
+
+  updateDeployment(d: Deployment): Promise<Deployment> {
+    return this.write('update', 'deployments', d, undefined, (body) => ({
+      method: 'PUT',
+      path: objectPath('deployments', ns(d), name(d)),
+      body,
+    }))
+  }
+
+  updateDeploymentStatus(d: Deployment): Promise<Deployment> {
+    return this.write('update', 'deployments', d, 'status', (body) => ({
+      method: 'PUT',
+      path: objectPath('deployments', ns(d), name(d), 'status'),
+      body,
+    }))
+  }
+
+  createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
+    return this.write('create', 'replicasets', rs, undefined, (body) => ({
+      method: 'POST',
+      path: collectionPath('replicasets', ns(rs)),
+      body,
+    }))
+  }
+
+  updateReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
+    return this.write('update', 'replicasets', rs, undefined, (body) => ({
+      method: 'PUT',
+      path: objectPath('replicasets', ns(rs), name(rs)),
+      body,
+    }))
+  }
+
+  async patchReplicaSet(
+    namespace: string,
+    rsName: string,
+    type: PatchType,
+    patch: unknown,
+  ): Promise<ReplicaSet> {
+    const action: Action = {
+      verb: 'patch',
+      resource: 'replicasets',
+      namespace,
+      name: rsName,
+      patch: deepCopy(patch),
+      patchType: type,
+    }
+    return this.send(action, `replicasets/${namespace}/${rsName}`, {
+      method: 'PATCH',
+      path: objectPath('replicasets', namespace, rsName),
+      body: patch,
+      contentType:
+        type === 'strategic-merge'
+          ? 'application/strategic-merge-patch+json'
+          : 'application/merge-patch+json',
+    })
+  }
+
+  async deleteReplicaSet(rs: ReplicaSet): Promise<void> {
+    const key = `replicasets/${ns(rs)}/${name(rs)}`
+    const action: Action = {verb: 'delete', resource: 'replicasets', namespace: ns(rs), name: name(rs)}
+    // Preconditions make the delete fail if the ReplicaSet changed since it was judged deletable.
+    const preconditions = {
+      uid: rs.metadata.uid,
+      resourceVersion: this.versions.get(key) ?? rs.metadata.resourceVersion,
+    }
+    await this.send(action, key, {
+      method: 'DELETE',
+      path: objectPath('replicasets', ns(rs), name(rs)),
+      body: {apiVersion: 'v1', kind: 'DeleteOptions', preconditions},
+    })
+  }
+
+  private async write<T extends KubeObject>(
+    verb: 'create' | 'update',
+    resource: ActionResource,
+    obj: T,
+    subresource: 'status' | undefined,
+    request: (body: T) => {method: 'POST' | 'PUT'; path: string; body: T},
+  ): Promise<T> {
+    const key = `${resource}/${ns(obj)}/${name(obj)}`
+    const body = deepCopy(obj)
+    const known = this.versions.get(key)
+    if (known !== undefined) body.metadata.resourceVersion = known
+    const action: Action = {
+      verb,
+      resource,
+      ...(subresource ? {subresource} : {}),
+      namespace: ns(obj),
+      name: name(obj),
+      object: deepCopy(body),
+    }
+    return this.send(action, key, request(body))
+  }
+
+  private async send<T>(
+    action: Action,
+    key: string,
+    spec: {method: 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string; body?: unknown; contentType?: string},
+  ): Promise<T> {
+    if (this.conflict) {
+      this.actions.push({...action, outcome: 'skipped'})
+      throw new PassStopped(this.conflict)
+    }
+    try {
+      const result = await this.api.request<T & {metadata?: {resourceVersion?: string}}>({
+        ...spec,
+        query: this.opts.serverDryRun ? {dryRun: 'All'} : undefined,
+      })
+      const rv = result?.metadata?.resourceVersion
+      if (rv && action.verb !== 'delete' && !this.opts.serverDryRun) this.versions.set(key, rv)
+      this.actions.push({...action, outcome: 'succeeded'})
+      return result
+    } catch (err) {
+      this.actions.push({
+        ...action,
+        outcome: 'failed',
+        error: err instanceof Error ? err.message : String(err),
+      })
+      if (isConflict(err) && err instanceof StatusError) this.conflict ??= err
+      throw err
+    }
+  }
+}
+
+const ns = (o: KubeObject) => o.metadata.namespace ?? 'default'
+const name = (o: KubeObject) => o.metadata.name ?? ''

@@ -1,0 +1,128 @@
+// Kubeconfig resolution as kubectl does it, on top of client-node's KubeConfig (which does the
+// parsing and every auth method: tokens, client certificates, exec plugins).
+
+import {existsSync} from 'node:fs'
+import {delimiter, join} from 'node:path'
+import type {KubeConfig} from '@kubernetes/client-node'
+import {InputError, UsageError} from '../world.js'
+
+export interface ConnectionFlags {
+  kubeconfig?: string
+  context?: string
+  cluster?: string
+  user?: string
+  namespace?: string
+  'request-timeout'?: string
+  'insecure-skip-tls-verify'?: boolean
+  as?: string
+  'as-group'?: string[]
+}
+
+export interface Connection {
+  kc: KubeConfig
+  server: string
+  /** -n, else the context's namespace, else "default" (kubectl's rule). */
+  namespace: string
+  /** 0 means no timeout, as kubectl's --request-timeout=0. */
+  requestTimeoutMs: number
+  impersonate?: {user?: string; groups: string[]}
+}
+
+/** kubectl's --request-timeout: a bare number is seconds; otherwise a Go duration (1m30s, 500ms). */
+export function parseDuration(text: string, flag = '--request-timeout'): number {
+  const t = text.trim()
+  if (/^\d+$/.test(t)) return Number(t) * 1000
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy
+  let total = 0
+  let matched = 0
+  for (const m of t.matchAll(re)) {
+    const v = Number(m[1])
+    total += m[2] === 'h' ? v * 3_600_000 : m[2] === 'm' ? v * 60_000 : m[2] === 's' ? v * 1000 : v
+    matched += m[0].length
+  }
+  if (t === '' || matched !== t.length) {
+    throw new UsageError(`invalid ${flag} "${text}": want a duration such as 30s, 1m or 500ms`)
+  }
+  return Math.round(total)
+}
+
+export async function connect(flags: ConnectionFlags): Promise<Connection> {
+  const {KubeConfig} = await import('@kubernetes/client-node')
+  const kc = new KubeConfig()
+  const files = kubeconfigFiles(flags.kubeconfig)
+  if (files.length === 0) {
+    throw new InputError(
+      'no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config): point at a cluster, or read objects from files with -f FILE',
+    )
+  }
+  try {
+    kc.loadFromFile(files[0]!)
+    for (const f of files.slice(1)) {
+      const more = new KubeConfig()
+      more.loadFromFile(f)
+      // kubectl takes current-context from the first file that sets it.
+      kc.mergeConfig(more, true)
+    }
+  } catch (err) {
+    throw new InputError(`cannot load kubeconfig ${files.join(delimiter)}: ${firstLine(err)}`)
+  }
+  if (flags.context) {
+    if (!kc.getContextObject(flags.context)) throw new InputError(`context "${flags.context}" does not exist`)
+    kc.setCurrentContext(flags.context)
+  }
+  const ctxName = kc.getCurrentContext()
+  const ctx = kc.getContextObject(ctxName)
+  if (!ctx && !flags.cluster) {
+    throw new InputError(
+      'the kubeconfig has no current context: pass --context NAME or set one with kubectl config use-context',
+    )
+  }
+  if (flags.cluster || flags.user) {
+    if (flags.cluster && !kc.getCluster(flags.cluster))
+      throw new InputError(`cluster "${flags.cluster}" does not exist`)
+    if (flags.user && !kc.getUser(flags.user)) throw new InputError(`user "${flags.user}" does not exist`)
+    const patched = {
+      name: ctx?.name ?? 'deployctl-override',
+      cluster: flags.cluster ?? ctx?.cluster ?? '',
+      user: flags.user ?? ctx?.user ?? '',
+      namespace: ctx?.namespace,
+    }
+    kc.contexts = [...kc.contexts.filter((c) => c.name !== patched.name), patched]
+    kc.setCurrentContext(patched.name)
+  }
+  const cluster = kc.getCurrentCluster()
+  if (!cluster)
+    throw new InputError(`context "${kc.getCurrentContext()}" names no cluster that the kubeconfig defines`)
+  // client-node refuses plain http unless TLS verification is off; kubectl accepts it (kubectl
+  // proxy serves http), and TLS settings mean nothing there.
+  const skip = flags['insecure-skip-tls-verify'] === true || cluster.server.startsWith('http:')
+  if (skip && !cluster.skipTLSVerify) {
+    kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? {...c, skipTLSVerify: true} : c))
+  }
+  const namespace = flags.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default'
+  return {
+    kc,
+    server: cluster.server.replace(/\/+$/, ''),
+    namespace,
+    requestTimeoutMs: flags['request-timeout'] ? parseDuration(flags['request-timeout']) : 0,
+    impersonate:
+      flags.as || flags['as-group']?.length ? {user: flags.as, groups: flags['as-group'] ?? []} : undefined,
+  }
+}
+
+/** --kubeconfig, else every existing file of $KUBECONFIG, else ~/.kube/config. */
+function kubeconfigFiles(explicit: string | undefined): string[] {
+  if (explicit) {
+    if (!existsSync(explicit)) throw new InputError(`stat ${explicit}: no such file or directory`)
+    return [explicit]
+  }
+  const env = process.env.KUBECONFIG
+  if (env) return env.split(delimiter).filter((f) => f !== '' && existsSync(f))
+  const home = process.env.HOME ?? process.env.USERPROFILE
+  const def = home ? join(home, '.kube', 'config') : ''
+  return def && existsSync(def) ? [def] : []
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''
+}
