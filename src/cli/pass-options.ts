@@ -5,7 +5,7 @@
 import type {IO} from '../base-command.js'
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
-import {InputError, UsageError, type World} from '../cluster/world.js'
+import {UsageError, type World} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
