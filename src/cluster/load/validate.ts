@@ -79,6 +79,25 @@ export function isDNS1123Label(v: string): string[] {
   return errs
 }
 
+// Label keys, annotation keys and label values repeat across a snapshot's objects (app,
+// pod-template-hash, ...): their verdicts are remembered, within a bound, instead of re-run.
+const MEMO_LIMIT = 10_000
+const NO_ERRORS: string[] = []
+
+function memoized(check: (v: string) => string[]): (v: string) => string[] {
+  const memo = new Map<string, string[]>()
+  return (v) => {
+    let r = memo.get(v)
+    if (r === undefined) {
+      r = check(v)
+      if (r.length === 0) r = NO_ERRORS
+      if (memo.size >= MEMO_LIMIT) memo.clear()
+      memo.set(v, r)
+    }
+    return r
+  }
+}
+
 export function isQualifiedName(v: string): string[] {
   const errs: string[] = []
   const parts = v.split('/')
@@ -112,13 +131,16 @@ export function isValidLabelValue(v: string): string[] {
   return errs
 }
 
+const qualifiedName = memoized(isQualifiedName)
+const labelValue = memoized(isValidLabelValue)
+
 // --- metav1 validation ---
 
 function validateLabels(labels: unknown, path: Path, errs: FieldError[]): void {
   if (!isObject(labels)) return
   for (const [k, v] of Object.entries(labels)) {
-    for (const m of isQualifiedName(k)) errs.push(invalid(path, k, m))
-    for (const m of isValidLabelValue(str(v))) errs.push(invalid(path, v, m))
+    for (const m of qualifiedName(k)) errs.push(invalid(path, k, m))
+    for (const m of labelValue(str(v))) errs.push(invalid(path, v, m))
   }
 }
 
@@ -128,7 +150,7 @@ function validateAnnotations(annotations: unknown, path: Path, errs: FieldError[
   if (!isObject(annotations)) return
   let size = 0
   for (const [k, v] of Object.entries(annotations)) {
-    for (const m of isQualifiedName(k.toLowerCase())) errs.push(invalid(path, k, m))
+    for (const m of qualifiedName(k.toLowerCase())) errs.push(invalid(path, k, m))
     size += k.length + str(v).length
   }
   // UTF-16 length is a lower bound of the byte length: count bytes only when it can matter.
@@ -204,9 +226,9 @@ function validateLabelSelector(sel: Obj, path: Path, errs: FieldError[]): number
       } else {
         errs.push(invalid([...p, 'operator'], op, 'not a valid selector operator'))
       }
-      for (const m of isQualifiedName(str(expr.key))) errs.push(invalid([...p, 'key'], str(expr.key), m))
+      for (const m of qualifiedName(str(expr.key))) errs.push(invalid([...p, 'key'], str(expr.key), m))
       values.forEach((v, j) => {
-        for (const m of isValidLabelValue(str(v))) errs.push(invalid([...p, 'values', j], v, m))
+        for (const m of labelValue(str(v))) errs.push(invalid([...p, 'values', j], v, m))
       })
     })
   }
