@@ -500,4 +500,23 @@ describe('paused and resumed conditions', () => {
       conditions: [progressing('DeploymentPaused', 'Deployment is paused', nowT, nowT), availableTrue],
     })
   })
+  it('a paused Deployment with a pending rollback neither rolls back nor cleans up', async () => {
+    const d = dep(true, [])
+    d.spec.revisionHistoryLimit = 0
+    d.metadata.annotations = {[RevisionAnnotation]: '2', [DeprecatedRollbackTo]: '1'}
+    const cur = withStatus(newReplicaSet(d, 'foo-cur', 1, {created: NOW}), {replicas: 1, available: 1})
+    cur.metadata.annotations = {
+      [RevisionAnnotation]: '2',
+      [DesiredReplicasAnnotation]: '1',
+      [MaxReplicasAnnotation]: '1',
+    }
+    const old = withStatus(newReplicaSet(d, 'foo-old', 0, {created: NOW - 60_000}), {})
+    old.spec.template = template({foo: 'bar'}, 'foo/bar:old')
+    old.metadata.annotations = {[RevisionAnnotation]: '1'}
+    const h = newHarness({deployments: [d], replicaSets: [cur, old]})
+    expect(await syncKey(h, d)).toBeUndefined()
+    expect(h.verbs()).toEqual(['update deployments/status', 'update deployments/status'])
+    expect(h.path).not.toContain('rollback')
+    expect(h.storedDeployment('foo')?.metadata.annotations?.[DeprecatedRollbackTo]).toBe('1')
+  })
 })
