@@ -1,0 +1,312 @@
+// What a watcher sees of one Deployment at one instant: its counts and conditions, its ReplicaSets
+// newest first with their pods, and kubectl rollout status's verdict. Built from plain objects, so
+// the simulator and a live watch (informer caches) produce the same Observation for the view.
+
+import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
+import {DeploymentProgressing} from '../controller/api/types.js'
+import {getControllerOf, specReplicas} from '../controller/controller-utils.js'
+import {
+  deploymentReplicas,
+  findNewReplicaSet,
+  getDeploymentCondition,
+  maxSurge,
+  maxUnavailable,
+  TimedOutReason,
+} from '../controller/util/deployment-util.js'
+import {timeValue} from '../controller/util/equality.js'
+import {isPodAvailable, isPodReady, maxRestarts, nodeOf, waitingReason} from './pods.js'
+import {podsOwnedBy} from './replicaset.js'
+
+/** How a pod stands, from the rollout's point of view. */
+export type PodState =
+  | 'pending'
+  | 'creating'
+  | 'running'
+  | 'ready'
+  | 'available'
+  | 'failing'
+  | 'terminating'
+  | 'succeeded'
+  | 'failed'
+
+export interface PodSummary {
+  name: string
+  state: PodState
+  /** kubectl get pods' STATUS column: Pending, ContainerCreating, Running, ImagePullBackOff, Terminating... */
+  reason: string
+  /** The waiting message or the reason the pod is not ready, when there is one. */
+  message?: string
+  ready: boolean
+  available: boolean
+  restarts: number
+  node?: string
+}
+
+export interface ReplicaSetSummary {
+  name: string
+  revision: number
+  /** The ReplicaSet whose template is the Deployment's. */
+  new: boolean
+  /** spec.replicas: what the Deployment controller asks for. */
+  replicas: number
+  /** status.replicas: active pods. */
+  current: number
+  ready: number
+  available: number
+  terminating: number
+  pods: PodSummary[]
+}
+
+export interface ConditionSummary {
+  type: string
+  status: string
+  reason?: string
+  message?: string
+  lastUpdateTime?: string
+  lastTransitionTime?: string
+}
+
+export interface DeploymentSummary {
+  name: string
+  namespace: string
+  generation: number
+  observedGeneration: number
+  revision: number
+  strategy: string
+  /** Resolved against spec.replicas (0 for Recreate). */
+  maxSurge: number
+  maxUnavailable: number
+  replicas: number
+  updated: number
+  /** status.replicas. */
+  current: number
+  ready: number
+  available: number
+  unavailable: number
+  terminating?: number
+  minReadySeconds: number
+  progressDeadlineSeconds?: number
+  paused: boolean
+  conditions: ConditionSummary[]
+}
+
+export interface RolloutStatus {
+  /** kubectl rollout status's line, without its newline. */
+  message: string
+  /** kubectl would stop with success. */
+  done: boolean
+  /** kubectl would stop with this error (the progress deadline). */
+  error?: string
+}
+
+export interface Observation {
+  /** Epoch ms. */
+  time: number
+  deployment: DeploymentSummary
+  replicaSets: ReplicaSetSummary[]
+  rollout: RolloutStatus
+}
+
+const MAX_INT32 = 2147483647
+
+/** upstream (kubectl): DeploymentStatusViewer.Status — the message and whether the watch ends. */
+export function rolloutStatus(d: Deployment): RolloutStatus {
+  const name = d.metadata.name ?? ''
+  const s = d.status ?? {}
+  if ((d.metadata.generation ?? 0) <= (s.observedGeneration ?? 0)) {
+    const cond = getDeploymentCondition(s, DeploymentProgressing)
+    if (cond?.reason === TimedOutReason) {
+      const error = `deployment "${name}" exceeded its progress deadline`
+      return {message: `error: ${error}`, done: false, error}
+    }
+    const replicas = d.spec.replicas
+    const updated = s.updatedReplicas ?? 0
+    if (replicas !== undefined && updated < replicas) {
+      return {
+        message: `Waiting for deployment "${name}" rollout to finish: ${updated} out of ${replicas} new replicas have been updated...`,
+        done: false,
+      }
+    }
+    const current = s.replicas ?? 0
+    if (current > updated) {
+      return {
+        message: `Waiting for deployment "${name}" rollout to finish: ${current - updated} old replicas are pending termination...`,
+        done: false,
+      }
+    }
+    const available = s.availableReplicas ?? 0
+    if (available < updated) {
+      return {
+        message: `Waiting for deployment "${name}" rollout to finish: ${available} of ${updated} updated replicas are available...`,
+        done: false,
+      }
+    }
+    return {message: `deployment "${name}" successfully rolled out`, done: true}
+  }
+  return {message: 'Waiting for deployment spec update to be observed...', done: false}
+}
+
+function revisionOf(o: {metadata: {annotations?: Record<string, string>}}): number {
+  const v = Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '')
+  return Number.isSafeInteger(v) ? v : 0
+}
+
+/** The ReplicaSets whose controller is the Deployment, newest revision first. */
+export function replicaSetsOf(d: Deployment, replicaSets: readonly ReplicaSet[]): ReplicaSet[] {
+  const uid = d.metadata.uid
+  return replicaSets
+    .filter((rs) => {
+      const ref = getControllerOf(rs.metadata)
+      return ref !== undefined && ref.kind === 'Deployment' && ref.uid === uid
+    })
+    .sort(
+      (a, b) =>
+        revisionOf(b) - revisionOf(a) ||
+        timeValue(b.metadata.creationTimestamp) - timeValue(a.metadata.creationTimestamp) ||
+        (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+    )
+}
+
+/** kubectl get pods' STATUS, simplified: Terminating, a container's waiting or terminated reason, or the phase. */
+export function podReason(pod: Pod): string {
+  if (pod.metadata.deletionTimestamp != null) return 'Terminating'
+  if (pod.status?.phase === 'Succeeded') return 'Completed'
+  const waiting = waitingReason(pod)
+  if (waiting) return waiting
+  for (const c of pod.status?.containerStatuses ?? []) {
+    const terminated = c.state?.terminated?.reason
+    if (terminated) return terminated
+  }
+  return pod.status?.reason ?? pod.status?.phase ?? 'Pending'
+}
+
+const FAILING = new Set([
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'CrashLoopBackOff',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'RunContainerError',
+  'Error',
+])
+
+export function summarizePod(pod: Pod, minReadySeconds: number, now: number): PodSummary {
+  const ready = isPodReady(pod)
+  const available = isPodAvailable(pod, minReadySeconds, now)
+  const reason = podReason(pod)
+  const restarts = maxRestarts(pod)
+  const node = nodeOf(pod)
+  let state: PodState
+  let message: string | undefined
+  if (pod.metadata.deletionTimestamp != null) state = 'terminating'
+  else if (pod.status?.phase === 'Succeeded') state = 'succeeded'
+  else if (pod.status?.phase === 'Failed') state = 'failed'
+  else if (FAILING.has(reason) || (!ready && restarts > 0)) state = 'failing'
+  else if (available) state = 'available'
+  else if (ready) state = 'ready'
+  else if (pod.status?.phase === 'Running') state = 'running'
+  else if (node !== '') state = 'creating'
+  else state = 'pending'
+  if (state === 'failing' || state === 'creating' || state === 'pending') {
+    for (const c of pod.status?.containerStatuses ?? []) {
+      if (c.state?.waiting?.message) {
+        message = c.state.waiting.message
+        break
+      }
+    }
+    if (!message && state === 'pending') {
+      message = pod.status?.conditions?.find(
+        (c) => c.type === 'PodScheduled' && c.status === 'False',
+      )?.message
+    }
+  } else if (state === 'running') {
+    message = 'not ready'
+  } else if (state === 'ready') {
+    message = `ready, available after minReadySeconds ${minReadySeconds}s`
+  }
+  return {
+    name: pod.metadata.name ?? '',
+    state,
+    reason,
+    ...(message ? {message} : {}),
+    ready,
+    available,
+    restarts,
+    ...(node ? {node} : {}),
+  }
+}
+
+function summarizeReplicaSet(
+  rs: ReplicaSet,
+  isNew: boolean,
+  pods: readonly Pod[],
+  now: number,
+): ReplicaSetSummary {
+  const minReady = rs.spec.minReadySeconds ?? 0
+  const owned = podsOwnedBy(rs, pods).sort(
+    (a, b) =>
+      timeValue(a.metadata.creationTimestamp) - timeValue(b.metadata.creationTimestamp) ||
+      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+  )
+  const s = rs.status ?? {}
+  return {
+    name: rs.metadata.name ?? '',
+    revision: revisionOf(rs),
+    new: isNew,
+    replicas: specReplicas(rs),
+    current: s.replicas ?? 0,
+    ready: s.readyReplicas ?? 0,
+    available: s.availableReplicas ?? 0,
+    terminating: s.terminatingReplicas ?? 0,
+    pods: owned.map((p) => summarizePod(p, minReady, now)),
+  }
+}
+
+/** The Observation of Deployment `d` among `replicaSets` and `pods` at `now` (epoch ms). */
+export function observe(
+  d: Deployment,
+  replicaSets: readonly ReplicaSet[],
+  pods: readonly Pod[],
+  now: number,
+): Observation {
+  const owned = replicaSetsOf(d, replicaSets)
+  const newRS = findNewReplicaSet(d, [...owned])
+  const s = d.status ?? {}
+  const pds = d.spec.progressDeadlineSeconds
+  const deployment: DeploymentSummary = {
+    name: d.metadata.name ?? '',
+    namespace: d.metadata.namespace ?? 'default',
+    generation: d.metadata.generation ?? 0,
+    observedGeneration: s.observedGeneration ?? 0,
+    revision: revisionOf(d),
+    strategy: d.spec.strategy?.type ?? '',
+    maxSurge: maxSurge(d),
+    maxUnavailable: maxUnavailable(d),
+    replicas: deploymentReplicas(d),
+    updated: s.updatedReplicas ?? 0,
+    current: s.replicas ?? 0,
+    ready: s.readyReplicas ?? 0,
+    available: s.availableReplicas ?? 0,
+    unavailable: s.unavailableReplicas ?? 0,
+    ...(s.terminatingReplicas != null ? {terminating: s.terminatingReplicas} : {}),
+    minReadySeconds: d.spec.minReadySeconds ?? 0,
+    ...(pds != null && pds !== MAX_INT32 ? {progressDeadlineSeconds: pds} : {}),
+    paused: d.spec.paused === true,
+    conditions: (s.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      ...(c.reason ? {reason: c.reason} : {}),
+      ...(c.message ? {message: c.message} : {}),
+      ...(c.lastUpdateTime ? {lastUpdateTime: c.lastUpdateTime} : {}),
+      ...(c.lastTransitionTime ? {lastTransitionTime: c.lastTransitionTime} : {}),
+    })),
+  }
+  return {
+    time: now,
+    deployment,
+    replicaSets: owned.map((rs) => summarizeReplicaSet(rs, rs === newRS, pods, now)),
+    rollout: rolloutStatus(d),
+  }
+}

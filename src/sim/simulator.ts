@@ -1,0 +1,666 @@
+// The virtual-clock simulator: the Deployment controller under test (one syncOne pass at a time,
+// over the in-memory store) with the ReplicaSet controller and pod lifecycle models around it.
+//
+// Each step moves the clock to the next thing due (a pod transition, a pod becoming available, the
+// controller's requeue) or stays at the same instant when a write just happened (informers would
+// deliver it at once), runs the models, then one controller pass when the Deployment's key is
+// queued, and records what changed. Deterministic: no real clock, no I/O, a seeded generator.
+
+import {deepEqual} from '../cluster/json.js'
+import {DEFAULT_NAMESPACE, deterministicUid, MemoryStore, namespaceOf, rfc3339} from '../cluster/memory.js'
+import type {World} from '../cluster/world.js'
+import type {Deployment, IntOrString, Pod, ReplicaSet, ReplicaSetStatus} from '../controller/api/types.js'
+import {RecreateStrategyType} from '../controller/api/types.js'
+import {parseFeatureGates} from '../controller/features.js'
+import type {FeatureGates} from '../controller/interfaces.js'
+import {deploymentReplicas} from '../controller/util/deployment-util.js'
+import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
+import {syncOne} from '../pass/run.js'
+import {ChangeTracker} from '../render/change.js'
+import type {Requeue} from '../result.js'
+import {type Observation, observe, replicaSetsOf} from './observe.js'
+import {
+  advancePod,
+  DEFAULT_TIMINGS,
+  type FailureMode,
+  failFromNow,
+  isPodActive,
+  type KubeletContext,
+  nextPodEventAt,
+  nodeOf,
+  type PodPlan,
+  type PodTimings,
+  planForInputPod,
+  planForNewPod,
+  terminatePod,
+} from './pods.js'
+import {generateName, Random, seedOf} from './random.js'
+import {manageReplicas, nextAvailableAt, podsOwnedBy, relatedPodsOf, replicaSetStatus} from './replicaset.js'
+import type {SimAction, SimEvent} from './types.js'
+
+export interface SimulationOptions {
+  namespace?: string
+  name: string
+  /** The virtual clock's start, epoch ms. */
+  start: number
+  gates?: FeatureGates & {values: Record<string, boolean>}
+  timings?: Partial<PodTimings>
+  /** Keep this many pods of the newest ReplicaSet failing: a count, or a percentage of spec.replicas. */
+  failNewPods?: IntOrString
+  /** Stop after this much virtual time (ms); default 30 minutes. */
+  maxTime?: number
+  /** A bound on the number of steps, so that a simulation always ends; default 20000. */
+  maxSteps?: number
+  /** The generator's seed; default: derived from namespace/name. */
+  seed?: number
+}
+
+export const DEFAULT_MAX_TIME = 30 * 60_000
+export const DEFAULT_MAX_STEPS = 20_000
+/**
+ * upstream: workqueue.DefaultTypedControllerRateLimiter — the slower of a per-key exponential back-off
+ * (5ms doubling up to 1000s, reset by Forget after a sync without error) and a token bucket shared
+ * by every key (10 per second, bursts of 100). A stuck rollout whose deadline already passed without
+ * timing out (Progressing still NewReplicaSetAvailable) is re-added this way over and over.
+ */
+export class ControllerRateLimiter {
+  private failures = 0
+  private tokens = 100
+  private last: number | undefined
+
+  /** The delay of AddRateLimited at `now`, in ms. */
+  when(now: number): number {
+    const backoff = Math.min(5 * 2 ** this.failures, 1_000_000)
+    this.failures++
+    if (this.last !== undefined) this.tokens = Math.min(100, this.tokens + ((now - this.last) * 10) / 1000)
+    this.last = now
+    this.tokens -= 1
+    const bucket = this.tokens < 0 ? (-this.tokens / 10) * 1000 : 0
+    return Math.max(backoff, Math.ceil(bucket))
+  }
+
+  forget(): void {
+    this.failures = 0
+  }
+}
+
+export type Outcome = 'complete' | 'deadlineExceeded' | 'maxTime' | 'stalled' | 'stepLimit'
+
+export interface PassRecord {
+  requeue: Requeue | null
+  error: string | null
+  writes: number
+}
+
+export interface TimelineEntry {
+  step: number
+  /** Epoch ms. */
+  time: number
+  /** ms since the start. */
+  elapsed: number
+  actions: SimAction[]
+  events: SimEvent[]
+  /** The Deployment controller's pass of this step, when it ran. */
+  pass?: PassRecord
+  observation: Observation
+}
+
+export interface SimulationSummary {
+  kind: 'Summary'
+  outcome: Outcome
+  /** The final line, in kubectl rollout status's words. */
+  message: string
+  start: number
+  end: number
+  /** Virtual ms from the start to the end. */
+  duration: number
+  steps: number
+  passes: number
+  /** The most pods of the Deployment alive at once, terminating ones included. */
+  peakPods: number
+  /** The fewest available pods of the Deployment at any step. */
+  minAvailable: number
+  deadlineExceeded: boolean
+  complete: boolean
+}
+
+export interface Simulation {
+  timeline: TimelineEntry[]
+  summary: SimulationSummary
+}
+
+export class SimulationError extends Error {}
+
+/** Runs a whole simulation: the timeline of recorded steps and the summary. */
+export async function simulate(world: World, options: SimulationOptions): Promise<Simulation> {
+  const sim = new Simulator(world, options)
+  const timeline: TimelineEntry[] = []
+  for (let entry = await sim.next(); entry !== undefined; entry = await sim.next()) timeline.push(entry)
+  return {timeline, summary: sim.summary()}
+}
+
+/**
+ * A simulation advanced one recorded entry at a time: next() returns the first entry (the input as
+ * loaded), then one per step that changed something, then undefined once the simulation ended.
+ */
+export class Simulator {
+  private readonly namespace: string
+  private readonly name: string
+  private readonly gates: FeatureGates & {values: Record<string, boolean>}
+  private readonly timings: PodTimings
+  private readonly maxTime: number
+  private readonly maxSteps: number
+  private readonly start: number
+  private readonly random: Random
+  private readonly nodes: string[]
+  private readonly failNewPods?: IntOrString
+
+  private deployments: Deployment[]
+  private replicaSets: ReplicaSet[]
+  private pods: Pod[]
+  private readonly plans = new Map<string, PodPlan>()
+
+  private t: number
+  private step = 0
+  private passes = 0
+  /** The Deployment's key is in the work queue. */
+  private queued = true
+  /** The earliest delayed add of the key still waiting (the delaying queue keeps the earliest). */
+  private waitingAt: number | undefined
+  private readonly limiter = new ControllerRateLimiter()
+  private failuresAssigned = 0
+  private sameInstant = 0
+  private started = false
+  private finished: {outcome: Outcome; end: number; message: string} | undefined
+  private peakPods = 0
+  private minAvailable = Number.POSITIVE_INFINITY
+
+  constructor(world: World, options: SimulationOptions) {
+    this.namespace = options.namespace ?? DEFAULT_NAMESPACE
+    this.name = options.name
+    this.gates = options.gates ?? parseFeatureGates(undefined)
+    this.timings = {...DEFAULT_TIMINGS, ...options.timings}
+    this.maxTime = options.maxTime ?? DEFAULT_MAX_TIME
+    this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
+    this.start = options.start
+    this.t = options.start
+    this.failNewPods = options.failNewPods
+    this.random = new Random(options.seed ?? seedOf(`${this.namespace}/${this.name}`))
+    const inNamespace = <T extends Deployment | ReplicaSet | Pod>(list: readonly T[]) =>
+      list.filter((o) => namespaceOf(o) === this.namespace)
+    this.deployments = inNamespace(world.deployments)
+    this.replicaSets = inNamespace(world.replicaSets)
+    this.pods = inNamespace(world.pods)
+    if (!this.deployment()) {
+      throw new SimulationError(`deployments.apps "${this.name}" not found in namespace "${this.namespace}"`)
+    }
+    const seen = [...new Set(this.pods.map(nodeOf).filter((n) => n !== ''))].sort()
+    this.nodes = seen.length > 0 ? seen : ['node-1', 'node-2', 'node-3']
+    for (const pod of this.pods)
+      this.plans.set(pod.metadata.name ?? '', planForInputPod(pod, this.start, this.timings))
+    this.failInputPods()
+  }
+
+  /** The next recorded entry, or undefined when the simulation is over. */
+  async next(): Promise<TimelineEntry | undefined> {
+    if (!this.started) {
+      this.started = true
+      return this.record([], [], undefined)
+    }
+    while (!this.finished) {
+      if (!this.advanceClock()) break
+      const entry = await this.runStep()
+      if (entry) return entry
+    }
+    return undefined
+  }
+
+  summary(): SimulationSummary {
+    const f = this.finished ?? {outcome: 'stepLimit' as const, end: this.t, message: ''}
+    return {
+      kind: 'Summary',
+      outcome: f.outcome,
+      message: f.message,
+      start: this.start,
+      end: f.end,
+      duration: f.end - this.start,
+      steps: this.step,
+      passes: this.passes,
+      peakPods: this.peakPods,
+      minAvailable: Number.isFinite(this.minAvailable) ? this.minAvailable : 0,
+      deadlineExceeded: f.outcome === 'deadlineExceeded',
+      complete: f.outcome === 'complete',
+    }
+  }
+
+  /** The world as it stands (for tests and a live source). */
+  world(): World {
+    return {
+      deployments: [...this.deployments],
+      replicaSets: [...this.replicaSets],
+      pods: [...this.pods],
+      sources: new WeakMap(),
+    }
+  }
+
+  // --- the clock ----------------------------------------------------------------------------------
+
+  /** Moves the clock to the next step's time; false (and finished) when there is none. */
+  private advanceClock(): boolean {
+    if (this.step >= this.maxSteps)
+      return this.finish('stepLimit', this.t, `error: the simulation stopped after ${this.maxSteps} steps`)
+    if (this.step === 0) return true
+    const next = this.queued ? this.t : this.nextEventAt()
+    if (next === undefined) {
+      const d = this.deployment()
+      const why = d?.spec.paused ? 'the Deployment is paused' : 'nothing else will happen'
+      return this.finish(
+        'stalled',
+        this.t,
+        `error: deployment "${this.name}" rollout cannot progress: ${why}`,
+      )
+    }
+    if (next > this.start + this.maxTime) {
+      return this.finish('maxTime', this.start + this.maxTime, 'error: timed out waiting for the condition')
+    }
+    if (next <= this.t) {
+      if (++this.sameInstant > 1000) {
+        return this.finish(
+          'stepLimit',
+          this.t,
+          'error: the simulation does not settle: over 1000 steps at one instant',
+        )
+      }
+      return true
+    }
+    this.sameInstant = 0
+    this.t = next
+    return true
+  }
+
+  private nextEventAt(): number | undefined {
+    let next = this.waitingAt
+    const consider = (t: number | undefined) => {
+      if (t !== undefined && (next === undefined || t < next)) next = t
+    }
+    for (const plan of this.plans.values()) consider(nextPodEventAt(plan))
+    for (const rs of this.replicaSets) consider(nextAvailableAt(rs, podsOwnedBy(rs, this.pods), this.t))
+    return next
+  }
+
+  private finish(outcome: Outcome, end: number, message: string): false {
+    this.finished = {outcome, end, message}
+    return false
+  }
+
+  // --- one step -----------------------------------------------------------------------------------
+
+  private async runStep(): Promise<TimelineEntry | undefined> {
+    this.step++
+    const t = this.t
+    const actions: SimAction[] = []
+    const events: SimEvent[] = []
+    const podsGone = this.runKubelet(t, actions, events)
+    const rsChanged = this.runReplicaSetController(t, actions, events)
+    if (rsChanged) this.queued = true
+    if (podsGone && this.recreateHasNoPods()) this.queued = true
+    if (this.waitingAt !== undefined && this.waitingAt <= t) {
+      this.waitingAt = undefined
+      this.queued = true
+    }
+    let pass: PassRecord | undefined
+    if (this.queued) {
+      this.queued = false
+      pass = await this.runPass(t, actions, events)
+    }
+    const entry = actions.length > 0 || events.length > 0 ? this.record(actions, events, pass) : undefined
+    const observation = entry?.observation ?? this.observation()
+    if (!entry) this.track(observation)
+    // Judged once the controller has caught up with this instant (its key is no longer queued): the
+    // input alone can read "successfully rolled out" before the controller has seen a new template.
+    if (!this.queued) this.checkEnd(observation)
+    return entry
+  }
+
+  private record(actions: SimAction[], events: SimEvent[], pass: PassRecord | undefined): TimelineEntry {
+    const observation = this.observation()
+    this.track(observation)
+    return {
+      step: this.step,
+      time: this.t,
+      elapsed: this.t - this.start,
+      actions,
+      events,
+      ...(pass ? {pass} : {}),
+      observation,
+    }
+  }
+
+  private track(o: Observation): void {
+    const pods = o.replicaSets.reduce((n, rs) => n + rs.pods.length, 0)
+    const available = o.replicaSets.reduce((n, rs) => n + rs.available, 0)
+    this.peakPods = Math.max(this.peakPods, pods)
+    this.minAvailable = Math.min(this.minAvailable, available)
+  }
+
+  private checkEnd(o: Observation): void {
+    if (o.rollout.done) this.finish('complete', this.t, o.rollout.message)
+    else if (o.rollout.error !== undefined) this.finish('deadlineExceeded', this.t, o.rollout.message)
+  }
+
+  private observation(): Observation {
+    const d = this.deployment()
+    if (!d) throw new SimulationError(`deployments.apps "${this.name}" was deleted during the simulation`)
+    return observe(d, this.replicaSets, this.pods, this.t)
+  }
+
+  private deployment(): Deployment | undefined {
+    return this.deployments.find((d) => d.metadata.name === this.name)
+  }
+
+  // --- the kubelet and the scheduler --------------------------------------------------------------
+
+  /** Applies the pod transitions due by t; true when a pod disappeared. */
+  private runKubelet(t: number, actions: SimAction[], events: SimEvent[]): boolean {
+    let gone = false
+    const next: Pod[] = []
+    for (const pod of this.pods) {
+      const name = pod.metadata.name ?? ''
+      const plan = this.plans.get(name)
+      const due = plan ? nextPodEventAt(plan) : undefined
+      if (!plan || due === undefined || due > t) {
+        next.push(pod)
+        continue
+      }
+      const r = advancePod(pod, plan, t, this.kubelet(next))
+      events.push(...r.events)
+      if (r.pod === undefined) {
+        gone = true
+        this.plans.delete(name)
+        actions.push({
+          actor: 'kubelet',
+          verb: 'delete',
+          resource: 'pods',
+          name,
+          summary: 'terminated, removed',
+        })
+        continue
+      }
+      this.plans.set(name, r.plan)
+      next.push(r.pod)
+      if (r.notes.length > 0) {
+        actions.push({
+          actor: 'kubelet',
+          verb: 'update',
+          resource: 'pods',
+          subresource: 'status',
+          name,
+          summary: r.notes.join('; '),
+        })
+      }
+    }
+    this.pods = next
+    return gone
+  }
+
+  /** Scheduling spreads pods: the node with the fewest active pods (input nodes, or three made-up ones). */
+  private kubelet(placed: Pod[]): KubeletContext {
+    return {
+      timings: this.timings,
+      pickNode: () => {
+        // `placed` and this.pods overlap while the kubelet walks the list; count each pod once.
+        const load = new Map(this.nodes.map((n) => [n, 0]))
+        const seen = new Set<string>()
+        for (const p of [...placed, ...this.pods]) {
+          const name = p.metadata.name ?? ''
+          if (seen.has(name)) continue
+          seen.add(name)
+          const node = nodeOf(p)
+          if (node !== '' && isPodActive(p) && load.has(node)) load.set(node, (load.get(node) ?? 0) + 1)
+        }
+        let best = this.nodes[0] ?? 'node-1'
+        for (const n of this.nodes) if ((load.get(n) ?? 0) < (load.get(best) ?? 0)) best = n
+        return best
+      },
+    }
+  }
+
+  // --- the ReplicaSet controller ------------------------------------------------------------------
+
+  /** One sync of every ReplicaSet; true when a ReplicaSet changed (its informer event queues the Deployment). */
+  private runReplicaSetController(t: number, actions: SimAction[], events: SimEvent[]): boolean {
+    let changed = false
+    const newest = this.newestReplicaSet()
+    for (const [i, rs] of this.replicaSets.entries()) {
+      const name = rs.metadata.name ?? ''
+      const owned = podsOwnedBy(rs, this.pods)
+      const decision = manageReplicas(rs, owned, relatedPodsOf(rs, this.replicaSets, this.pods), t)
+      for (let n = 0; n < decision.create; n++) {
+        const pod = this.createPod(rs, t, rs === newest)
+        actions.push({
+          actor: 'replicaset-controller',
+          verb: 'create',
+          resource: 'pods',
+          name: pod.metadata.name ?? '',
+          summary: 'created (Pending)',
+        })
+        events.push({
+          type: 'Normal',
+          reason: 'SuccessfulCreate',
+          object: `ReplicaSet/${name}`,
+          message: `Created pod: ${pod.metadata.name}`,
+          source: 'replicaset-controller',
+        })
+      }
+      for (const victim of decision.delete) {
+        const podName = victim.metadata.name ?? ''
+        const plan = this.plans.get(podName) ?? {stage: 'static' as const, createdAt: t}
+        const r = terminatePod(victim, plan, t, this.timings)
+        if (r.pod) {
+          this.plans.set(podName, r.plan)
+          this.pods = this.pods.map((p) => (p === victim ? (r.pod as Pod) : p))
+        } else {
+          this.plans.delete(podName)
+          this.pods = this.pods.filter((p) => p !== victim)
+        }
+        actions.push({
+          actor: 'replicaset-controller',
+          verb: 'delete',
+          resource: 'pods',
+          name: podName,
+          summary: r.pod
+            ? `terminating (was ${describeForDeletion(victim)})`
+            : `deleted at once (was ${describeForDeletion(victim)}, never scheduled)`,
+        })
+        events.push({
+          type: 'Normal',
+          reason: 'SuccessfulDelete',
+          object: `ReplicaSet/${name}`,
+          message: `Deleted pod: ${podName}`,
+          source: 'replicaset-controller',
+        })
+      }
+      // Pods created with nothing to wait for (readyAfter 0) move on at once.
+      if (decision.create > 0) this.runKubelet(t, actions, events)
+      const status = replicaSetStatus(rs, podsOwnedBy(rs, this.pods), t, this.gates)
+      if (!deepEqual(status, rs.status ?? {})) {
+        actions.push({
+          actor: 'replicaset-controller',
+          verb: 'update',
+          resource: 'replicasets',
+          subresource: 'status',
+          name,
+          summary: statusChange(rs.status ?? {}, status),
+        })
+        this.replicaSets[i] = {...rs, status}
+        changed = true
+      }
+    }
+    return changed
+  }
+
+  private createPod(rs: ReplicaSet, t: number, newest: boolean): Pod {
+    const rsName = rs.metadata.name ?? ''
+    let name = generateName(`${rsName}-`, this.random)
+    while (this.plans.has(name)) name = generateName(`${rsName}-`, this.random)
+    const template = rs.spec.template ?? {}
+    const pod: Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        generateName: `${rsName}-`,
+        namespace: this.namespace,
+        uid: deterministicUid('pods', this.namespace, name),
+        creationTimestamp: rfc3339(t),
+        ...(template.metadata?.labels ? {labels: {...template.metadata.labels}} : {}),
+        ...(template.metadata?.annotations ? {annotations: {...template.metadata.annotations}} : {}),
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: rsName,
+            uid: rs.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: structuredClone(template.spec ?? {}),
+      status: {phase: 'Pending'},
+    }
+    const failure = newest ? this.nextFailure(rs) : undefined
+    this.plans.set(name, planForNewPod(t, this.timings, failure))
+    this.pods = [...this.pods, pod]
+    return pod
+  }
+
+  // --- --fail-new-pods ----------------------------------------------------------------------------
+
+  /** The Deployment's ReplicaSet with the highest revision (the newest). */
+  private newestReplicaSet(): ReplicaSet | undefined {
+    const d = this.deployment()
+    return d ? replicaSetsOf(d, this.replicaSets)[0] : undefined
+  }
+
+  private failingTarget(): number {
+    if (this.failNewPods === undefined) return 0
+    const d = this.deployment()
+    const replicas = d ? deploymentReplicas(d) : 0
+    return Math.max(0, getScaledValueFromIntOrPercent(this.failNewPods, replicas, true))
+  }
+
+  /** The failure of the next pod of the newest ReplicaSet, while fewer than the target are failing. */
+  private nextFailure(rs: ReplicaSet): FailureMode | undefined {
+    const target = this.failingTarget()
+    if (target === 0) return undefined
+    const failing = podsOwnedBy(rs, this.pods).filter(
+      (p) => isPodActive(p) && this.plans.get(p.metadata.name ?? '')?.failure !== undefined,
+    )
+    if (failing.length >= target) return undefined
+    const mode: FailureMode = this.failuresAssigned % 2 === 0 ? 'ImagePullBackOff' : 'CrashLoopBackOff'
+    this.failuresAssigned++
+    return mode
+  }
+
+  /** `--fail-new-pods` also applies to the newest ReplicaSet's input pods that are not ready yet. */
+  private failInputPods(): void {
+    const rs = this.newestReplicaSet()
+    if (!rs || this.failNewPods === undefined) return
+    for (const pod of podsOwnedBy(rs, this.pods)) {
+      const name = pod.metadata.name ?? ''
+      const plan = this.plans.get(name)
+      if (!plan || plan.failure !== undefined || (plan.stage !== 'unscheduled' && plan.stage !== 'creating'))
+        continue
+      const failure = this.nextFailure(rs)
+      if (!failure) return
+      this.plans.set(name, failFromNow(plan, failure, this.start))
+    }
+  }
+
+  // --- the Deployment controller ------------------------------------------------------------------
+
+  private async runPass(t: number, actions: SimAction[], events: SimEvent[]): Promise<PassRecord> {
+    this.passes++
+    const world: World = {
+      deployments: this.deployments,
+      replicaSets: this.replicaSets,
+      pods: this.pods,
+      sources: new WeakMap(),
+    }
+    const store = new MemoryStore(world, {now: () => t})
+    const result = await syncOne(
+      store,
+      {namespace: this.namespace, name: this.name},
+      {now: t, gates: this.gates},
+    )
+    const after = store.after().world
+    this.deployments = after.deployments
+    this.replicaSets = after.replicaSets
+    this.pods = after.pods
+    const tracker = new ChangeTracker((resource, namespace, name) => store.initial(resource, namespace, name))
+    for (const a of result.actions) {
+      actions.push({
+        actor: 'deployment-controller',
+        verb: a.verb,
+        resource: a.resource,
+        ...(a.subresource ? {subresource: a.subresource} : {}),
+        name: a.name,
+        summary: tracker.describe(a).summary,
+      })
+    }
+    for (const e of result.events) {
+      events.push({
+        type: e.type,
+        reason: e.reason,
+        object: `Deployment/${this.name}`,
+        message: e.message,
+        source: 'deployment-controller',
+      })
+    }
+    if (result.actions.length > 0) this.queued = true
+    this.schedule(t, result.requeue, result.error !== null)
+    return {requeue: result.requeue, error: result.error, writes: result.actions.length}
+  }
+
+  /** The work queue around a sync: the sync's own AddAfter / AddRateLimited, then handleErr. */
+  private schedule(t: number, requeue: Requeue | null, failed: boolean): void {
+    if (requeue !== null) {
+      const at = requeue.kind === 'after' ? t + (requeue.seconds ?? 0) * 1000 : t + this.limiter.when(t)
+      this.waitingAt = this.waitingAt === undefined ? at : Math.min(this.waitingAt, at)
+    }
+    if (!failed) this.limiter.forget()
+  }
+
+  /** upstream: deletePod — a Recreate Deployment is synced when its last pod is gone. */
+  private recreateHasNoPods(): boolean {
+    const d = this.deployment()
+    if (!d || d.spec.strategy?.type !== RecreateStrategyType) return false
+    const owned = replicaSetsOf(d, this.replicaSets)
+    return owned.every((rs) => podsOwnedBy(rs, this.pods).length === 0)
+  }
+}
+
+function describeForDeletion(pod: Pod): string {
+  const phase = pod.status?.phase ?? 'Pending'
+  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+  return `${phase}, ${ready ? 'ready' : 'not ready'}`
+}
+
+const STATUS_FIELDS = [
+  ['replicas', 'replicas'],
+  ['readyReplicas', 'ready'],
+  ['availableReplicas', 'available'],
+  ['terminatingReplicas', 'terminating'],
+  ['observedGeneration', 'observedGeneration'],
+] as const
+
+function statusChange(a: ReplicaSetStatus, b: ReplicaSetStatus): string {
+  const parts: string[] = []
+  for (const [field, label] of STATUS_FIELDS) {
+    const x = a[field] ?? 0
+    const y = b[field] ?? 0
+    if (x !== y) parts.push(`${label} ${x} -> ${y}`)
+  }
+  return parts.length > 0 ? parts.join(', ') : 'status written'
+}
