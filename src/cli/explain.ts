@@ -1,0 +1,76 @@
+// `explain`: why a Deployment is where it is, what blocks it and what the controller does next.
+// Files are loaded as for `dry-run sync`; the analysis (src/explain) runs the same pass with the
+// tracer on. Live mode will hand the analysis a World and recent Events through the same seam.
+
+import {namespaceOf} from '../cluster/memory.js'
+import type {World} from '../cluster/world.js'
+import type {ExplainResult, KubeEvent} from '../explain/types.js'
+import type {ExplainOutputFormat} from '../render/explain.js'
+import {wantColor} from '../render/style.js'
+import {type PassFlags, PassOptions} from './pass-options.js'
+
+export interface ExplainFlags extends PassFlags {
+  output: string
+}
+
+/** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
+export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
+  if (io.stdoutIsTTY && columns !== undefined && columns > 0) return columns
+  const env = Number.parseInt(io.env.COLUMNS ?? '', 10)
+  if (Number.isFinite(env) && env > 0) return env
+  return 100
+}
+
+export class ExplainOptions extends PassOptions {
+  output: ExplainOutputFormat = 'text'
+  /** The terminal's width when stdout is one (process.stdout.columns). */
+  columns: number | undefined
+
+  override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
+    await super.complete(flags, args)
+    this.output = flags.output as ExplainOutputFormat
+  }
+
+  /** Recent events for the analysis: none from files (the loader keeps Deployments, ReplicaSets and Pods). */
+  async events(): Promise<KubeEvent[] | undefined> {
+    return undefined
+  }
+
+  async explain(world: World): Promise<ExplainResult> {
+    const {explainWorld} = await import('../explain/index.js')
+    const {result} = await explainWorld(world, this.selection, {
+      now: this.now,
+      gates: this.gates,
+      events: await this.events(),
+    })
+    return result
+  }
+
+  /** Prints the explanations; returns the exit code (0: explaining a stuck rollout is a success). */
+  async run(): Promise<number> {
+    const world = await this.load()
+    const result = await this.explain(world)
+    if (result.explanations.length === 0) this.io.err(`${await this.noneSelected(world)}\n`)
+    const {renderExplainResult} = await import('../render/explain.js')
+    if (result.explanations.length > 0 || this.output !== 'text') {
+      this.io.out(
+        await renderExplainResult(result, {
+          format: this.output,
+          width: outputWidth(this.io, this.columns),
+          color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
+        }),
+      )
+    }
+    return 0
+  }
+
+  /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
+  private async noneSelected(world: World): Promise<string> {
+    const {noResourcesMessage} = await import('../pass/selection.js')
+    const message = noResourcesMessage(this.selection)
+    if (this.selection.allNamespaces || this.selection.labelSelector) return message
+    const elsewhere = [...new Set(world.deployments.map(namespaceOf))].sort()
+    if (elsewhere.length === 0) return message
+    return `${message}\nThe files hold Deployments in namespace ${elsewhere.join(', ')}: use -n ${elsewhere[0]} or -A.`
+  }
+}

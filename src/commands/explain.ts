@@ -1,0 +1,64 @@
+import {Args} from '@oclif/core'
+import {BaseCommand, outputFlag, passFlags, processIO} from '../base-command.js'
+import {ExplainOptions} from '../cli/explain.js'
+
+export default class Explain extends BaseCommand {
+  static override summary = 'Explain why a Deployment is where it is, what blocks it and what happens next'
+
+  static override description =
+    `Runs one pass of the Kubernetes Deployment controller (the v1.36 line) on the selected Deployments, \
+changing nothing, and explains each:
+
+  - a verdict (Complete, Progressing, Stalled, DeadlineExceeded, Paused, Deleting or Invalid) with a stable reason \
+code, next to what "kubectl rollout status" would print;
+  - its ReplicaSets (revision, sizes, age, role, images, revision history);
+  - the pass check by check, with the numbers behind each decision: maxSurge and maxUnavailable as written and \
+resolved, max total pods, minAvailable, the scale-up and scale-down budgets, proportional shares, cleanup;
+  - the progress deadline: when it runs out, or why it cannot;
+  - what blocks the new pods (image pulls, crashes, scheduling, readiness, minReadySeconds, quota) and known dead ends;
+  - the writes of the next pass (as "dry-run sync" prints them) and when the controller looks again.
+
+-o json and -o yaml print the same facts as an ExplainResult document; the reason codes are listed in \
+docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 columns); colour only on a terminal \
+without NO_COLOR.`
+
+  static override usage = [
+    'explain [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o text|json|yaml]',
+  ]
+
+  static override examples = [
+    {
+      description: 'Why a rollout is stuck:',
+      command:
+        '<%= config.bin %> <%= command.id %> deployment/api -f examples/stuck-image-pull.yaml -n demo --now 2026-11-29T10:00:00Z',
+    },
+    {
+      description: 'Every Deployment of a snapshot, as JSON for a script:',
+      command: 'kubectl get deploy,rs,pods -A -o yaml | <%= config.bin %> <%= command.id %> -f - -A -o json',
+    },
+  ]
+
+  static override strict = false
+
+  static override args = {
+    name: Args.string({
+      description: 'Deployments to explain: NAME, deployment/NAME, or deployment NAME...',
+      // oclif would otherwise take piped stdin as a NAME; stdin belongs to -f -.
+      ignoreStdin: true,
+    }),
+  }
+
+  static override flags = {
+    ...passFlags,
+    output: outputFlag(['text', 'json', 'yaml'] as const, 'text'),
+  }
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Explain)
+    const options = new ExplainOptions(processIO)
+    options.columns = process.stdout.columns
+    await options.complete(flags, argv as string[])
+    await options.validateOptions()
+    process.exitCode = await options.run()
+  }
+}

@@ -1,0 +1,332 @@
+// What keeps pods from becoming available, read from the pods of the new ReplicaSet (and the old
+// ones while they shut down): container waiting reasons, scheduling, readiness, minReadySeconds,
+// the ReplicaSets' ReplicaFailure conditions; and the recent Warning events when they are given.
+
+import type {Pod, PodCondition} from '../controller/api/types.js'
+import type {ExplainContext, ReplicaSetInfo} from './context.js'
+import {formatTime, parseTime, relative, seconds} from './duration.js'
+import {type Blocker, type BlockerCode, type EventRow, HARD_BLOCKERS, type KubeEvent} from './types.js'
+
+const HARD = new Set<string>(HARD_BLOCKERS)
+
+/** Container waiting reasons that are failures, with the code explain reports them under. */
+const FAILING_WAIT: Record<string, BlockerCode> = {
+  ImagePullBackOff: 'ImagePullBackOff',
+  ErrImagePull: 'ErrImagePull',
+  InvalidImageName: 'InvalidImageName',
+  ErrImageNeverPull: 'ErrImageNeverPull',
+  CrashLoopBackOff: 'CrashLoopBackOff',
+  CreateContainerConfigError: 'CreateContainerConfigError',
+  CreateContainerError: 'CreateContainerError',
+  RunContainerError: 'RunContainerError',
+}
+
+/** Waiting reasons of a container that is simply starting. */
+const STARTING_WAIT = new Set(['ContainerCreating', 'PodInitializing'])
+
+function blocker(
+  code: BlockerCode,
+  object: Blocker['object'],
+  message: string,
+  extra: Partial<Omit<Blocker, 'code' | 'hard' | 'object' | 'message'>> = {},
+): Blocker {
+  return {
+    code,
+    hard: HARD.has(code),
+    object,
+    replicaSet: null,
+    container: null,
+    image: null,
+    message,
+    restarts: null,
+    lastExitCode: null,
+    since: null,
+    until: null,
+    ...extra,
+  }
+}
+
+function podCondition(pod: Pod, type: string): PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === type)
+}
+
+const isTerminal = (pod: Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed'
+
+/** The problems of one pod of the new ReplicaSet, most telling first. */
+export function podBlockers(pod: Pod, rsName: string, minReadySeconds: number, now: number): Blocker[] {
+  const name = pod.metadata.name ?? ''
+  const object = {kind: 'Pod' as const, name}
+  const base = {replicaSet: rsName}
+  if (pod.metadata.deletionTimestamp != null) {
+    const grace = pod.metadata.deletionGracePeriodSeconds
+    return [
+      blocker(
+        'Terminating',
+        object,
+        `being deleted: due to be gone by ${pod.metadata.deletionTimestamp}${grace != null ? ` (grace period ${grace}s)` : ''}`,
+        {...base, since: pod.metadata.deletionTimestamp},
+      ),
+    ]
+  }
+  if (isTerminal(pod)) return []
+  const scheduled = podCondition(pod, 'PodScheduled')
+  if (scheduled?.status === 'False') {
+    const code = scheduled.reason === 'Unschedulable' ? 'Unschedulable' : 'Pending'
+    const msg = scheduled.message ?? scheduled.reason ?? 'not scheduled'
+    return [
+      blocker(
+        code,
+        object,
+        code === 'Unschedulable' ? `cannot be scheduled: ${msg}` : `not scheduled yet: ${msg}`,
+        {
+          ...base,
+          since: scheduled.lastTransitionTime ?? null,
+        },
+      ),
+    ]
+  }
+  if (pod.status?.phase === 'Pending' && scheduled === undefined && pod.spec?.nodeName == null) {
+    return [
+      blocker('Pending', object, 'not scheduled yet', {
+        ...base,
+        since: pod.metadata.creationTimestamp ?? null,
+      }),
+    ]
+  }
+
+  const found: Blocker[] = []
+  const images = new Map((pod.spec?.containers ?? []).map((c) => [c.name, c.image ?? null]))
+  for (const c of pod.spec?.initContainers ?? []) images.set(c.name, c.image ?? null)
+  const statuses = [
+    ...(pod.status?.initContainerStatuses ?? []).map((s) => ({s, init: true})),
+    ...(pod.status?.containerStatuses ?? []).map((s) => ({s, init: false})),
+  ]
+  for (const {s, init} of statuses) {
+    const label = init ? `init container ${s.name}` : `container ${s.name}`
+    const image = s.image || images.get(s.name) || null
+    const waiting = s.state?.waiting
+    const reason = waiting?.reason ?? ''
+    const extra = {...base, container: s.name, image}
+    if (FAILING_WAIT[reason]) {
+      const code = FAILING_WAIT[reason]!
+      if (code === 'CrashLoopBackOff') {
+        const last = s.lastState?.terminated
+        const exit = last?.exitCode ?? null
+        const lastText =
+          last !== undefined
+            ? `; last exit code ${exit ?? '?'}${last.reason ? ` (${last.reason})` : ''}${last.finishedAt ? ` at ${last.finishedAt}` : ''}`
+            : ''
+        found.push(
+          blocker(code, object, `${label} keeps crashing: ${s.restartCount ?? 0} restarts${lastText}`, {
+            ...extra,
+            restarts: s.restartCount ?? 0,
+            lastExitCode: exit,
+          }),
+        )
+      } else {
+        const what =
+          code === 'ImagePullBackOff' || code === 'ErrImagePull'
+            ? `cannot pull image ${image ?? '?'}`
+            : reason
+        found.push(
+          blocker(code, object, `${label} ${what}${waiting?.message ? `: ${waiting.message}` : ''}`, extra),
+        )
+      }
+    } else if (STARTING_WAIT.has(reason)) {
+      found.push(
+        blocker('ContainerCreating', object, `${label} is starting (${reason})`, {
+          ...extra,
+          since: pod.status?.startTime ?? pod.metadata.creationTimestamp ?? null,
+        }),
+      )
+    } else if (reason !== '') {
+      found.push(
+        blocker(
+          'ContainerWaiting',
+          object,
+          `${label} is waiting: ${reason}${waiting?.message ? `: ${waiting.message}` : ''}`,
+          extra,
+        ),
+      )
+    }
+  }
+  if (found.length > 0) return found
+
+  const ready = podCondition(pod, 'Ready')
+  if (ready?.status === 'True') {
+    if (minReadySeconds <= 0) return []
+    const since = parseTime(ready.lastTransitionTime)
+    if (since === undefined) return []
+    const availableAt = since + minReadySeconds * 1000
+    // upstream IsPodAvailable: available once readiness + minReadySeconds lies strictly before now.
+    if (availableAt < now) return []
+    return [
+      blocker(
+        'MinReadySeconds',
+        object,
+        `ready since ${formatTime(since)}, but minReadySeconds is ${minReadySeconds} (${seconds(minReadySeconds)}): available after ${formatTime(availableAt)} (${relative(availableAt, now)})`,
+        {...base, since: formatTime(since), until: formatTime(availableAt)},
+      ),
+    ]
+  }
+  const running = (pod.status?.containerStatuses ?? []).filter((s) => s.state?.running && !s.ready)
+  const containersReady = podCondition(pod, 'ContainersReady')
+  const msg = containersReady?.message ?? ready?.message ?? 'not ready'
+  const detail =
+    running.length > 0
+      ? `running since ${running[0]!.state?.running?.startedAt ?? '?'} but not ready (${msg}): its readiness probe has not passed`
+      : `not ready (${msg})`
+  return [
+    blocker('NotReady', object, detail, {
+      ...base,
+      container: running[0]?.name ?? null,
+      since: ready?.lastTransitionTime ?? null,
+    }),
+  ]
+}
+
+/** The ReplicaFailure condition of a ReplicaSet (FailedCreate: quota, admission, ...). */
+function replicaFailure(info: ReplicaSetInfo): Blocker | undefined {
+  const c = info.rs.status?.conditions?.find((x) => x.type === 'ReplicaFailure' && x.status === 'True')
+  if (!c) return undefined
+  return blocker(
+    'ReplicaFailure',
+    {kind: 'ReplicaSet', name: info.rs.metadata.name ?? ''},
+    `cannot create pods: ${c.reason ?? 'ReplicaFailure'}${c.message ? `: ${c.message}` : ''}`,
+    {replicaSet: info.rs.metadata.name ?? null, since: c.lastTransitionTime ?? null},
+  )
+}
+
+const activePod = (p: Pod) => !isTerminal(p)
+
+export function explainBlockers(ctx: ExplainContext): Blocker[] {
+  const {view, d, now, result} = ctx
+  const out: Blocker[] = []
+  const newInfo = view.all.find((i) => i.role === 'new')
+  const minReady = d.spec.minReadySeconds ?? 0
+  if (newInfo) {
+    const failure = replicaFailure(newInfo)
+    if (failure) out.push(failure)
+    const rsName = newInfo.rs.metadata.name ?? ''
+    for (const pod of sortPods(newInfo.pods)) out.push(...podBlockers(pod, rsName, minReady, now))
+  }
+  for (const info of view.all.filter((i) => i.role === 'old')) {
+    const failure = replicaFailure(info)
+    if (failure) out.push({...failure, hard: false})
+  }
+  // Old pods: the ones shutting down, and under Recreate every old pod the new ones wait for.
+  const recreateWaits =
+    result.path.includes('rolloutRecreate') && ctx.facts.last<boolean>('oldPodsRunning') === true
+  for (const info of view.all.filter((i) => i.role === 'old')) {
+    const rsName = info.rs.metadata.name ?? ''
+    for (const pod of sortPods(info.pods)) {
+      const object = {kind: 'Pod' as const, name: pod.metadata.name ?? ''}
+      if (pod.metadata.deletionTimestamp != null) {
+        out.push(...podBlockers(pod, rsName, 0, now))
+      } else if (recreateWaits && activePod(pod)) {
+        out.push(
+          blocker(
+            'OldPodRunning',
+            object,
+            `old pod still ${pod.status?.phase ?? 'present'}: Recreate waits until it is gone`,
+            {
+              replicaSet: rsName,
+            },
+          ),
+        )
+      }
+    }
+  }
+  if (!podsInInput(ctx)) {
+    const reported = view.claimed.reduce((n, rs) => n + (rs.status?.replicas ?? 0), 0)
+    out.push(
+      blocker(
+        'NoPodsInInput',
+        {kind: 'Deployment', name: ctx.name},
+        `the ReplicaSets report ${reported} ${reported === 1 ? 'pod' : 'pods'} but the input holds none of them, so what blocks them is unknown: include the pods (kubectl get deploy,rs,pods -o yaml)`,
+      ),
+    )
+  }
+  return withReadinessEvents(out, ctx)
+}
+
+/** false when the ReplicaSets report pods that the input does not hold. */
+export function podsInInput(ctx: ExplainContext): boolean {
+  const pods = ctx.view.all.filter((i) => i.role !== 'not owned').reduce((n, i) => n + i.pods.length, 0)
+  const reported = ctx.view.claimed.reduce((n, rs) => n + (rs.status?.replicas ?? 0), 0)
+  return pods > 0 || reported === 0
+}
+
+function sortPods(pods: Pod[]): Pod[] {
+  return [...pods].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))
+}
+
+/** With events, a pod whose readiness probe is reported failing is a failure, not a wait. */
+function withReadinessEvents(blockers: Blocker[], ctx: ExplainContext): Blocker[] {
+  if (!ctx.events) return blockers
+  return blockers.map((b) => {
+    if (b.code !== 'NotReady') return b
+    const e = eventsAbout(ctx.events ?? [], ctx.namespace, 'Pod', new Set([b.object.name])).find(
+      (x) =>
+        x.type === 'Warning' && x.reason === 'Unhealthy' && /readiness probe failed/i.test(eventMessage(x)),
+    )
+    if (!e) return b
+    return {
+      ...b,
+      code: 'ReadinessProbeFailing',
+      hard: true,
+      message: `readiness probe fails: ${eventMessage(e)}`,
+    }
+  })
+}
+
+// --- events ------------------------------------------------------------------------------------------
+
+function eventObject(e: KubeEvent) {
+  return e.regarding ?? e.involvedObject ?? {}
+}
+
+function eventMessage(e: KubeEvent): string {
+  return e.note ?? e.message ?? ''
+}
+
+function eventTime(e: KubeEvent): string | null {
+  return (
+    e.series?.lastObservedTime ??
+    e.lastTimestamp ??
+    e.eventTime ??
+    e.firstTimestamp ??
+    e.metadata?.creationTimestamp ??
+    null
+  )
+}
+
+function eventsAbout(events: KubeEvent[], namespace: string, kind: string, names: Set<string>): KubeEvent[] {
+  return events.filter((e) => {
+    const o = eventObject(e)
+    const ns = o.namespace ?? e.metadata?.namespace
+    return o.kind === kind && names.has(o.name ?? '') && (ns === undefined || ns === namespace)
+  })
+}
+
+/** Warning events of the Deployment, its ReplicaSets and their pods, newest first. */
+export function warningEvents(ctx: ExplainContext): EventRow[] | null {
+  if (!ctx.events) return null
+  const owned = ctx.view.all.filter((i) => i.role !== 'not owned')
+  const rsNames = new Set(owned.map((i) => i.rs.metadata.name ?? ''))
+  const podNames = new Set(owned.flatMap((i) => i.pods.map((p) => p.metadata.name ?? '')))
+  const relevant = [
+    ...eventsAbout(ctx.events, ctx.namespace, 'Deployment', new Set([ctx.name])),
+    ...eventsAbout(ctx.events, ctx.namespace, 'ReplicaSet', rsNames),
+    ...eventsAbout(ctx.events, ctx.namespace, 'Pod', podNames),
+  ].filter((e) => e.type === 'Warning')
+  const rows = relevant.map((e) => ({
+    type: e.type ?? '',
+    reason: e.reason ?? '',
+    message: eventMessage(e),
+    object: {kind: eventObject(e).kind ?? '', name: eventObject(e).name ?? ''},
+    count: e.series?.count ?? e.count ?? 1,
+    lastSeen: eventTime(e),
+  }))
+  return rows.sort((a, b) => (parseTime(b.lastSeen) ?? 0) - (parseTime(a.lastSeen) ?? 0))
+}

@@ -1,0 +1,48 @@
+// What every part of the analysis reads: the Deployment before and after the pass, the ReplicaSets
+// and pods around it (as the pass's informer caches saw them), the pass's record and --now.
+
+import type {MemoryStore} from '../cluster/memory.js'
+import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
+import type {DeploymentResult} from '../result.js'
+import type {Facts} from './facts.js'
+import type {KubeEvent, Ownership, ReplicaSetRole} from './types.js'
+
+export interface ReplicaSetInfo {
+  rs: ReplicaSet
+  ownership: Ownership
+  role: ReplicaSetRole
+  /** Kind/name of the controller of a foreign ReplicaSet. */
+  controller: string | null
+  /** Its pods (controllerRef pointing at it), in any phase. */
+  pods: Pod[]
+}
+
+export interface ReplicaSetView {
+  /** The ReplicaSets that concern this Deployment: owned, adopted, released or matching its selector. */
+  all: ReplicaSetInfo[]
+  /** What the pass treats as its own (owned and adopted), as the pass saw them. */
+  claimed: ReplicaSet[]
+  /** The ReplicaSet whose template equals the Deployment's, if any. */
+  newRS: ReplicaSet | undefined
+  oldRSs: ReplicaSet[]
+}
+
+export interface ExplainContext {
+  namespace: string
+  name: string
+  /** The Deployment as given. */
+  d: Deployment
+  /** The Deployment after the pass (status and annotations as the pass wrote them). */
+  after: Deployment
+  /** Other Deployments of the namespace (for overlapping selectors). */
+  others: Deployment[]
+  /** Every ReplicaSet of the namespace, as given. */
+  namespaceReplicaSets: ReplicaSet[]
+  result: DeploymentResult
+  facts: Facts
+  store: MemoryStore
+  now: number
+  /** Recent events of the namespace when the source provides them (live mode); undefined from files. */
+  events: KubeEvent[] | undefined
+  view: ReplicaSetView
+}

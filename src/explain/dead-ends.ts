@@ -1,0 +1,147 @@
+// Known dead ends: situations the controller will not get out of by itself, each with a code.
+
+import {DeploymentReplicaFailure} from '../controller/api/types.js'
+import {filterActiveReplicaSets} from '../controller/controller-utils.js'
+import {
+  deploymentComplete,
+  FailedRSCreateReason,
+  getDeploymentCondition,
+  getReplicaCountForReplicaSets,
+  hasProgressDeadline,
+  isRollingUpdate,
+  maxUnavailable,
+} from '../controller/util/deployment-util.js'
+import type {ExplainContext} from './context.js'
+import {seconds} from './duration.js'
+import {selectorOf} from './replicasets.js'
+import type {Blocker, DeadEnd, Fenceposts, ProgressClock} from './types.js'
+
+export function explainDeadEnds(
+  ctx: ExplainContext,
+  blockers: Blocker[],
+  progress: ProgressClock,
+  fenceposts: Fenceposts | null,
+): DeadEnd[] {
+  const {d, after, view, facts} = ctx
+  const out: DeadEnd[] = []
+  const complete = deploymentComplete(d, after.status ?? {})
+  const deleting = d.metadata.deletionTimestamp != null
+  const newName = view.newRS?.metadata.name
+  const hardOnNew = blockers.filter((b) => b.hard && newName !== undefined && b.replicaSet === newName)
+
+  if (!complete && !deleting && isRollingUpdate(d) && maxUnavailable(d) === 0 && hardOnNew.length > 0) {
+    const oldPods = getReplicaCountForReplicaSets(filterActiveReplicaSets(view.oldRSs))
+    if (oldPods > 0) {
+      const codes = [...new Set(hardOnNew.map((b) => b.code))].join(', ')
+      const written = fenceposts?.maxUnavailable.written
+      const how =
+        typeof written === 'string'
+          ? `maxUnavailable ${written} resolves to 0 (${fenceposts?.maxUnavailable.rounding})`
+          : 'maxUnavailable is 0'
+      out.push({
+        code: 'MaxUnavailableZeroStuck',
+        message: `${how}: no old pod may go before a new pod is available, and the new pods cannot become available (${codes}). The ${oldPods} old ${oldPods === 1 ? 'pod keeps' : 'pods keep'} serving and the rollout stays where it is until the cause is fixed or the Deployment is rolled back (kubectl rollout undo deployment/${ctx.name}).`,
+        objects: [`ReplicaSet/${newName}`],
+      })
+    }
+  }
+
+  const failure = blockers.find((b) => b.code === 'ReplicaFailure' && b.replicaSet === newName)
+  const progressing = getDeploymentCondition(after.status, 'Progressing')
+  const dFailure = getDeploymentCondition(after.status, DeploymentReplicaFailure)
+  if (failure) {
+    out.push({
+      code: 'QuotaOrFailedCreate',
+      message: `The new ReplicaSet ${newName} ${failure.message}. The ReplicaSet controller keeps retrying but the API server refuses the pods: raise the quota or lower the requests, or change what the admission check rejects.`,
+      objects: [`ReplicaSet/${newName}`],
+    })
+  } else if (progressing?.reason === FailedRSCreateReason || dFailure?.status === 'True') {
+    const c = progressing?.reason === FailedRSCreateReason ? progressing : dFailure
+    out.push({
+      code: 'QuotaOrFailedCreate',
+      message: `${c?.reason ?? 'ReplicaFailure'}: ${c?.message ?? ''}`.trim(),
+      objects: [`Deployment/${ctx.name}`],
+    })
+  }
+
+  if (d.spec.paused && !deleting && !view.newRS) {
+    const images = (d.spec.template.spec?.containers ?? []).map((c) => c.image ?? '').join(', ')
+    out.push({
+      code: 'PausedWithPendingTemplate',
+      message: `The Deployment is paused and no ReplicaSet runs its current pod template (${images}): the change waits until it is resumed (kubectl rollout resume deployment/${ctx.name}).`,
+      objects: [`Deployment/${ctx.name}`],
+    })
+  }
+
+  if (!complete && !deleting) {
+    let why: string | undefined
+    if (progress.state === 'NoDeadline') why = 'progressDeadlineSeconds is not set'
+    else if (progress.state === 'Paused') why = 'the Deployment is paused'
+    else if (progress.state === 'CheckSkipped') {
+      why =
+        'Progressing still says NewReplicaSetAvailable, which the deadline check never counts as stuck, until the controller records progress or a new ReplicaSet'
+    }
+    if (why) {
+      out.push({
+        code: 'DeadlineWillNotFire',
+        message: `The rollout is not complete, but no deadline will mark it as failed: ${why}. Tools that wait for the deadline (kubectl rollout status, CI) wait forever.`,
+        objects: [`Deployment/${ctx.name}`],
+      })
+    }
+  }
+
+  const minReady = d.spec.minReadySeconds ?? 0
+  const pds = d.spec.progressDeadlineSeconds ?? 0
+  if (!complete && !deleting && hasProgressDeadline(d) && minReady > 0 && minReady >= pds) {
+    out.push({
+      code: 'MinReadySecondsExceedsDeadline',
+      message: `minReadySeconds (${minReady}, ${seconds(minReady)}) is not shorter than progressDeadlineSeconds (${pds}): after the last pod turns ready nothing counts as progress for longer than the deadline, so the rollout is marked as failed before it can complete.`,
+      objects: [`Deployment/${ctx.name}`],
+    })
+  }
+
+  const mine = selectorOf(d)
+  const myLabels = d.spec.template.metadata?.labels
+  for (const other of ctx.others) {
+    const theirs = selectorOf(other)
+    const theyMatchMe = theirs !== undefined && !theirs.empty() && theirs.matches(myLabels)
+    const iMatchThem =
+      mine !== undefined && !mine.empty() && mine.matches(other.spec.template.metadata?.labels)
+    if (!theyMatchMe && !iMatchThem) continue
+    const what =
+      theyMatchMe && iMatchThem
+        ? `Deployment ${other.metadata.name} and this one select each other's pods (selectors ${theirs?.toString()} and ${mine?.toString()}).`
+        : theyMatchMe
+          ? `Deployment ${other.metadata.name}'s selector (${theirs?.toString()}) selects this Deployment's pods.`
+          : `This Deployment's selector (${mine?.toString()}) selects the pods of Deployment ${other.metadata.name}.`
+    out.push({
+      code: 'OverlappingSelector',
+      message: `${what} Controllers with overlapping selectors fight: an orphaned ReplicaSet of one can be adopted by the other, and label-based tools count the pods of both.`,
+      objects: [`Deployment/${other.metadata.name}`],
+    })
+  }
+
+  for (const info of view.all.filter((i) => i.ownership === 'foreign')) {
+    out.push({
+      code: 'ForeignOwnedMatchingReplicaSet',
+      message: `ReplicaSet ${info.rs.metadata.name} matches this Deployment's selector but is controlled by ${info.controller}: the controller leaves it alone and does not count its pods, though label-based tools (Services, kubectl get pods -l) see them.`,
+      objects: [`ReplicaSet/${info.rs.metadata.name}`],
+    })
+  }
+
+  for (const name of facts.all<string>('adopt')) {
+    out.push({
+      code: 'WillAdopt',
+      message: `ReplicaSet ${name} has no controller and its labels match the selector: the pass makes this Deployment its controller (a patch of its ownerReferences), and from then on it is one of the Deployment's revisions, scaled and cleaned up like the others.`,
+      objects: [`ReplicaSet/${name}`],
+    })
+  }
+  for (const name of facts.all<string>('release')) {
+    out.push({
+      code: 'WillRelease',
+      message: `ReplicaSet ${name} is controlled by this Deployment but its labels no longer match the selector: the pass removes the ownerReference. It becomes an orphan that no Deployment scales down, and its pods keep running.`,
+      objects: [`ReplicaSet/${name}`],
+    })
+  }
+  return out
+}

@@ -1,0 +1,46 @@
+// Next: what the pass writes (as `dry-run sync` describes each write), the events it records and
+// when the controller would look at the Deployment again.
+
+import type {ChangeTracker} from '../render/change.js'
+import {isWrite} from '../result.js'
+import type {ExplainContext} from './context.js'
+import {formatTime, seconds} from './duration.js'
+import type {NextPass} from './types.js'
+
+export function explainNext(ctx: ExplainContext, tracker: ChangeTracker): NextPass {
+  const r = ctx.result
+  const actions = r.actions.filter(isWrite).map((a) => ({
+    verb: a.verb,
+    resource: a.resource,
+    ...(a.subresource ? {subresource: a.subresource} : {}),
+    namespace: a.namespace,
+    name: a.name,
+    change: tracker.describe(a).summary,
+  }))
+  const q = r.requeue
+  let requeueAt: string | null = null
+  let requeueMessage: string
+  if (q === null) {
+    requeueMessage = r.error
+      ? 'none: the namespace is being deleted, so the controller drops the Deployment.'
+      : 'none scheduled: the controller looks again when the Deployment, one of its ReplicaSets or their pods change.'
+  } else if (q.kind === 'after') {
+    const s = q.seconds ?? 0
+    requeueAt = formatTime(ctx.now + s * 1000)
+    requeueMessage = `after ${Math.round(s)}s (${seconds(s)}, at ${requeueAt}): to check the progress deadline then (one second past it, to absorb clock skew).`
+  } else if (r.error) {
+    requeueMessage = 'with back-off (from 5ms, doubling): the pass failed and the controller retries.'
+  } else {
+    requeueMessage =
+      'at once, with back-off (from 5ms, doubling): the progress deadline is less than a second away or has passed, so the controller keeps checking.'
+  }
+  return {
+    actions,
+    events: r.events,
+    requeue: q,
+    requeueAfterSeconds: r.requeueAfterSeconds,
+    requeueAt,
+    requeueMessage,
+    error: r.error,
+  }
+}

@@ -1,0 +1,121 @@
+// Which ReplicaSets belong to the Deployment and in which role, as the pass decided it: the claim
+// facts (owned, adopted, released) first, the controllerRef when the pass stopped before claiming.
+
+import type {MemoryStore} from '../cluster/memory.js'
+import {type Deployment, type Pod, type ReplicaSet, ReplicaSetKind} from '../controller/api/types.js'
+import {filterPodsByOwner, getControllerOf, specReplicas} from '../controller/controller-utils.js'
+import {findNewReplicaSet, RevisionHistoryAnnotation, revision} from '../controller/util/deployment-util.js'
+import {labelSelectorAsSelector, type Selector} from '../controller/util/labels.js'
+import type {ReplicaSetInfo, ReplicaSetView} from './context.js'
+import {age} from './duration.js'
+import type {Facts} from './facts.js'
+import type {Ownership, ReplicaSetRow} from './types.js'
+
+/** The Deployment's selector, or undefined when it does not parse. */
+export function selectorOf(d: Deployment): Selector | undefined {
+  try {
+    return labelSelectorAsSelector(d.spec.selector)
+  } catch {
+    return undefined
+  }
+}
+
+export function podsOf(store: MemoryStore, rs: ReplicaSet): Pod[] {
+  const uid = rs.metadata.uid
+  if (!uid || !rs.metadata.namespace || !rs.metadata.name) return []
+  return filterPodsByOwner(store.listers.podsByControllerUID(uid), rs, ReplicaSetKind)
+}
+
+export function replicaSetView(
+  d: Deployment,
+  namespaceReplicaSets: ReplicaSet[],
+  facts: Facts,
+  store: MemoryStore,
+): ReplicaSetView {
+  const selector = selectorOf(d)
+  const uid = d.metadata.uid
+  const claimedNames = facts.ownedReplicaSets()
+  const adopted = new Set(facts.all<string>('adopt'))
+  const released = new Set(facts.all<string>('release'))
+  const infos: Array<Omit<ReplicaSetInfo, 'role'>> = []
+  for (const rs of namespaceReplicaSets) {
+    const name = rs.metadata.name ?? ''
+    const ref = getControllerOf(rs.metadata)
+    const ours = ref !== undefined && ref.uid === uid
+    const matches = selector?.matches(rs.metadata.labels) ?? false
+    let ownership: Ownership
+    if (adopted.has(name)) ownership = 'adopt'
+    else if (released.has(name)) ownership = 'release'
+    else if (ours) ownership = 'owned'
+    else if (matches && ref) ownership = 'foreign'
+    else if (matches && !ref) ownership = 'orphan'
+    else continue
+    infos.push({
+      rs,
+      ownership,
+      controller: ownership === 'foreign' && ref ? `${ref.kind}/${ref.name}` : null,
+      pods: podsOf(store, rs),
+    })
+  }
+  // The claim as the pass made it; when the pass stopped before claiming, what it owns by controllerRef.
+  const claimed =
+    claimedNames !== undefined
+      ? claimedNames
+          .map((n) => infos.find((i) => i.rs.metadata.name === n)?.rs)
+          .filter((rs): rs is ReplicaSet => rs !== undefined)
+      : infos.filter((i) => i.ownership === 'owned').map((i) => i.rs)
+  const newRS = findNewReplicaSet(d, [...claimed])
+  const oldRSs = claimed.filter((rs) => rs !== newRS)
+  const all = infos.map((i) => ({
+    ...i,
+    role:
+      i.rs === newRS ? ('new' as const) : claimed.includes(i.rs) ? ('old' as const) : ('not owned' as const),
+  }))
+  return {all, claimed, newRS, oldRSs}
+}
+
+function revisionNumber(rs: ReplicaSet): bigint | undefined {
+  try {
+    const v = rs.metadata.annotations?.['deployment.kubernetes.io/revision']
+    return v === undefined ? undefined : revision(rs)
+  } catch {
+    return undefined
+  }
+}
+
+/** Newest revision first; ReplicaSets the Deployment does not own last. */
+export function replicaSetRows(view: ReplicaSetView, now: number): ReplicaSetRow[] {
+  const rank = (i: ReplicaSetInfo) => (i.role === 'not owned' ? 1 : 0)
+  const sorted = [...view.all].sort((a, b) => {
+    if (rank(a) !== rank(b)) return rank(a) - rank(b)
+    const ra = revisionNumber(a.rs)
+    const rb = revisionNumber(b.rs)
+    if (ra !== rb) {
+      if (ra === undefined) return 1
+      if (rb === undefined) return -1
+      return ra > rb ? -1 : 1
+    }
+    const na = a.rs.metadata.name ?? ''
+    const nb = b.rs.metadata.name ?? ''
+    return na < nb ? -1 : na > nb ? 1 : 0
+  })
+  return sorted.map((i) => {
+    const rs = i.rs
+    const ann = rs.metadata.annotations ?? {}
+    return {
+      name: rs.metadata.name ?? '',
+      revision: ann['deployment.kubernetes.io/revision'] ?? null,
+      role: i.role,
+      ownership: i.ownership,
+      controller: i.controller,
+      desired: specReplicas(rs),
+      current: rs.status?.replicas ?? 0,
+      ready: rs.status?.readyReplicas ?? 0,
+      available: rs.status?.availableReplicas ?? 0,
+      createdAt: rs.metadata.creationTimestamp ?? null,
+      age: age(rs.metadata.creationTimestamp, now),
+      images: (rs.spec.template?.spec?.containers ?? []).map((c) => c.image ?? ''),
+      revisionHistory: ann[RevisionHistoryAnnotation] ?? null,
+    }
+  })
+}

@@ -1,0 +1,332 @@
+// The verdict: one code (Complete, Progressing, Stalled, DeadlineExceeded, Paused, Deleting,
+// Invalid) with a stable reason and a few plain sentences.
+
+import {
+  DeploymentProgressing,
+  RecreateStrategyType,
+  RollingUpdateStrategyType,
+} from '../controller/api/types.js'
+import {getRollbackTo} from '../controller/rollback.js'
+import {
+  deploymentComplete,
+  deploymentReplicas,
+  getDeploymentCondition,
+  TimedOutReason,
+} from '../controller/util/deployment-util.js'
+import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
+import type {ExplainContext} from './context.js'
+import {seconds} from './duration.js'
+import type {ScaleRecord} from './pass.js'
+import {selectorOf} from './replicasets.js'
+import {
+  type Blocker,
+  type DeadEnd,
+  HARD_BLOCKERS,
+  type ProgressClock,
+  SOFT_BLOCKERS,
+  type Verdict,
+  type VerdictCode,
+} from './types.js'
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** Blockers in the order of HARD_BLOCKERS then SOFT_BLOCKERS: the first is the cause to name. */
+function byImportance(blockers: Blocker[]): Blocker[] {
+  const order: string[] = [...HARD_BLOCKERS, ...SOFT_BLOCKERS]
+  return [...blockers].sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code))
+}
+
+const IMAGE_CODES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull'])
+
+/** One sentence naming what the blockers of `code` do to the rollout. */
+export function causeSentence(code: string, blockers: Blocker[]): string {
+  const group = IMAGE_CODES.has(code)
+    ? blockers.filter((b) => IMAGE_CODES.has(b.code))
+    : blockers.filter((b) => b.code === code)
+  const podCount = new Set(group.filter((b) => b.object.kind === 'Pod').map((b) => b.object.name)).size
+  const newPods = plural(podCount, 'new pod')
+  const first = group[0]
+  switch (code) {
+    case 'ImagePullBackOff':
+    case 'ErrImagePull':
+    case 'InvalidImageName':
+    case 'ErrImageNeverPull': {
+      const images = [...new Set(group.map((b) => b.image ?? '?'))].join(', ')
+      const codes = [...new Set(group.map((b) => b.code))].join(', ')
+      return `${newPods} cannot pull ${images} (${codes}).`
+    }
+    case 'CrashLoopBackOff': {
+      const exit = first?.lastExitCode != null ? `, last exit code ${first.lastExitCode}` : ''
+      return `${newPods} keep crashing (container ${first?.container}: ${plural(first?.restarts ?? 0, 'restart')}${exit}).`
+    }
+    case 'CreateContainerConfigError':
+    case 'CreateContainerError':
+    case 'RunContainerError':
+      return `${newPods} cannot start container ${first?.container} (${code}): ${first?.message.replace(/^[^:]*: /, '')}`
+    case 'Unschedulable':
+      return `${newPods} cannot be scheduled: ${first?.message.replace(/^cannot be scheduled: /, '')}`
+    case 'ReplicaFailure':
+      return `The new ReplicaSet ${first?.message}.`
+    case 'ReadinessProbeFailing':
+      return `The readiness probe of ${newPods} fails.`
+    case 'NotReady':
+      return `${newPods} run but are not ready.`
+    case 'MinReadySeconds':
+      return `${newPods} are ready and wait out minReadySeconds (available ${first?.until ?? 'later'}).`
+    case 'ContainerCreating':
+    case 'Pending':
+    case 'ContainerWaiting':
+      return `${newPods} are starting.`
+    default:
+      return first ? `${first.object.name}: ${first.message}.` : ''
+  }
+}
+
+function deadlineSentence(progress: ProgressClock): string {
+  switch (progress.state) {
+    case 'Running':
+      return `Unless that changes, the progress deadline marks the rollout as failed at ${progress.deadline} (in ${seconds(progress.secondsLeft ?? 0)}).`
+    case 'Passed':
+      return 'The progress deadline has passed: the next rollout pass marks the rollout as failed.'
+    case 'NoDeadline':
+    case 'Paused':
+    case 'CheckSkipped':
+      return 'No progress deadline will mark it as failed (see the dead ends).'
+    default:
+      return ''
+  }
+}
+
+export function explainVerdict(
+  ctx: ExplainContext,
+  blockers: Blocker[],
+  progress: ProgressClock,
+  scaled: ScaleRecord[],
+  deadEnds: DeadEnd[],
+): Verdict {
+  const {d, after, view, name} = ctx
+  const v = (code: VerdictCode, reason: string, message: string): Verdict => ({code, reason, message})
+  const undo = `kubectl rollout undo deployment/${name}`
+
+  // Invalid: what the API server's validation would have refused, or the controller cannot handle.
+  if (isSelectEverythingLiteral(d.spec.selector)) {
+    return v(
+      'Invalid',
+      'SelectsEverything',
+      'spec.selector is empty, so it would select every pod of the namespace. The controller refuses to manage such a Deployment: it only records a SelectingAll warning. Set spec.selector.matchLabels to labels of the pod template.',
+    )
+  }
+  const selector = selectorOf(d)
+  if (selector === undefined) {
+    let message = ''
+    try {
+      labelSelectorAsSelector(d.spec.selector)
+    } catch (err) {
+      message = err instanceof Error ? err.message : String(err)
+    }
+    return v(
+      'Invalid',
+      'InvalidSelector',
+      `spec.selector is invalid (${message}): every pass ends in this error.`,
+    )
+  }
+  if (!selector.matches(d.spec.template.metadata?.labels)) {
+    return v(
+      'Invalid',
+      'SelectorDoesNotMatchTemplate',
+      `spec.selector (${selector.toString()}) does not select the pod template's labels: the API server refuses such a Deployment, and its ReplicaSets could never count their own pods.`,
+    )
+  }
+  const type = d.spec.strategy?.type
+  if (type !== RollingUpdateStrategyType && type !== RecreateStrategyType) {
+    return v(
+      'Invalid',
+      'UnknownStrategy',
+      `spec.strategy.type is "${type ?? ''}": the controller knows only RollingUpdate and Recreate, so every rollout pass ends in an error.`,
+    )
+  }
+
+  if (d.metadata.deletionTimestamp != null) {
+    const finalizers = d.metadata.finalizers ?? []
+    return v(
+      'Deleting',
+      'BeingDeleted',
+      `The Deployment is being deleted (deletionTimestamp ${d.metadata.deletionTimestamp}${finalizers.length > 0 ? `, waiting for finalizers ${finalizers.join(', ')}` : ''}). The controller only keeps its status up to date; the garbage collector removes its ReplicaSets and pods.`,
+    )
+  }
+
+  const replicas = deploymentReplicas(d)
+  const status = after.status ?? {}
+  const updated = status.updatedReplicas ?? 0
+  const available = status.availableReplicas ?? 0
+  const oldPods = Math.max(0, (status.replicas ?? 0) - updated)
+  const rev = view.newRS?.metadata.annotations?.['deployment.kubernetes.io/revision']
+  const ofRevision = rev ? ` to revision ${rev}` : ''
+  const counts = `${updated} of ${replicas} replicas run the current template, ${available} available${oldPods > 0 ? `, ${plural(oldPods, 'old pod')} still around` : ''}.`
+
+  if (d.spec.paused) {
+    if (!view.newRS) {
+      return v(
+        'Paused',
+        'PausedWithPendingTemplate',
+        `The Deployment is paused, and its pod template changed after it was paused: no ReplicaSet runs the new template, so nothing rolls out until it is resumed (kubectl rollout resume deployment/${name}).`,
+      )
+    }
+    const oldActive = view.oldRSs.some((rs) => (rs.spec.replicas ?? 0) > 0)
+    if (oldActive) {
+      return v(
+        'Paused',
+        'PausedMidRollout',
+        `The Deployment is paused in the middle of a rollout: ${counts} Nothing moves until it is resumed (kubectl rollout resume deployment/${name}).`,
+      )
+    }
+    return v(
+      'Paused',
+      'Paused',
+      'The Deployment is paused; every replica runs the current template. Template changes will not roll out until it is resumed.',
+    )
+  }
+
+  const newName = view.newRS?.metadata.name
+  const onNew = byImportance(blockers.filter((b) => b.replicaSet === newName && newName !== undefined))
+  const cond = getDeploymentCondition(status, DeploymentProgressing)
+  if (cond?.reason === TimedOutReason && getRollbackTo(d) === undefined) {
+    const marks =
+      progress.state === 'FiresThisPass' ? 'This pass marks it as failed' : 'It is marked as failed'
+    const cause = onNew[0]
+    return v(
+      'DeadlineExceeded',
+      cause?.code ?? 'ProgressDeadlineExceeded',
+      `The rollout${ofRevision} made no progress for progressDeadlineSeconds (${d.spec.progressDeadlineSeconds}s, ${seconds(d.spec.progressDeadlineSeconds ?? 0)}). ${marks} (Progressing=False, ProgressDeadlineExceeded).${cause ? ` ${causeSentence(cause.code, onNew)}` : ''} The controller leaves the pods as they are: fix the cause, or roll back (${undo}).`,
+    )
+  }
+
+  if (getRollbackTo(d) !== undefined && ctx.facts.branch() === 'rollback') {
+    const target = ctx.facts.last<string>('lastRevision') ?? ctx.facts.last<string>('rollbackTo')
+    const copied = ctx.facts.last<string>('rollbackTemplateFrom')
+    return v(
+      'Progressing',
+      'RollbackRequested',
+      copied
+        ? `A rollback to revision ${target} is requested: this pass copies that revision's pod template back into the Deployment, and the next pass rolls it out.`
+        : `A rollback to revision ${target} is requested, but it changes nothing (see the pass): this pass only removes the annotation.`,
+    )
+  }
+
+  if (deploymentComplete(d, status)) {
+    return v(
+      'Complete',
+      'RolloutComplete',
+      replicas === 0
+        ? 'Scaled to 0: no pods are wanted and none is left.'
+        : `All ${plural(replicas, 'replica')} run the current pod template${rev ? ` (revision ${rev})` : ''} and are available.`,
+    )
+  }
+
+  const hard = onNew.filter((b) => b.hard)
+  if (hard.length > 0) {
+    const code = hard[0]!.code
+    return v(
+      'Stalled',
+      code,
+      `The rollout${ofRevision} cannot finish: ${causeSentence(code, hard)} ${counts} ${deadlineSentence(progress)}`.replace(
+        /\s+$/,
+        '',
+      ),
+    )
+  }
+  const waitingMinReady = onNew.filter((b) => b.code === 'MinReadySeconds')
+  if (waitingMinReady.length > 0 && deadEnds.some((e) => e.code === 'MinReadySecondsExceedsDeadline')) {
+    return v(
+      'Stalled',
+      'MinReadySeconds',
+      `The rollout${ofRevision} cannot finish in time: ${causeSentence('MinReadySeconds', waitingMinReady)} minReadySeconds is not shorter than the progress deadline, so the deadline runs out first.`,
+    )
+  }
+
+  const reason = progressingReason(ctx, blockers, scaled)
+  return v(
+    'Progressing',
+    reason.code,
+    `The rollout${ofRevision} is under way: ${counts} ${reason.sentence}`.trim(),
+  )
+}
+
+function progressingReason(
+  ctx: ExplainContext,
+  blockers: Blocker[],
+  scaled: ScaleRecord[],
+): {code: string; sentence: string} {
+  const {view, d, after} = ctx
+  const branch = ctx.facts.branch()
+  const created = scaled.find((s) => s.created)
+  const moves = (list: ScaleRecord[]) => list.map((s) => `${s.name} ${s.from} → ${s.to}`).join(', ')
+  if (created) {
+    const fact = ctx.facts.newReplicaSet()
+    return {
+      code: 'NewReplicaSetCreated',
+      sentence: `The next pass creates ReplicaSet ${created.name}${fact ? ` (revision ${fact.revision})` : ''} with ${plural(created.to, 'replica')}.`,
+    }
+  }
+  if ((branch === 'scalingEvent' || branch === 'paused') && scaled.length > 0) {
+    return {
+      code: 'ProportionalScaling',
+      sentence: `spec.replicas changed to ${deploymentReplicas(d)}: the next pass resizes the ReplicaSets in proportion (${moves(scaled)}).`,
+    }
+  }
+  const newName = view.newRS?.metadata.name
+  const ups = scaled.filter((s) => s.name === newName && s.to > s.from)
+  if (ups.length > 0) return {code: 'ScalingUp', sentence: `The next pass scales up ${moves(ups)}.`}
+  const downs = scaled.filter((s) => s.name !== newName && s.to < s.from)
+  if (downs.length > 0) return {code: 'ScalingDown', sentence: `The next pass scales down ${moves(downs)}.`}
+
+  const newPods = (codes: string[]) =>
+    new Set(
+      blockers
+        .filter((b) => b.replicaSet === newName && codes.includes(b.code) && b.object.kind === 'Pod')
+        .map((b) => b.object.name),
+    ).size
+  const oldGoing = blockers.filter(
+    (b) => (b.code === 'Terminating' || b.code === 'OldPodRunning') && b.replicaSet !== newName,
+  )
+  if (oldGoing.length > 0) {
+    return {
+      code: 'OldPodsTerminating',
+      sentence: `Waiting for ${plural(oldGoing.length, 'old pod')} to stop.`,
+    }
+  }
+  const starting = newPods(['ContainerCreating', 'Pending', 'ContainerWaiting'])
+  if (starting > 0)
+    return {code: 'PodsStarting', sentence: `Waiting for ${plural(starting, 'new pod')} to start.`}
+  const notReady = newPods(['NotReady'])
+  if (notReady > 0) {
+    return {code: 'PodsNotReady', sentence: `Waiting for ${plural(notReady, 'new pod')} to become ready.`}
+  }
+  const minReady = blockers.filter((b) => b.code === 'MinReadySeconds' && b.replicaSet === newName)
+  if (minReady.length > 0) {
+    const last = minReady
+      .map((b) => b.until ?? '')
+      .sort()
+      .at(-1)
+    return {
+      code: 'MinReadySeconds',
+      sentence: `${plural(minReady.length, 'new pod')} ${minReady.length === 1 ? 'is' : 'are'} ready and ${minReady.length === 1 ? 'waits' : 'wait'} out minReadySeconds (${d.spec.minReadySeconds}s) before counting as available, the last at ${last}.`,
+    }
+  }
+  const status = after.status ?? {}
+  const old = (status.replicas ?? 0) - (status.updatedReplicas ?? 0)
+  if (old > 0) {
+    const which = view.oldRSs.filter((rs) => (rs.status?.replicas ?? 0) > 0).map((rs) => rs.metadata.name)
+    return {
+      code: 'OldReplicasPending',
+      sentence: `Waiting for ${plural(old, 'old replica')} to go: ${which.join(', ')} still ${which.length === 1 ? 'reports' : 'report'} pods in its status.`,
+    }
+  }
+  if ((d.metadata.generation ?? 0) > (d.status?.observedGeneration ?? 0)) {
+    return {
+      code: 'SpecChangeNotObserved',
+      sentence: 'The controller has not observed the latest spec yet; this pass does.',
+    }
+  }
+  return {code: 'WaitingForPods', sentence: 'Waiting for the new pods to become available.'}
+}

@@ -1,0 +1,284 @@
+// Output of `explain`: the ExplainResult document (-o json|yaml) or, per Deployment, a text
+// report written for someone who has never read the controller: the verdict, the ReplicaSets, the
+// pass step by step with its numbers, the progress clock, blockers, dead ends and the next pass.
+// Prose wraps to the given width; colour only when asked for.
+
+import type {
+  Blocker,
+  ExplainResult,
+  Explanation,
+  PassCheck,
+  ReplicaSetRow,
+  Step,
+  StepName,
+  VerdictCode,
+} from '../explain/types.js'
+import {renderDocument} from './document.js'
+import {fitOrSplit, fitTable} from './explain-table.js'
+import {type Style, type StyleName, styler} from './style.js'
+
+export const EXPLAIN_OUTPUT_FORMATS = ['text', 'json', 'yaml'] as const
+export type ExplainOutputFormat = (typeof EXPLAIN_OUTPUT_FORMATS)[number]
+
+export interface ExplainRenderOptions {
+  format: ExplainOutputFormat
+  /** Columns to wrap text to. */
+  width: number
+  color?: boolean
+}
+
+export async function renderExplainResult(
+  result: ExplainResult,
+  options: ExplainRenderOptions,
+): Promise<string> {
+  if (options.format === 'json' || options.format === 'yaml') return renderDocument(result, options.format)
+  const blocks: string[] = []
+  for (const e of result.explanations) blocks.push(await renderExplanation(e, options))
+  return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
+}
+
+const VERDICT_STYLE: Record<VerdictCode, StyleName> = {
+  Complete: 'green',
+  Progressing: 'yellow',
+  Paused: 'yellow',
+  Deleting: 'yellow',
+  Stalled: 'red',
+  DeadlineExceeded: 'red',
+  Invalid: 'red',
+}
+
+const STEP_LABEL: Record<StepName, string> = {
+  createNewReplicaSet: 'new ReplicaSet',
+  scaleUp: 'scale up',
+  scaleDownNewReplicaSet: 'scale down new',
+  scaleDown: 'scale down old',
+  proportionalScaling: 'proportional',
+  scaleDownOldForRecreate: 'scale down old',
+  waitForOldPods: 'old pods',
+  scaleUpForRecreate: 'scale up new',
+  rollback: 'rollback',
+  cleanup: 'cleanup',
+  status: 'status',
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour sequences start with ESC.
+const ANSI = /\u001b\[[0-9;]*m/g
+const visible = (s: string) => [...s.replace(ANSI, '')].length
+
+/** Wraps prose: the first line after `first`, the others after `rest` (default: as many spaces). */
+export function wrap(text: string, width: number, first = '', rest = ' '.repeat(first.length)): string {
+  const words = text.split(/ +/).filter((w) => w !== '')
+  const out: string[] = []
+  let line = first
+  let empty = true
+  for (const word of words) {
+    const candidate = empty ? `${line}${word}` : `${line} ${word}`
+    if (!empty && visible(candidate) > width) {
+      out.push(line)
+      line = `${rest}${word}`
+    } else {
+      line = candidate
+    }
+    empty = false
+  }
+  out.push(line.trimEnd())
+  return out.join('\n')
+}
+
+async function renderExplanation(e: Explanation, options: ExplainRenderOptions): Promise<string> {
+  const style = styler(options.color ?? false)
+  const width = Math.max(40, options.width)
+  const w = (text: string, first = '  ', rest?: string) => wrap(text, width, first, rest)
+  const heading = (text: string) => style('bold', text)
+  const out: string[] = []
+
+  const {verdict} = e
+  out.push(heading(`deployment ${e.deployment.namespace}/${e.deployment.name}`))
+  const tag = verdict.reason === verdict.code ? verdict.code : `${verdict.code} (${verdict.reason})`
+  out.push(`${heading('Verdict:')} ${style(VERDICT_STYLE[verdict.code], tag)}`)
+  out.push(w(verdict.message))
+  out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}`))
+
+  out.push('', heading('ReplicaSets'))
+  if (e.replicaSets.length === 0)
+    out.push(w('None: no ReplicaSet belongs to this Deployment or matches its selector.'))
+  else out.push(await replicaSetTable(e.replicaSets, width))
+
+  out.push('', heading('The pass, check by check'))
+  out.push(...renderChecks(e.pass.checks, width))
+  const f = e.pass.fenceposts
+  if (f) {
+    out.push('', heading(`RollingUpdate limits (spec.replicas ${f.replicas})`))
+    const rows: Array<[string, number, string]> = [
+      ['maxSurge', f.maxSurge.resolved, `extra pods allowed: ${f.maxSurge.rounding}`],
+      ['maxUnavailable', f.maxUnavailable.resolved, `pods that may be missing: ${f.maxUnavailable.rounding}`],
+      ['max total pods', f.maxTotalPods, `spec.replicas ${f.replicas} + maxSurge ${f.maxSurge.resolved}`],
+      [
+        'minAvailable',
+        f.minAvailable,
+        `spec.replicas ${f.replicas} − maxUnavailable ${f.maxUnavailable.resolved}`,
+      ],
+    ]
+    for (const [label, value, text] of rows) {
+      const head = `  ${label.padEnd(15)} ${String(value).padStart(3)}   `
+      out.push(w(text, head))
+    }
+  }
+  const steps = [...e.pass.steps]
+  if (steps.length > 0 || e.pass.cleanup) {
+    out.push('', heading('What the pass does'))
+    for (const s of steps) out.push(...renderStep(s, width))
+    const c = e.pass.cleanup
+    if (c) out.push(...renderStep(cleanupStep(c), width))
+  }
+
+  out.push('', heading('Progress deadline'))
+  out.push(w(e.progress.message))
+
+  out.push('', heading('Blockers'))
+  if (e.blockers.length === 0)
+    out.push(w('None found: nothing in the pods or ReplicaSets holds the rollout.'))
+  else out.push(...renderBlockers(e.blockers, width, style))
+  if (e.events !== null) {
+    out.push('', heading('Warning events'))
+    if (e.events.length === 0) out.push(w('None.'))
+    for (const ev of e.events) {
+      out.push(
+        w(
+          `${ev.lastSeen ?? '?'}  ${ev.reason}  ${ev.object.kind}/${ev.object.name}${ev.count > 1 ? ` (x${ev.count})` : ''}: ${ev.message}`,
+          '  ',
+          '    ',
+        ),
+      )
+    }
+  }
+
+  if (e.deadEnds.length > 0) {
+    out.push('', heading('Dead ends'))
+    for (const d of e.deadEnds) out.push(w(`${style('red', d.code)}: ${d.message}`, '  ', '    '))
+  }
+
+  out.push('', heading('Next pass'))
+  if (e.next.actions.length === 0) {
+    out.push(w('Writes nothing.'))
+  } else {
+    const rows = e.next.actions.map((a) => [
+      a.verb,
+      a.resource + (a.subresource ? `/${a.subresource}` : ''),
+      a.name,
+      a.change,
+    ])
+    out.push(
+      await fitTable(['VERB', 'RESOURCE', 'NAME', 'CHANGE'], rows, {width, wrapColumn: 3, minWrapWidth: 24}),
+    )
+  }
+  if (e.next.events.length > 0) {
+    out.push(w('Events it records:'))
+    for (const ev of e.next.events) {
+      const type = ev.type === 'Warning' ? style('yellow', ev.type) : ev.type
+      out.push(w(`${type}  ${ev.reason}  ${ev.message}`, '    ', '      '))
+    }
+  }
+  out.push(w(`Requeue: ${e.next.requeueMessage}`, '  ', '    '))
+  if (e.next.error !== null) out.push(style('red', w(`The pass ends in an error: ${e.next.error}`)))
+  return out.join('\n')
+}
+
+async function replicaSetTable(rows: ReplicaSetRow[], width: number): Promise<string> {
+  const role = (r: ReplicaSetRow) => {
+    if (r.ownership === 'adopt') return `${r.role} (adopting)`
+    if (r.ownership === 'release') return 'not owned (releasing)'
+    if (r.ownership === 'foreign') return `not owned (${r.controller})`
+    return r.role
+  }
+  const body = rows.map((r) => [
+    r.revision ?? '<none>',
+    r.name,
+    String(r.desired),
+    String(r.current),
+    String(r.ready),
+    String(r.available),
+    r.age,
+    role(r),
+    r.images.join(', ') || '<none>',
+    r.revisionHistory ?? '<none>',
+  ])
+  const head = [
+    'REVISION',
+    'NAME',
+    'DESIRED',
+    'CURRENT',
+    'READY',
+    'AVAILABLE',
+    'AGE',
+    'ROLE',
+    'IMAGES',
+    'HISTORY',
+  ]
+  // Images are long: wrapped inside the column when that keeps it 20 wide, else listed apart.
+  const fitted = await fitOrSplit(head, body, {width, wrapColumn: 8, minWrapWidth: 20, keyColumn: 1})
+  return fitted.split === undefined
+    ? fitted.table
+    : `${fitted.table}
+
+${fitted.split}`
+}
+
+function renderChecks(checks: PassCheck[], width: number): string[] {
+  const qWidth = Math.max(...checks.map((c) => c.question.length))
+  return checks.map((c, i) => {
+    const head = `  ${i + 1}. ${c.question.padEnd(qWidth)}  `
+    const answer = c.detail ? `${c.answer}: ${c.detail}` : c.answer
+    // Long questions would leave too little room: wrap under the question then.
+    return head.length > width / 2
+      ? wrap(answer, width, `  ${i + 1}. ${c.question} `, '      ')
+      : wrap(answer, width, head)
+  })
+}
+
+function cleanupStep(c: NonNullable<Explanation['pass']['cleanup']>): Step {
+  if (c.waits !== null) return {step: 'cleanup', outcome: 'waits', detail: c.waits}
+  const limit = `revisionHistoryLimit ${c.revisionHistoryLimit}, ${c.oldReplicaSets} old ${c.oldReplicaSets === 1 ? 'ReplicaSet' : 'ReplicaSets'}`
+  if (c.excess === 0)
+    return {step: 'cleanup', outcome: 'nothing to delete', detail: `${limit}: within the limit.`}
+  const parts = [`${limit}: ${c.excess} over the limit, the oldest revisions first.`]
+  if (c.skipped.length > 0) {
+    parts.push(
+      `Kept: ${c.skipped.map((s) => `${s.replicaSet} (${s.reason})`).join('; ')}. The controller does not take the next one instead.`,
+    )
+  }
+  return {
+    step: 'cleanup',
+    outcome: c.deletes.length > 0 ? `deletes ${c.deletes.join(', ')}` : 'deletes nothing',
+    detail: parts.join(' '),
+  }
+}
+
+function renderStep(s: Step, width: number): string[] {
+  const label = `  ${STEP_LABEL[s.step].padEnd(15)} `
+  const out = [wrap(s.outcome, width, label)]
+  if (s.detail) out.push(wrap(s.detail, width, ' '.repeat(label.length)))
+  for (const share of s.shares ?? []) {
+    out.push(
+      wrap(
+        `${share.replicaSet}: ${share.from} → ${share.to} (${share.proportion >= 0 ? '+' : ''}${share.proportion}${share.to - share.from !== share.proportion ? `, +${share.to - share.from - share.proportion} leftover` : ''}): ${share.formula}`,
+        width,
+        `${' '.repeat(label.length)}- `,
+        ' '.repeat(label.length + 2),
+      ),
+    )
+  }
+  return out
+}
+
+function renderBlockers(blockers: Blocker[], width: number, style: Style): string[] {
+  return blockers.map((b) => {
+    const code = style(b.hard ? 'red' : 'yellow', b.code)
+    let what = `${b.object.kind === 'Pod' ? 'pod' : b.object.kind} ${b.object.name}`
+    // A pod's name starts with its ReplicaSet's; name the ReplicaSet only when it is not the new one.
+    if (b.object.kind === 'Pod' && b.replicaSet && !b.object.name.startsWith(`${b.replicaSet}-`)) {
+      what += ` (ReplicaSet ${b.replicaSet})`
+    }
+    return wrap(`${code} ${what}: ${b.message}`, width, '  ', '    ')
+  })
+}
