@@ -707,6 +707,23 @@ describe.skipIf(!HAS_KUBECTL)('test API server with the real kubectl', () => {
     expect(r.stderr).toContain('unknown field "spec.replicaz"')
   })
 
+  it('decodes the protobuf body of kubectl create deployment', async () => {
+    expect(await ok('create', 'deployment', 'pb', '--image=nginx:1.2', '--port=80', '--replicas=3')).toBe(
+      'deployment.apps/pb created\n',
+    )
+    const post = server.requests.filter((r) => r.method === 'POST').at(-1)
+    expect(post?.contentType).toBe('application/vnd.kubernetes.protobuf')
+    const pb = await apps.readNamespacedDeployment({name: 'pb', namespace: 'default'})
+    expect(pb.spec?.replicas).toBe(3)
+    expect(pb.spec?.selector.matchLabels).toEqual({app: 'pb'})
+    expect(pb.spec?.template.spec?.containers[0]).toMatchObject({
+      name: 'nginx',
+      image: 'nginx:1.2',
+      ports: [{containerPort: 80}],
+    })
+    await ok('delete', 'deploy', 'pb')
+  })
+
   it('gets JSON and tables', async () => {
     const list = JSON.parse(await ok('get', 'deploy,rs', '-o', 'json')) as {kind: string; items: Obj[]}
     expect(list.kind).toBe('List')

@@ -47,6 +47,7 @@ import {
   type Verb,
 } from './faults.js'
 import {JsonPatchError, jsonPatch, mergePatch, PATCH_TYPES, strategicMergePatch} from './patch.js'
+import {decodeKubernetesProtobuf} from './protobuf.js'
 import {
   findByResource,
   groupVersion,
@@ -155,6 +156,7 @@ interface Ctx {
   path: string
   query: URLSearchParams
   rawBody: string
+  rawBuf: Buffer
   log: RequestLog
   decision: FaultDecision
   want: Want
@@ -344,14 +346,15 @@ class ApiServerImpl {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
-    const rawBody = Buffer.concat(chunks).toString('utf8')
+    const rawBuf = Buffer.concat(chunks)
+    const rawBody = rawBuf.toString('utf8')
     const url = new URL(req.url ?? '/', 'http://localhost')
     const method = (req.method ?? 'GET').toUpperCase()
     const log: RequestLog = {
       method,
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      body: parseLoose(rawBody),
+      body: parseLoose(rawBuf, req.headers['content-type']),
       contentType: req.headers['content-type'],
       accept: req.headers.accept,
       userAgent: req.headers['user-agent'],
@@ -372,6 +375,7 @@ class ApiServerImpl {
       path: url.pathname,
       query: url.searchParams,
       rawBody,
+      rawBuf,
       log,
       decision: {delayMs: 0},
       want: negotiate(req.headers.accept),
@@ -830,6 +834,7 @@ class ApiServerImpl {
   private body(ctx: Ctx): Obj {
     const ct = (ctx.req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? ''
     if (ctx.rawBody.trim() === '') throw badRequest('the body of the request was empty')
+    if (ct === 'application/vnd.kubernetes.protobuf') return decodeKubernetesProtobuf(ctx.rawBuf)
     let v: unknown
     try {
       v = ct.includes('yaml') ? parseYaml(ctx.rawBody) : JSON.parse(ctx.rawBody)
@@ -1307,8 +1312,16 @@ function decodeContinue(token: string): {rv: number; start: string} {
   )
 }
 
-function parseLoose(raw: string): unknown {
-  if (raw === '') return undefined
+function parseLoose(buf: Buffer, contentType: string | undefined): unknown {
+  if (buf.length === 0) return undefined
+  if (contentType?.includes('protobuf')) {
+    try {
+      return decodeKubernetesProtobuf(buf)
+    } catch {
+      return buf
+    }
+  }
+  const raw = buf.toString('utf8')
   try {
     return JSON.parse(raw)
   } catch {
