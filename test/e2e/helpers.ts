@@ -1,6 +1,6 @@
 // Runs the BUILT command line (node bin/run.js) as a user would; `npm test` builds first.
 
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -71,4 +71,35 @@ spec:
       - name: app
         image: nginx:1.27
 ${extra}`
+}
+
+/**
+ * The same as cli(), without blocking the event loop: tests that serve a test API server from
+ * this process need it, or the CLI would wait for a server that cannot answer.
+ */
+export function cliAsync(
+  args: string[],
+  options: {input?: string; env?: NodeJS.ProcessEnv} = {},
+): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...options.env},
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c
+    })
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolvePromise({code, stdout, stderr})
+    })
+    child.stdin.end(options.input ?? '')
+  })
 }
