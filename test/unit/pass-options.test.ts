@@ -72,11 +72,18 @@ describe('PassOptions', () => {
     expect(Math.abs(o.now - before)).toBeLessThan(2000)
   })
 
-  it('requires -f until live mode exists, and checks the selection', async () => {
+  it('reads a cluster without -f, and checks the selection', async () => {
     const o = new PassOptions(io())
     await o.complete({...flags}, [])
-    await expect(o.validateOptions()).rejects.toThrow(
-      new InputError('live cluster mode is not implemented yet; use -f FILE'),
+    await o.validateOptions()
+    expect(o.isLive).toBe(true)
+    await expect(
+      (async () => {
+        const bad = new PassOptions(io())
+        await bad.complete({...flags, 'request-timeout': 'soon'}, [])
+      })(),
+    ).rejects.toThrow(
+      new UsageError('invalid --request-timeout "soon": want a duration such as 30s, 1m or 500ms'),
     )
     const named = new PassOptions(io())
     await named.complete({...flags, filename: ['a.yaml'], 'all-namespaces': true}, ['web'])
