@@ -131,6 +131,18 @@ export interface Simulation {
 
 export class SimulationError extends Error {}
 
+/** `N` or `P%` (as --fail-new-pods takes it); throws SimulationError otherwise. */
+export function parseFailNewPods(v: IntOrString): IntOrString {
+  if (typeof v === 'number') {
+    if (Number.isSafeInteger(v) && v >= 0) return v
+  } else {
+    const s = v.trim()
+    if (/^\d+$/.test(s)) return Number(s)
+    if (/^\d+%$/.test(s)) return s
+  }
+  throw new SimulationError(`invalid fail-new-pods value "${v}": want a count such as 2 or a percentage such as 50%`)
+}
+
 /** Runs a whole simulation: the timeline of recorded steps and the summary. */
 export async function simulate(world: World, options: SimulationOptions): Promise<Simulation> {
   const sim = new Simulator(world, options)
@@ -184,7 +196,7 @@ export class Simulator {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
     this.start = options.start
     this.t = options.start
-    this.failNewPods = options.failNewPods
+    if (options.failNewPods !== undefined) this.failNewPods = parseFailNewPods(options.failNewPods)
     this.random = new Random(options.seed ?? seedOf(`${this.namespace}/${this.name}`))
     const inNamespace = <T extends Deployment | ReplicaSet | Pod>(list: readonly T[]) =>
       list.filter((o) => namespaceOf(o) === this.namespace)

@@ -1,0 +1,435 @@
+// The ReplicaSet controller and pod lifecycle models of src/sim: upstream's victim order, the
+// status the Deployment controller reads, minReadySeconds, and the pod states over time.
+
+import {describe, expect, it} from 'vitest'
+import type {Pod, PodCondition, ReplicaSet} from '../../src/controller/api/types.js'
+import {parseFeatureGates} from '../../src/controller/features.js'
+import {formatDuration, parseDuration} from '../../src/sim/duration.js'
+import {
+  advancePod,
+  DEFAULT_TIMINGS,
+  isPodAvailable,
+  type KubeletContext,
+  normalizeImage,
+  planForInputPod,
+  planForNewPod,
+  terminatePod,
+} from '../../src/sim/pods.js'
+import {generateName, Random} from '../../src/sim/random.js'
+import {
+  deletesBefore,
+  getPodsToDelete,
+  manageReplicas,
+  nextAvailableAt,
+  PodDeletionCostAnnotation,
+  replicaSetStatus,
+} from '../../src/sim/replicaset.js'
+
+const T0 = Date.parse('2026-11-29T10:00:00Z')
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+const gates = parseFeatureGates(undefined)
+
+interface PodSpecOptions {
+  node?: string
+  phase?: string
+  /** When the pod became ready (ms); not ready when absent. */
+  readySince?: number
+  created?: number
+  restarts?: number
+  uid?: string
+  cost?: number
+  deleting?: boolean
+  labels?: Record<string, string>
+  owner?: string
+}
+
+function pod(name: string, o: PodSpecOptions = {}): Pod {
+  const conditions: PodCondition[] = []
+  if (o.readySince !== undefined)
+    conditions.push({type: 'Ready', status: 'True', lastTransitionTime: iso(o.readySince)})
+  else conditions.push({type: 'Ready', status: 'False', lastTransitionTime: iso(T0)})
+  return {
+    metadata: {
+      name,
+      namespace: 'demo',
+      uid: o.uid ?? `uid-${name}`,
+      creationTimestamp: iso(o.created ?? T0 - 3_600_000),
+      labels: o.labels ?? {app: 'web', 'pod-template-hash': 'abc'},
+      ...(o.cost !== undefined ? {annotations: {[PodDeletionCostAnnotation]: String(o.cost)}} : {}),
+      ...(o.deleting ? {deletionTimestamp: iso(T0 + 30_000)} : {}),
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: o.owner ?? 'web-abc',
+          uid: `uid-${o.owner ?? 'web-abc'}`,
+          controller: true,
+        },
+      ],
+    },
+    spec: {
+      containers: [{name: 'app', image: 'nginx:1.27'}],
+      ...(o.node !== undefined ? {nodeName: o.node} : {nodeName: 'n1'}),
+    },
+    status: {
+      phase: o.phase ?? 'Running',
+      conditions,
+      containerStatuses: [{name: 'app', ready: o.readySince !== undefined, restartCount: o.restarts ?? 0}],
+    },
+  }
+}
+
+function rs(replicas: number, extra: Partial<ReplicaSet['spec']> = {}, generation = 2): ReplicaSet {
+  return {
+    metadata: {name: 'web-abc', namespace: 'demo', uid: 'uid-web-abc', generation},
+    spec: {replicas, template: {metadata: {labels: {app: 'web', 'pod-template-hash': 'abc'}}}, ...extra},
+  }
+}
+
+/** The names in deletion order. */
+function victims(pods: Pod[], now = T0, related = pods): string[] {
+  return getPodsToDelete(pods, related, pods.length - 1, now).map((p) => p.metadata.name ?? '')
+}
+
+describe('victim order (upstream ActivePodsWithRanks)', () => {
+  const ready = T0 - 3_600_000
+
+  it('deletes unassigned pods before assigned ones', () => {
+    expect(
+      victims([
+        pod('assigned', {readySince: ready}),
+        pod('unassigned', {node: '', phase: 'Pending'}),
+        pod('x', {readySince: ready}),
+      ])[0],
+    ).toBe('unassigned')
+  })
+
+  it('orders phases Pending < Unknown < Running', () => {
+    const order = victims([
+      pod('running', {readySince: ready}),
+      pod('unknown', {phase: 'Unknown'}),
+      pod('pending', {phase: 'Pending'}),
+      pod('last', {readySince: ready}),
+    ])
+    expect(order.slice(0, 2)).toEqual(['pending', 'unknown'])
+  })
+
+  it('deletes not-ready pods before ready ones', () => {
+    expect(
+      victims([
+        pod('ready', {readySince: ready}),
+        pod('not-ready'),
+        pod('also-ready', {readySince: ready}),
+      ])[0],
+    ).toBe('not-ready')
+  })
+
+  it('deletes the lower pod-deletion-cost first', () => {
+    expect(
+      victims([
+        pod('expensive', {readySince: ready, cost: 100}),
+        pod('cheap', {readySince: ready, cost: -5}),
+        pod('default', {readySince: ready}),
+      ]),
+    ).toEqual(['cheap', 'default'])
+  })
+
+  it('deletes pods doubled up on a node (more related pods there) first', () => {
+    const pods = [
+      pod('alone', {readySince: ready, node: 'n2'}),
+      pod('crowded-a', {readySince: ready, node: 'n1'}),
+      pod('crowded-b', {readySince: ready, node: 'n1'}),
+    ]
+    expect(victims(pods)).toEqual(['crowded-a', 'crowded-b'])
+    // Related pods of sibling ReplicaSets count too.
+    const sibling = [
+      pod('s1', {node: 'n2', owner: 'web-old', readySince: ready}),
+      pod('s2', {node: 'n2', owner: 'web-old', readySince: ready}),
+    ]
+    expect(getPodsToDelete(pods, [...pods, ...sibling], 1, T0).map((p) => p.metadata.name)).toEqual(['alone'])
+  })
+
+  it('deletes the pod ready for the shorter time first (logarithmic buckets, then UID)', () => {
+    // 10s and 100s ago are in different powers of two of nanoseconds; 100s and 110s ago are not.
+    expect(
+      victims([
+        pod('old-ready', {readySince: T0 - 100_000}),
+        pod('new-ready', {readySince: T0 - 10_000}),
+        pod('z', {readySince: T0 - 1_000_000}),
+      ]),
+    ).toEqual(['new-ready', 'old-ready'])
+    const sameBucket = [
+      pod('b', {readySince: T0 - 110_000, uid: 'uid-2'}),
+      pod('a', {readySince: T0 - 100_000, uid: 'uid-1'}),
+      pod('z', {readySince: T0 - 1_000_000}),
+    ]
+    expect(victims(sameBucket)).toEqual(['a', 'b'])
+    const byUid = [
+      pod('a', {readySince: T0 - 100_000, uid: 'uid-9'}),
+      pod('b', {readySince: T0 - 110_000, uid: 'uid-1'}),
+      pod('z', {readySince: T0 - 1_000_000}),
+    ]
+    expect(victims(byUid)).toEqual(['b', 'a'])
+  })
+
+  it('deletes the pod with more restarts first', () => {
+    expect(victims([pod('calm'), pod('crashy', {restarts: 7}), pod('some', {restarts: 2})])).toEqual([
+      'crashy',
+      'some',
+    ])
+  })
+
+  it('deletes the newer pod first, and a pod with no creation time before any', () => {
+    expect(
+      victims([
+        pod('old', {created: T0 - 1_000_000}),
+        pod('new', {created: T0 - 10_000}),
+        pod('older', {created: T0 - 10_000_000}),
+      ]),
+    ).toEqual(['new', 'old'])
+    const noTime = pod('no-time')
+    delete noTime.metadata.creationTimestamp
+    expect(
+      victims([pod('new', {created: T0 - 10_000}), noTime, pod('old', {created: T0 - 1_000_000})])[0],
+    ).toBe('no-time')
+  })
+
+  it('applies the criteria in upstream order: phase before readiness before restarts before age', () => {
+    const a = pod('pending-old', {phase: 'Pending', created: T0 - 10_000_000})
+    const b = pod('running-notready-new', {created: T0 - 10_000})
+    expect(deletesBefore(a, 1, b, 1, T0)).toBe(true)
+    const c = pod('notready-calm')
+    const d = pod('ready-crashy', {readySince: ready, restarts: 9})
+    expect(deletesBefore(c, 1, d, 1, T0)).toBe(true)
+  })
+
+  it('takes all pods in their order when deleting as many as there are', () => {
+    const pods = [pod('a', {readySince: ready}), pod('b')]
+    expect(getPodsToDelete(pods, pods, 2, T0).map((p) => p.metadata.name)).toEqual(['a', 'b'])
+  })
+})
+
+describe('manageReplicas', () => {
+  it('creates the missing pods, ignoring terminating and finished ones', () => {
+    const pods = [
+      pod('a', {readySince: T0}),
+      pod('gone', {deleting: true}),
+      pod('done', {phase: 'Succeeded'}),
+    ]
+    expect(manageReplicas(rs(3), pods, pods, T0)).toEqual({create: 2, delete: []})
+  })
+
+  it('deletes the surplus in victim order', () => {
+    const pods = [pod('a', {readySince: T0 - 60_000}), pod('b'), pod('c', {readySince: T0 - 60_000})]
+    const r = manageReplicas(rs(1), pods, pods, T0)
+    expect(r.create).toBe(0)
+    expect(r.delete.map((p) => p.metadata.name)).toEqual(['b', 'a'])
+  })
+})
+
+describe('replicaSetStatus', () => {
+  it('counts active, fully labelled, ready, available and terminating pods', () => {
+    const pods = [
+      pod('ready-long', {readySince: T0 - 60_000}),
+      pod('ready-just-now', {readySince: T0 - 2_000}),
+      pod('not-ready'),
+      pod('mislabelled', {readySince: T0 - 60_000, labels: {app: 'web'}}),
+      pod('terminating', {readySince: T0 - 60_000, deleting: true}),
+      pod('finished', {phase: 'Succeeded'}),
+    ]
+    const status = replicaSetStatus(rs(4, {minReadySeconds: 10}), pods, T0, gates)
+    expect(status).toEqual({
+      replicas: 4,
+      fullyLabeledReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 2,
+      terminatingReplicas: 1,
+      observedGeneration: 2,
+    })
+  })
+
+  it('leaves zero counts out, writes terminatingReplicas only with the gate, drops ReplicaFailure', () => {
+    const r = rs(0)
+    r.status = {replicas: 2, conditions: [{type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate'}]}
+    expect(
+      replicaSetStatus(r, [], T0, parseFeatureGates('DeploymentReplicaSetTerminatingReplicas=false')),
+    ).toEqual({
+      replicas: 0,
+      observedGeneration: 2,
+    })
+    expect(replicaSetStatus(r, [], T0, gates)).toEqual({
+      replicas: 0,
+      terminatingReplicas: 0,
+      observedGeneration: 2,
+    })
+  })
+})
+
+describe('minReadySeconds', () => {
+  it('makes a ready pod available only strictly after minReadySeconds', () => {
+    const p = pod('p', {readySince: T0})
+    expect(isPodAvailable(p, 0, T0)).toBe(true)
+    expect(isPodAvailable(p, 5, T0 + 5_000)).toBe(false)
+    expect(isPodAvailable(p, 5, T0 + 5_001)).toBe(true)
+  })
+
+  it('schedules the recheck of the ReplicaSet for the first millisecond past the mark', () => {
+    const r = rs(2, {minReadySeconds: 5})
+    const pods = [pod('a', {readySince: T0}), pod('b', {readySince: T0 + 3_000}), pod('c')]
+    expect(nextAvailableAt(r, pods, T0 + 1_000)).toBe(T0 + 5_001)
+    expect(nextAvailableAt(r, pods, T0 + 5_001)).toBe(T0 + 8_001)
+    expect(nextAvailableAt(r, pods, T0 + 9_000)).toBeUndefined()
+    expect(nextAvailableAt(rs(2), pods, T0)).toBeUndefined()
+  })
+})
+
+describe('pod lifecycle', () => {
+  const ctx: KubeletContext = {timings: DEFAULT_TIMINGS, pickNode: () => 'node-1'}
+
+  function fresh(): Pod {
+    return {
+      metadata: {name: 'web-abc-x', namespace: 'demo', uid: 'uid-x', creationTimestamp: iso(T0)},
+      spec: {containers: [{name: 'app', image: 'nginx:1.27'}], terminationGracePeriodSeconds: 30},
+      status: {phase: 'Pending'},
+    }
+  }
+
+  it('schedules a healthy pod after 1s and makes it Running and Ready at readyAfter', () => {
+    let plan = planForNewPod(T0, DEFAULT_TIMINGS)
+    let r = advancePod(fresh(), plan, T0 + 999, ctx)
+    expect(r.notes).toEqual([])
+    r = advancePod(fresh(), plan, T0 + 1_000, ctx)
+    expect(r.pod?.spec?.nodeName).toBe('node-1')
+    expect(r.pod?.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating')
+    expect(r.events.map((e) => e.reason)).toEqual(['Scheduled'])
+    plan = r.plan
+    r = advancePod(r.pod as Pod, plan, T0 + 10_000, ctx)
+    expect(r.notes).toEqual(['ContainerCreating -> Running, ready'])
+    expect(r.pod?.status?.phase).toBe('Running')
+    const readyCond = r.pod?.status?.conditions?.find((c) => c.type === 'Ready')
+    expect(readyCond).toMatchObject({status: 'True', lastTransitionTime: '2026-11-29T10:00:10Z'})
+    expect(r.plan.nextAt).toBeUndefined()
+  })
+
+  it('applies every transition due at once, each at its own time', () => {
+    const r = advancePod(fresh(), planForNewPod(T0, DEFAULT_TIMINGS), T0 + 60_000, ctx)
+    expect(r.notes).toEqual(['scheduled to node-1, ContainerCreating', 'ContainerCreating -> Running, ready'])
+    expect(r.pod?.status?.conditions?.find((c) => c.type === 'PodScheduled')?.lastTransitionTime).toBe(
+      '2026-11-29T10:00:01Z',
+    )
+  })
+
+  it('keeps an image-pull failure in ImagePullBackOff with the registry message', () => {
+    const r = advancePod(fresh(), planForNewPod(T0, DEFAULT_TIMINGS, 'ImagePullBackOff'), T0 + 3_600_000, ctx)
+    expect(r.notes).toEqual([
+      'scheduled to node-1, ContainerCreating',
+      'ContainerCreating -> ErrImagePull',
+      'ErrImagePull -> ImagePullBackOff',
+    ])
+    const waiting = r.pod?.status?.containerStatuses?.[0]?.state?.waiting
+    expect(waiting?.reason).toBe('ImagePullBackOff')
+    expect(waiting?.message).toBe(
+      'Back-off pulling image "nginx:1.27": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:1.27": failed to resolve reference "docker.io/library/nginx:1.27": docker.io/library/nginx:1.27: not found',
+    )
+    expect(r.plan.nextAt).toBeUndefined()
+    expect(r.events.map((e) => `${e.type} ${e.reason}`)).toEqual([
+      'Normal Scheduled',
+      'Warning Failed',
+      'Warning BackOff',
+    ])
+  })
+
+  it('restarts a crashing container with a doubling back-off and a growing restart count', () => {
+    const r = advancePod(fresh(), planForNewPod(T0, DEFAULT_TIMINGS, 'CrashLoopBackOff'), T0 + 87_000, ctx)
+    // Starts at 10s and crashes 2s after each start; back-offs 10s, 20s, 40s: starts again at 22s, 44s, 86s.
+    const crashes = r.notes.filter((n) => n.includes('-> CrashLoopBackOff'))
+    expect(crashes).toEqual([
+      'Running -> CrashLoopBackOff (1 restart)',
+      'Running -> CrashLoopBackOff (2 restarts)',
+      'Running -> CrashLoopBackOff (3 restarts)',
+    ])
+    expect(r.plan.stage).toBe('crash-running')
+    expect(r.plan.nextAt).toBe(T0 + 88_000)
+    const c = r.pod?.status?.containerStatuses?.[0]
+    expect(c?.restartCount).toBe(3)
+    expect(c?.ready).toBe(false)
+    expect(c?.lastState?.terminated).toMatchObject({exitCode: 1, reason: 'Error'})
+    expect(r.pod?.status?.phase).toBe('Running')
+  })
+
+  it('terminates a bound pod gracefully and drops an unbound one at once', () => {
+    const bound = advancePod(fresh(), planForNewPod(T0, DEFAULT_TIMINGS), T0 + 2_000, ctx)
+    const t = terminatePod(bound.pod as Pod, bound.plan, T0 + 2_000, DEFAULT_TIMINGS)
+    expect(t.pod?.metadata.deletionTimestamp).toBe('2026-11-29T10:00:32Z')
+    expect(t.pod?.metadata.deletionGracePeriodSeconds).toBe(30)
+    expect(t.plan.goneAt).toBe(T0 + 7_000)
+    expect(advancePod(t.pod as Pod, t.plan, T0 + 6_999, ctx).pod).toBeDefined()
+    expect(advancePod(t.pod as Pod, t.plan, T0 + 7_000, ctx)).toMatchObject({pod: undefined, notes: ['gone']})
+    expect(terminatePod(fresh(), planForNewPod(T0, DEFAULT_TIMINGS), T0, DEFAULT_TIMINGS).pod).toBeUndefined()
+  })
+
+  it('reads the plan of an input pod from its state', () => {
+    const start = T0 + 4_000
+    expect(planForInputPod(pod('ready', {readySince: T0}), start, DEFAULT_TIMINGS)).toMatchObject({
+      stage: 'ready',
+    })
+    expect(planForInputPod(pod('creating', {created: T0}), start, DEFAULT_TIMINGS)).toMatchObject({
+      stage: 'creating',
+      nextAt: T0 + 10_000,
+    })
+    expect(planForInputPod(pod('late', {created: T0 - 60_000}), start, DEFAULT_TIMINGS)).toMatchObject({
+      stage: 'creating',
+      nextAt: start,
+    })
+    expect(
+      planForInputPod(pod('unbound', {node: '', phase: 'Pending', created: T0}), start, DEFAULT_TIMINGS),
+    ).toMatchObject({stage: 'unscheduled', nextAt: start})
+    expect(planForInputPod(pod('leaving', {deleting: true}), start, DEFAULT_TIMINGS)).toMatchObject({
+      stage: 'static',
+      goneAt: start + 5_000,
+    })
+    const pulling = pod('pulling')
+    pulling.status = {
+      phase: 'Pending',
+      containerStatuses: [{name: 'app', state: {waiting: {reason: 'ImagePullBackOff'}}}],
+    }
+    expect(planForInputPod(pulling, start, DEFAULT_TIMINGS)).toEqual({
+      stage: 'static',
+      createdAt: T0 - 3_600_000,
+      failure: 'ImagePullBackOff',
+    })
+  })
+
+  it('normalizes image references as containerd does', () => {
+    expect(normalizeImage('nginx')).toBe('docker.io/library/nginx:latest')
+    expect(normalizeImage('bitnami/redis:7')).toBe('docker.io/bitnami/redis:7')
+    expect(normalizeImage('registry.k8s.io/pause:3.9')).toBe('registry.k8s.io/pause:3.9')
+    expect(normalizeImage('localhost:5000/app')).toBe('localhost:5000/app:latest')
+  })
+})
+
+describe('names and durations', () => {
+  it('generates pod names as <rs>-<5 chars> from the seed, the same on every run', () => {
+    const a = new Random(42)
+    const b = new Random(42)
+    const names = [generateName('web-6f448484c8-', a), generateName('web-6f448484c8-', a)]
+    expect(names).toEqual([generateName('web-6f448484c8-', b), generateName('web-6f448484c8-', b)])
+    for (const n of names) expect(n).toMatch(/^web-6f448484c8-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
+    expect(names[0]).not.toBe(names[1])
+    expect(generateName(`${'x'.repeat(70)}-`, a)).toHaveLength(63)
+  })
+
+  it('parses Go durations and prints elapsed time', () => {
+    expect(parseDuration('10s')).toBe(10_000)
+    expect(parseDuration('1m30s')).toBe(90_000)
+    expect(parseDuration('1.5h')).toBe(5_400_000)
+    expect(parseDuration('500ms')).toBe(500)
+    expect(parseDuration('0')).toBe(0)
+    for (const bad of ['10', '-5s', 's', '1x', '', '10s5']) expect(parseDuration(bad)).toBeUndefined()
+    expect(formatDuration(0)).toBe('0s')
+    expect(formatDuration(5)).toBe('5ms')
+    expect(formatDuration(1_500)).toBe('1.5s')
+    expect(formatDuration(65_000)).toBe('1m05s')
+    expect(formatDuration(3_723_000)).toBe('1h02m03s')
+  })
+})
