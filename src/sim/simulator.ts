@@ -140,7 +140,9 @@ export function parseFailNewPods(v: IntOrString): IntOrString {
     if (/^\d+$/.test(s)) return Number(s)
     if (/^\d+%$/.test(s)) return s
   }
-  throw new SimulationError(`invalid fail-new-pods value "${v}": want a count such as 2 or a percentage such as 50%`)
+  throw new SimulationError(
+    `invalid fail-new-pods value "${v}": want a count such as 2 or a percentage such as 50%`,
+  )
 }
 
 /** Runs a whole simulation: the timeline of recorded steps and the summary. */
