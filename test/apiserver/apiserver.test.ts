@@ -378,6 +378,22 @@ describe('test API server with client-node', () => {
     const main = await apps.replaceNamespacedDeployment({name: 'web', namespace: 'default', body: out})
     expect(main.status?.replicas).toBe(3)
 
+    // ValidateDeploymentStatus: counts bounded by status.replicas, available <= ready.
+    const badStatus = await failure(
+      apps.patchNamespacedDeploymentStatus(
+        {
+          name: 'web',
+          namespace: 'default',
+          body: {status: {replicas: 3, readyReplicas: 2, availableReplicas: 3}},
+        },
+        merge,
+      ),
+    )
+    expect(badStatus.code).toBe(422)
+    expect(String(badStatus.body.message)).toBe(
+      'Deployment.apps "web" is invalid: status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas',
+    )
+
     // Status with a stale resourceVersion conflicts too.
     const stale = await failure(
       apps.replaceNamespacedDeploymentStatus({name: 'web', namespace: 'default', body: d}),
@@ -769,7 +785,11 @@ describe.skipIf(!HAS_KUBECTL)('test API server with the real kubectl', () => {
       availableReplicas: 5,
     }
     d.metadata!.annotations = {...d.metadata?.annotations, 'deployment.kubernetes.io/revision': '2'}
+    // A watching `rollout status` finishes on the MODIFIED event the status write causes.
+    const watching = kubectl('rollout', 'status', 'deploy/web', '--timeout=15s')
+    await new Promise((r) => setTimeout(r, 300))
     await apps.replaceNamespacedDeploymentStatus({name: 'web', namespace: 'default', body: d})
+    expect((await watching).stdout).toContain('deployment "web" successfully rolled out')
     expect(await ok('rollout', 'status', 'deploy/web', '--watch=false')).toBe(
       'deployment "web" successfully rolled out\n',
     )
@@ -821,6 +841,29 @@ describe.skipIf(!HAS_KUBECTL)('test API server with the real kubectl', () => {
     expect(after.metadata?.generation).toBe(gen + 1)
     const undo = server.requests.filter((r) => r.method === 'PATCH').at(-1)
     expect(undo?.contentType).toBe('application/json-patch+json')
+  })
+
+  it('prints pods as kubectl does', async () => {
+    const core = clients(server).core
+    const pod = await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: {name: 'web-1', labels: {app: 'web'}},
+        spec: {containers: [{name: 'nginx', image: 'nginx:1'}]},
+      },
+    })
+    expect(pod.status?.phase).toBe('Pending')
+    pod.status = {
+      phase: 'Running',
+      conditions: [{type: 'Ready', status: 'True'}],
+      containerStatuses: [
+        {name: 'nginx', image: 'nginx:1', imageID: '', ready: true, restartCount: 2, state: {running: {}}},
+      ],
+    }
+    await core.replaceNamespacedPodStatus({name: 'web-1', namespace: 'default', body: pod})
+    const out = (await ok('get', 'pods')).split('\n')
+    expect(out[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/)
+    expect(out[1]).toMatch(/^web-1\s+1\/1\s+Running\s+2\s+\d+s$/)
   })
 
   it('deletes a ReplicaSet and surfaces API errors', async () => {

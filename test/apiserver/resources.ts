@@ -880,14 +880,16 @@ export function findByObject(o: Obj): ResourceDef | undefined {
   return RESOURCES.find((d) => d.group === group && d.version === version && d.kind === kind)
 }
 
-export const STATUS_COUNT_FIELDS: Record<string, string[]> = {
+const STATUS_COUNT_FIELDS: Record<string, string[]> = {
   deployments: [
+    'observedGeneration',
     'replicas',
     'updatedReplicas',
     'readyReplicas',
     'availableReplicas',
     'unavailableReplicas',
-    'observedGeneration',
+    'terminatingReplicas',
+    'collisionCount',
   ],
   replicasets: [
     'replicas',
@@ -895,12 +897,42 @@ export const STATUS_COUNT_FIELDS: Record<string, string[]> = {
     'readyReplicas',
     'availableReplicas',
     'observedGeneration',
+    'terminatingReplicas',
   ],
 }
 
-export function validateStatus(def: ResourceDef, o: Obj): FieldError[] {
+/** ValidateDeploymentStatusUpdate / ValidateReplicaSetStatusUpdate. */
+export function validateStatus(def: ResourceDef, o: Obj, old: Obj): FieldError[] {
   const fields = STATUS_COUNT_FIELDS[def.resource]
-  return fields ? validateStatusCounts(o, fields) : []
+  if (!fields) return []
+  const errs = validateStatusCounts(o, fields)
+  const s = isObj(o.status) ? o.status : {}
+  const n = (k: string): number => num(s[k]) ?? 0
+  const bounded =
+    def.resource === 'deployments'
+      ? ['updatedReplicas', 'readyReplicas', 'availableReplicas']
+      : ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']
+  for (const k of bounded) {
+    if (n(k) > n('replicas'))
+      errs.push(fieldErr.invalid(`status.${k}`, n(k), 'cannot be greater than status.replicas'))
+  }
+  if (n('availableReplicas') > n('readyReplicas')) {
+    errs.push(
+      fieldErr.invalid(
+        'status.availableReplicas',
+        n('availableReplicas'),
+        'cannot be greater than readyReplicas',
+      ),
+    )
+  }
+  if (def.resource === 'deployments') {
+    const before = isObj(old.status) ? num(old.status.collisionCount) : undefined
+    const after = num(s.collisionCount)
+    if (before !== undefined && (after === undefined || after < before)) {
+      errs.push(fieldErr.invalid('status.collisionCount', after ?? 0, 'cannot be decremented'))
+    }
+  }
+  return errs
 }
 
 export function scaleSelector(o: Obj): string {

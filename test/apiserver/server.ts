@@ -1030,7 +1030,7 @@ class ApiServerImpl {
       else next.status = clone(old.status)
     }
     def.default(next)
-    const errs = status ? validateStatus(def, next) : def.validate(next, old)
+    const errs = status ? validateStatus(def, next, old) : def.validate(next, old)
     if (errs.length) throw invalid(def.kind, def.group, name, errs)
     if (!status && def.generation !== 'none') {
       const specChanged = !semanticEqual(next.spec, old.spec)
