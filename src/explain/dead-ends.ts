@@ -84,7 +84,7 @@ export function explainDeadEnds(
     if (why) {
       out.push({
         code: 'DeadlineWillNotFire',
-        message: `The rollout is not complete, but no deadline will mark it as failed: ${why}. Tools that wait for the deadline (kubectl rollout status, CI) wait forever.`,
+        message: `The rollout is not complete, but no deadline will mark it as failed: ${why}. If it never completes, nothing reports a failure: kubectl rollout status and CI jobs waiting on it wait forever.`,
         objects: [`Deployment/${ctx.name}`],
       })
     }

@@ -114,7 +114,7 @@ export function explainDeployment(
     blockers,
     deadEnds,
     events: warningEvents(ctx),
-    next: explainNext(ctx, tracker),
+    next: explainNext(ctx, tracker, progress.state),
   }
 }
 

@@ -5,9 +5,13 @@ import type {ChangeTracker} from '../render/change.js'
 import {isWrite} from '../result.js'
 import type {ExplainContext} from './context.js'
 import {formatTime, seconds} from './duration.js'
-import type {NextPass} from './types.js'
+import type {ClockState, NextPass} from './types.js'
 
-export function explainNext(ctx: ExplainContext, tracker: ChangeTracker): NextPass {
+export function explainNext(
+  ctx: ExplainContext,
+  tracker: ChangeTracker,
+  progressState: ClockState,
+): NextPass {
   const r = ctx.result
   const actions = r.actions.filter(isWrite).map((a) => ({
     verb: a.verb,
@@ -32,7 +36,9 @@ export function explainNext(ctx: ExplainContext, tracker: ChangeTracker): NextPa
     requeueMessage = 'with back-off (from 5ms, doubling): the pass failed and the controller retries.'
   } else {
     requeueMessage =
-      'at once, with back-off (from 5ms, doubling): the progress deadline is less than a second away or has passed, so the controller keeps checking.'
+      progressState === 'CheckSkipped'
+        ? 'at once, with back-off (from 5ms, doubling): the deadline computed from the Progressing condition has passed, yet the controller does not enforce it (see the progress deadline), so it keeps checking until something changes.'
+        : 'at once, with back-off (from 5ms, doubling): the progress deadline is less than a second away or has passed, so the controller checks again right away.'
   }
   return {
     actions,

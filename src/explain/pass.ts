@@ -231,7 +231,7 @@ function createStep(ctx: ExplainContext): Step[] {
   const current = getReplicaCountForReplicaSets(ctx.view.claimed)
   const step: Step = {
     step: 'createNewReplicaSet',
-    outcome: `creates ${fact.name} with ${fact.replicas} replicas (revision ${fact.revision})`,
+    outcome: `creates ${fact.name} with ${pods(fact.replicas).replace('pod', 'replica')} (revision ${fact.revision})`,
     detail: `No ReplicaSet runs the current pod template, so the controller creates one, named after the Deployment and a hash of the template (${fact.hash}).`,
     numbers: {replicas: fact.replicas, existingPods: current, specReplicas: replicas},
   }
@@ -527,7 +527,8 @@ function statusStep(ctx: ExplainContext, rollout: boolean): Step {
   } else if (!hasProgressDeadline(ctx.d)) {
     parts.push('No progress deadline: Progressing is not maintained.')
   } else {
-    const cond = getDeploymentCondition(ctx.d.status, DeploymentProgressing)
+    const before = getDeploymentCondition(ctx.d.status, DeploymentProgressing)
+    const cond = getDeploymentCondition(ctx.after.status, DeploymentProgressing)
     switch (progress) {
       case 'complete':
         outcome = 'marks the rollout complete'
@@ -540,8 +541,13 @@ function statusStep(ctx: ExplainContext, rollout: boolean): Step {
         )
         break
       case 'timedOut':
-        outcome = 'marks the rollout failed'
-        parts.push('No progress within the deadline: Progressing=False, ProgressDeadlineExceeded.')
+        if (before?.reason === 'ProgressDeadlineExceeded') {
+          outcome = 'keeps the rollout marked as failed'
+          parts.push('Still no progress: Progressing stays False, ProgressDeadlineExceeded.')
+        } else {
+          outcome = 'marks the rollout failed'
+          parts.push('No progress within the deadline: Progressing=False, ProgressDeadlineExceeded.')
+        }
         break
       case 'noProgress':
         outcome = 'records no progress'

@@ -45,6 +45,8 @@ export function causeSentence(code: string, blockers: Blocker[]): string {
     : blockers.filter((b) => b.code === code)
   const podCount = new Set(group.filter((b) => b.object.kind === 'Pod').map((b) => b.object.name)).size
   const newPods = plural(podCount, 'new pod')
+  const one = podCount === 1
+  const verb = (singular: string, many: string) => (one ? singular : many)
   const first = group[0]
   switch (code) {
     case 'ImagePullBackOff':
@@ -57,7 +59,7 @@ export function causeSentence(code: string, blockers: Blocker[]): string {
     }
     case 'CrashLoopBackOff': {
       const exit = first?.lastExitCode != null ? `, last exit code ${first.lastExitCode}` : ''
-      return `${newPods} keep crashing (container ${first?.container}: ${plural(first?.restarts ?? 0, 'restart')}${exit}).`
+      return `${newPods} ${verb('keeps', 'keep')} crashing (container ${first?.container}: ${plural(first?.restarts ?? 0, 'restart')}${exit}).`
     }
     case 'CreateContainerConfigError':
     case 'CreateContainerError':
@@ -70,13 +72,13 @@ export function causeSentence(code: string, blockers: Blocker[]): string {
     case 'ReadinessProbeFailing':
       return `The readiness probe of ${newPods} fails.`
     case 'NotReady':
-      return `${newPods} run but are not ready.`
+      return `${newPods} ${verb('runs but is', 'run but are')} not ready.`
     case 'MinReadySeconds':
-      return `${newPods} are ready and wait out minReadySeconds (available ${first?.until ?? 'later'}).`
+      return `${newPods} ${verb('is ready and waits', 'are ready and wait')} out minReadySeconds (available ${first?.until ?? 'later'}).`
     case 'ContainerCreating':
     case 'Pending':
     case 'ContainerWaiting':
-      return `${newPods} are starting.`
+      return `${newPods} ${verb('is', 'are')} starting.`
     default:
       return first ? `${first.object.name}: ${first.message}.` : ''
   }
@@ -219,7 +221,9 @@ export function explainVerdict(
       'RolloutComplete',
       replicas === 0
         ? 'Scaled to 0: no pods are wanted and none is left.'
-        : `All ${plural(replicas, 'replica')} run the current pod template${rev ? ` (revision ${rev})` : ''} and are available.`,
+        : replicas === 1
+          ? `The replica runs the current pod template${rev ? ` (revision ${rev})` : ''} and is available.`
+          : `All ${replicas} replicas run the current pod template${rev ? ` (revision ${rev})` : ''} and are available.`,
     )
   }
 
@@ -245,10 +249,11 @@ export function explainVerdict(
   }
 
   const reason = progressingReason(ctx, blockers, scaled)
+  const stage = updated === replicas && available === replicas ? 'is almost done' : 'is under way'
   return v(
     'Progressing',
     reason.code,
-    `The rollout${ofRevision} is under way: ${counts} ${reason.sentence}`.trim(),
+    `The rollout${ofRevision} ${stage}: ${counts} ${reason.sentence}`.trim(),
   )
 }
 

@@ -67,18 +67,17 @@ const visible = (s: string) => [...s.replace(ANSI, '')].length
 
 /** Wraps prose: the first line after `first`, the others after `rest` (default: as many spaces). */
 export function wrap(text: string, width: number, first = '', rest = ' '.repeat(first.length)): string {
-  const words = text.split(/ +/).filter((w) => w !== '')
+  // Tokens keep the spaces that follow them, so runs of spaces inside a line survive.
+  const tokens = text.trim().split(/(?<= )(?=[^ ])/)
   const out: string[] = []
   let line = first
   let empty = true
-  for (const word of words) {
-    const candidate = empty ? `${line}${word}` : `${line} ${word}`
-    if (!empty && visible(candidate) > width) {
-      out.push(line)
-      line = `${rest}${word}`
-    } else {
-      line = candidate
+  for (const token of tokens) {
+    if (!empty && visible((line + token).trimEnd()) > width) {
+      out.push(line.trimEnd())
+      line = rest
     }
+    line += token
     empty = false
   }
   out.push(line.trimEnd())
@@ -162,12 +161,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   if (e.next.actions.length === 0) {
     out.push(w('Writes nothing.'))
   } else {
-    const rows = e.next.actions.map((a) => [
-      a.verb,
-      a.resource + (a.subresource ? `/${a.subresource}` : ''),
-      a.name,
-      a.change,
-    ])
+    const rows = e.next.actions.map((a) => [a.verb, a.resource, a.name, a.change])
     out.push(
       await fitTable(['VERB', 'RESOURCE', 'NAME', 'CHANGE'], rows, {width, wrapColumn: 3, minWrapWidth: 24}),
     )
