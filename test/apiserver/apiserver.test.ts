@@ -830,6 +830,9 @@ describe.skipIf(!HAS_KUBECTL)('test API server with the real kubectl', () => {
         },
       })
     }
+    const rsTable = (await ok('get', 'rs')).split('\n')
+    expect(rsTable[0]).toMatch(/^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE$/)
+    expect(rsTable[1]).toMatch(/^web-aaa111\s+0\s+0\s+0\s+\d+s$/)
     const history = await ok('rollout', 'history', 'deploy/web')
     expect(history).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/)
 

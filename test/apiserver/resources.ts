@@ -824,7 +824,6 @@ function eventsDef(group: string, version: string, shortNames: string[]): Resour
               'This should be a short, machine understandable string that gives the reason for this event being generated.',
             ),
             col('Object', 'string', 'Object this event is about.'),
-            col('Message', 'string', 'A human-readable description of the status of this operation.'),
             col('Subobject', 'string', 'The field of the object this event is about.', 1),
             col(
               'Source',
@@ -832,6 +831,7 @@ function eventsDef(group: string, version: string, shortNames: string[]): Resour
               'The component reporting this event. Should be a short machine understandable string.',
               1,
             ),
+            col('Message', 'string', 'A human-readable description of the status of this operation.'),
             col(
               'First Seen',
               'string',
@@ -839,7 +839,7 @@ function eventsDef(group: string, version: string, shortNames: string[]): Resour
               1,
             ),
             col('Count', 'string', 'The number of times this event has occurred.', 1),
-            NAME_COL,
+            {...NAME_COL, priority: 1},
           ],
           cells: (o, now) => {
             const io = isObj(o.involvedObject) ? o.involvedObject : {}
@@ -855,9 +855,9 @@ function eventsDef(group: string, version: string, shortNames: string[]): Resour
               str(o.type) ?? '',
               str(o.reason) ?? '',
               `${kind.toLowerCase()}/${str(io.name) ?? ''}`,
-              (str(o.message) ?? '').trim(),
               str(io.fieldPath) ?? '',
               [str(src.component), str(src.host)].filter(Boolean).join(', '),
+              (str(o.message) ?? '').trim(),
               first ? humanDuration(now - Date.parse(first)) : '<unknown>',
               String(num(o.count) ?? 1),
               nameOf(o),
