@@ -1,6 +1,6 @@
 // Decoding of `application/vnd.kubernetes.protobuf` request bodies for the objects kubectl's typed
 // clients send that way (e.g. `kubectl create deployment`). A wire-format reader plus field tables for
-// the common apps/v1 and core/v1 fields; a non-empty field outside the tables is an error, never
+// the common apps/v1 and core/v1 fields (Deployment, ReplicaSet, Pod, Namespace); a non-empty field outside the tables is an error, never
 // silently dropped.
 
 import {ApiError} from './errors.js'
@@ -147,6 +147,13 @@ const SCHEMAS: Record<string, Record<number, Field>> = {
     5: f('availableReplicas', 'int'),
   },
   PodStatusEmpty: {},
+  Namespace: {
+    1: f('metadata', msg('ObjectMeta')),
+    2: f('spec', msg('NamespaceSpec')),
+    3: f('status', msg('NamespaceStatus')),
+  },
+  NamespaceSpec: {1: f('finalizers', 'string', {repeated: true})},
+  NamespaceStatus: {1: f('phase', 'string')},
   PodTemplateSpec: {1: f('metadata', msg('ObjectMeta')), 2: f('spec', msg('PodSpec'))},
   PodSpec: {
     2: f('containers', msg('Container'), {repeated: true}),

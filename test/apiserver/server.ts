@@ -535,9 +535,8 @@ class ApiServerImpl {
     return {group: def.group, resource: def.resource}
   }
 
-  private tableOf(ctx: Ctx, def: ResourceDef, items: Obj[], listMeta: Obj, columns = true): Obj {
-    const version = ctx.want.as === 'table' ? ctx.want.version : 'v1'
-    const include = ctx.query.get('includeObject') ?? 'Metadata'
+  private tableOf(want: Want, include: string, def: ResourceDef, items: Obj[], listMeta: Obj): Obj {
+    const version = want.as === 'table' ? want.version : 'v1'
     const now = Date.now()
     const t = def.table ?? {
       columns: [
@@ -556,7 +555,7 @@ class ApiServerImpl {
       kind: 'Table',
       apiVersion: `meta.k8s.io/${version}`,
       metadata: listMeta,
-      columnDefinitions: columns ? t.columns : [],
+      columnDefinitions: t.columns,
       rows: items.map((o) => {
         const row: Obj = {cells: t.cells(o, now)}
         if (include === 'Object') row.object = withTypeMeta(def, o)
@@ -574,7 +573,7 @@ class ApiServerImpl {
 
   private represent(ctx: Ctx, def: ResourceDef, o: Obj): Obj {
     if (ctx.want.as === 'table')
-      return this.tableOf(ctx, def, [o], {resourceVersion: metaOf(o).resourceVersion})
+      return this.tableOf(ctx.want, includeOf(ctx), def, [o], {resourceVersion: metaOf(o).resourceVersion})
     if (ctx.want.as === 'partial') {
       return {
         kind: 'PartialObjectMetadata',
@@ -640,7 +639,8 @@ class ApiServerImpl {
       listMeta.continue = encodeContinue(listRV, `${keyFor(def, last)}\u0000`)
       if (label.length === 0 && field.length === 0) listMeta.remainingItemCount = all.length - limit
     }
-    if (ctx.want.as === 'table') return this.send(ctx, 200, this.tableOf(ctx, def, items, listMeta))
+    if (ctx.want.as === 'table')
+      return this.send(ctx, 200, this.tableOf(ctx.want, includeOf(ctx), def, items, listMeta))
     if (ctx.want.as === 'partial') {
       const version = ctx.want.version
       return this.send(ctx, 200, {
@@ -768,11 +768,7 @@ class ApiServerImpl {
   private emit(w: Watcher, type: string, o: Obj): void {
     let object: Obj
     if (w.want.as === 'table') {
-      const fake = {
-        query: new URLSearchParams({includeObject: w.includeObject}),
-        want: w.want,
-      } as unknown as Ctx
-      object = this.tableOf(fake, w.def, [o], {resourceVersion: metaOf(o).resourceVersion})
+      object = this.tableOf(w.want, w.includeObject, w.def, [o], {resourceVersion: metaOf(o).resourceVersion})
     } else if (w.want.as === 'partial') {
       object = {
         kind: 'PartialObjectMetadata',
@@ -1265,6 +1261,10 @@ class ApiServerImpl {
       items: deleted.map(stripTypeMeta),
     })
   }
+}
+
+function includeOf(ctx: Ctx): string {
+  return ctx.query.get('includeObject') ?? 'Metadata'
 }
 
 function withTypeMeta(def: ResourceDef, o: Obj): Obj {
