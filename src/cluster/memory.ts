@@ -226,7 +226,8 @@ export class MemoryStore {
 
   /**
    * Update of the main resource, with the API server's strategy: status stays as stored and
-   * metadata.generation is bumped when the spec changed.
+   * metadata.generation is bumped when the spec changed (for Deployments also when the annotations
+   * changed: apps/v1's strategy counts them, because the rollback annotation lives there).
    */
   update(resource: Resource, sent: KubeObject): KubeObject {
     const old = this.mustGet(resource, namespaceOf(sent), sent.metadata.name ?? '')
@@ -240,7 +241,9 @@ export class MemoryStore {
     else obj.status = deepCopy(oldStatus)
     if (resource !== 'pods') {
       const specChanged = !deepEqual((old as Loose).spec, obj.spec)
-      obj.metadata.generation = (old.metadata.generation ?? 0) + (specChanged ? 1 : 0)
+      const annotationsChanged =
+        resource === 'deployments' && !deepEqual(old.metadata.annotations ?? {}, obj.metadata.annotations ?? {})
+      obj.metadata.generation = (old.metadata.generation ?? 0) + (specChanged || annotationsChanged ? 1 : 0)
     }
     return this.replace(resource, obj as KubeObject)
   }
