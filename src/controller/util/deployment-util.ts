@@ -471,11 +471,16 @@ export function findActiveOrLatest(
 
 // upstream: EqualIgnoreHash
 export function equalIgnoreHash(t1: PodTemplateSpec | undefined, t2: PodTemplateSpec | undefined): boolean {
-  const a = deepCopy(t1 ?? {})
-  const b = deepCopy(t2 ?? {})
-  if (a.metadata?.labels) delete a.metadata.labels[DefaultDeploymentUniqueLabelKey]
-  if (b.metadata?.labels) delete b.metadata.labels[DefaultDeploymentUniqueLabelKey]
-  return semanticEqual(a, b)
+  return semanticEqual(withoutHashLabel(t1), withoutHashLabel(t2))
+}
+
+// Upstream deep-copies both templates to drop the label; comparing never mutates, so copying just
+// the path down to the labels is enough (this runs for every ReplicaSet on every pass).
+function withoutHashLabel(t: PodTemplateSpec | undefined): PodTemplateSpec {
+  const labels = t?.metadata?.labels
+  if (!t || !labels || !Object.hasOwn(labels, DefaultDeploymentUniqueLabelKey)) return t ?? {}
+  const {[DefaultDeploymentUniqueLabelKey]: _hash, ...rest} = labels
+  return {...t, metadata: {...t.metadata, labels: rest}}
 }
 
 // upstream: FindNewReplicaSet — sorts rsList oldest first, in place, and takes the oldest match.
