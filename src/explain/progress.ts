@@ -33,7 +33,13 @@ export function explainProgress(ctx: ExplainContext): ProgressClock {
   const pds = hasProgressDeadline(d) ? (d.spec.progressDeadlineSeconds ?? 0) : null
   const before = condition(getDeploymentCondition(d.status, DeploymentProgressing))
   const cond = condition(getDeploymentCondition(after.status, DeploymentProgressing))
-  const lastProgress = cond?.lastUpdateTime ?? null
+  // Once timed out, the condition's time is when it timed out; the last progress is the one before.
+  const lastProgress =
+    cond?.reason === TimedOutReason
+      ? before?.reason !== TimedOutReason
+        ? (before?.lastUpdateTime ?? null)
+        : null
+      : (cond?.lastUpdateTime ?? null)
   const lastMs = parseTime(lastProgress)
   const deadlineMs = pds !== null && lastMs !== undefined ? lastMs + pds * 1000 : undefined
   const factLeft = ctx.facts.progressDeadline()?.secondsLeft

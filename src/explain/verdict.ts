@@ -320,7 +320,8 @@ function progressingReason(
   }
   const status = after.status ?? {}
   const old = (status.replicas ?? 0) - (status.updatedReplicas ?? 0)
-  if (old > 0) {
+  // Mid-rollout, old pods stay by design; they are what the rollout waits for only at its end.
+  if (old > 0 && (status.updatedReplicas ?? 0) >= deploymentReplicas(d)) {
     const which = view.oldRSs.filter((rs) => (rs.status?.replicas ?? 0) > 0).map((rs) => rs.metadata.name)
     return {
       code: 'OldReplicasPending',
@@ -333,5 +334,11 @@ function progressingReason(
       sentence: 'The controller has not observed the latest spec yet; this pass does.',
     }
   }
-  return {code: 'WaitingForPods', sentence: 'Waiting for the new pods to become available.'}
+  const unknown = blockers.some((b) => b.code === 'NoPodsInInput')
+  return {
+    code: 'WaitingForPods',
+    sentence: unknown
+      ? 'Waiting for the new pods to become available (the input holds no pods to tell what holds them).'
+      : 'Waiting for the new pods to become available.',
+  }
 }
