@@ -7,9 +7,7 @@ export function isPlainObject(v: unknown): v is JsonObject {
 }
 
 /** A deep copy of a JSON value (what the API server or the fake clientset hands back). */
-export function deepCopy<T>(v: T): T {
-  return structuredClone(v)
-}
+export {deepCopy} from '../controller/util/equality.js'
 
 /** Freezes a JSON value and everything below it; used for the lister snapshot. */
 export function deepFreeze<T>(v: T): T {

@@ -42,8 +42,14 @@ export class ReplicaSetControllerRefManager {
     const claimed: ReplicaSet[] = []
     const errors: Error[] = []
     for (const rs of sets) {
+      const decision = this.decide(rs)
+      if (decision === 'claimed') {
+        claimed.push(rs)
+        continue
+      }
+      if (decision === 'ignored') continue
       try {
-        if (await this.claimObject(rs)) claimed.push(rs)
+        if (await this.act(decision, rs)) claimed.push(rs)
       } catch (err) {
         errors.push(err instanceof Error ? err : new Error(String(err)))
       }
@@ -52,36 +58,36 @@ export class ReplicaSetControllerRefManager {
     return claimed
   }
 
-  // upstream: BaseControllerRefManager.ClaimObject
-  private async claimObject(rs: ReplicaSet): Promise<boolean> {
+  // upstream: BaseControllerRefManager.ClaimObject, split in two: deciding needs no I/O, so only
+  // ReplicaSets that need a patch pay for an await (a namespace's every ReplicaSet is checked
+  // for every Deployment).
+  private decide(rs: ReplicaSet): 'claimed' | 'ignored' | 'adopt' | 'release' {
     const ref = getControllerOf(rs.metadata)
-    const match = this.selector.matches(rs.metadata.labels)
     const deleting = this.controller.metadata.deletionTimestamp != null
     if (ref) {
-      if (ref.uid !== this.controller.metadata.uid) return false
+      if (ref.uid !== this.controller.metadata.uid) return 'ignored'
       // Already ours and still selected: claimed even while the Deployment is being deleted,
       // because keeping it takes no action.
-      if (match) return true
-      if (deleting) return false
-      try {
-        await this.releaseReplicaSet(rs)
-      } catch (err) {
-        if (isNotFound(err)) return false
-        throw err
-      }
-      return false
+      if (this.selector.matches(rs.metadata.labels)) return 'claimed'
+      return deleting ? 'ignored' : 'release'
     }
-    if (deleting || !match) return false
-    if (rs.metadata.deletionTimestamp != null) return false
+    if (deleting || !this.selector.matches(rs.metadata.labels)) return 'ignored'
+    if (rs.metadata.deletionTimestamp != null) return 'ignored'
     const ns = this.controller.metadata.namespace ?? ''
-    if (ns.length > 0 && ns !== rs.metadata.namespace) return false
+    if (ns.length > 0 && ns !== rs.metadata.namespace) return 'ignored'
+    return 'adopt'
+  }
+
+  /** Adopts (claimed when it worked) or releases (never claimed); NotFound means it is gone. */
+  private async act(decision: 'adopt' | 'release', rs: ReplicaSet): Promise<boolean> {
     try {
-      await this.adoptReplicaSet(rs)
+      if (decision === 'adopt') await this.adoptReplicaSet(rs)
+      else await this.releaseReplicaSet(rs)
     } catch (err) {
       if (isNotFound(err)) return false
       throw err
     }
-    return true
+    return decision === 'adopt'
   }
 
   // upstream: AdoptReplicaSet

@@ -57,6 +57,8 @@ export async function runPasses(
   })
   const results: DeploymentResult[] = []
   for (const key of keys) results.push(await syncOne(store, key, options))
+  // The world after the pass is only needed by reconcile-once: build it on first use.
+  let after: {world: World; objects: KubeObject[]} | undefined
   return {
     result: {
       kind: 'SyncResult',
@@ -66,7 +68,14 @@ export async function runPasses(
       featureGates: {...options.gates.values},
       results,
     },
-    ...store.after(),
+    get world() {
+      after ??= store.after()
+      return after.world
+    },
+    get objects() {
+      after ??= store.after()
+      return after.objects
+    },
     store,
   }
 }

@@ -1,7 +1,7 @@
 // `-f` as kubectl reads it: files, directories (their .yaml/.yml/.json files, subdirectories only
 // when recursive) and `-` for stdin. Sizes are checked before a file is read in full.
 
-import {promises as fs, type Stats} from 'node:fs'
+import {promises as fs, readFileSync, type Stats} from 'node:fs'
 import {join} from 'node:path'
 import {InputError} from '../world.js'
 import {type Format, limitFor, MAX_JSON_BYTES, sniffFormat, tooLarge} from './text.js'
@@ -133,7 +133,9 @@ export async function readFileBytes(f: InputFile): Promise<Buffer> {
     if (head.length > 0) await handle.read(head, 0, head.length, 0)
     const format = sniffFormat(f.name, head)
     if (st.size > limitFor(format)) throw tooLarge(f.name, st.size, format)
-    return await handle.readFile()
+    // One synchronous read: the async readFile reads in chunks through the thread pool, which
+    // costs about a fifth of the whole load on a big snapshot.
+    return readFileSync(handle.fd)
   } catch (err) {
     if (err instanceof InputError) throw err
     throw describeFsError(f.name, err)

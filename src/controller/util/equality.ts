@@ -5,8 +5,26 @@
 
 import type {DeploymentCondition, DeploymentStatus} from '../api/types.js'
 
+/**
+ * A deep copy of a JSON value (upstream's DeepCopy). Objects here are plain JSON, so a recursive
+ * copy is exact, and several times faster than structuredClone, which must handle every type.
+ */
 export function deepCopy<T>(v: T): T {
-  return structuredClone(v)
+  return copyJson(v) as T
+}
+
+function copyJson(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v
+  if (Array.isArray(v)) {
+    const out = new Array(v.length)
+    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i])
+    return out
+  }
+  const out: Record<string, unknown> = {}
+  for (const k in v) {
+    if (Object.hasOwn(v, k)) out[k] = copyJson((v as Record<string, unknown>)[k])
+  }
+  return out
 }
 
 type Json = null | boolean | number | string | Json[] | {[k: string]: Json}
