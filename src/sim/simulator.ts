@@ -131,6 +131,44 @@ export interface Simulation {
 
 export class SimulationError extends Error {}
 
+/**
+ * The moment a snapshot was taken, as well as the files tell: the newest timestamp among the
+ * namespace's objects (creations, condition updates, container starts and ends). Undefined when
+ * they carry none. The simulation starts there unless told otherwise, so that the progress
+ * deadline in the files means what it meant when they were written.
+ */
+export function snapshotTime(world: World, namespace: string): number | undefined {
+  let newest: number | undefined
+  const see = (v: unknown) => {
+    if (typeof v !== 'string') return
+    const t = Date.parse(v)
+    if (Number.isFinite(t) && (newest === undefined || t > newest)) newest = t
+  }
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+  const objects = [...world.deployments, ...world.replicaSets, ...world.pods].filter(
+    (o) => namespaceOf(o) === namespace,
+  )
+  for (const o of objects) {
+    see(o.metadata.creationTimestamp)
+    const status = field(o, 'status')
+    see(field(status, 'startTime'))
+    for (const c of list(field(status, 'conditions'))) {
+      see(field(c, 'lastUpdateTime'))
+      see(field(c, 'lastTransitionTime'))
+    }
+    for (const c of list(field(status, 'containerStatuses'))) {
+      see(field(field(field(c, 'state'), 'running'), 'startedAt'))
+      see(field(field(field(c, 'state'), 'terminated'), 'finishedAt'))
+      see(field(field(field(c, 'lastState'), 'terminated'), 'finishedAt'))
+    }
+  }
+  return newest
+}
+
+function field(v: unknown, key: string): unknown {
+  return typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined
+}
+
 /** `N` or `P%` (as --fail-new-pods takes it); throws SimulationError otherwise. */
 export function parseFailNewPods(v: IntOrString): IntOrString {
   if (typeof v === 'number') {

@@ -1,0 +1,209 @@
+// `rollout watch`: follow a Deployment's rollout. On files, the rollout is simulated (src/sim) and
+// shown as an ink view replayed at --speed on a terminal, one line per change otherwise, or NDJSON
+// with -o json. Heavy modules (the loader, the controller, ink and React) load inside run().
+
+import type {IO} from '../base-command.js'
+import {InputError, UsageError, type World} from '../cluster/world.js'
+import type {IntOrString} from '../controller/api/types.js'
+import type {WatchOutcome} from '../render/watch/frame.js'
+import type {Simulation} from '../sim/simulator.js'
+import {type PassFlags, PassOptions} from './pass-options.js'
+
+/** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */
+export interface RolloutWatchFlags extends PassFlags {
+  'pod-ready-after': string
+  'terminate-after': string
+  'fail-new-pods'?: string
+  'max-time': string
+  speed: string
+  'line-mode': boolean
+  output: string
+}
+
+export type WatchOutputFormat = 'text' | 'json'
+
+/** The terminal, for the interactive view (absent in tests that drive the options directly). */
+export interface Terminal {
+  stdout: NodeJS.WriteStream
+  stdin: NodeJS.ReadStream
+}
+
+/** ink's own test (is-in-ci): CI or CONTINUOUS_INTEGRATION set to anything but 0 or false. */
+export function isCI(env: NodeJS.ProcessEnv): boolean {
+  const set = (key: string) => key in env && env[key] !== '0' && env[key] !== 'false'
+  return set('CI') || set('CONTINUOUS_INTEGRATION')
+}
+
+export class RolloutWatchOptions extends PassOptions {
+  name = ''
+  namespace = 'default'
+  nowGiven = false
+  readyAfter = 10_000
+  terminateAfter = 5_000
+  failNewPods: IntOrString | undefined
+  maxTime = 30 * 60_000
+  speed: number | 'auto' = 'auto'
+  lineMode = false
+  output: WatchOutputFormat = 'text'
+
+  constructor(
+    io: IO,
+    private readonly terminal?: Terminal,
+  ) {
+    super(io)
+  }
+
+  override async complete(flags: RolloutWatchFlags, args: readonly string[]): Promise<void> {
+    if (flags['all-namespaces'] || flags.selector !== undefined) {
+      throw new UsageError('rollout watch follows one Deployment: -A and -l do not apply')
+    }
+    await super.complete(flags, args)
+    const {parseDuration} = await import('../sim/duration.js')
+    const duration = (flag: string, value: string, min: number): number => {
+      const ms = parseDuration(value)
+      if (ms === undefined || ms < min) {
+        throw new UsageError(
+          `invalid --${flag} "${value}": want a duration such as 10s, 1m30s or 500ms${min > 0 ? ' greater than 0' : ''}`,
+        )
+      }
+      return ms
+    }
+    this.nowGiven = flags.now !== undefined
+    this.namespace = flags.namespace ?? 'default'
+    this.readyAfter = duration('pod-ready-after', flags['pod-ready-after'], 0)
+    this.terminateAfter = duration('terminate-after', flags['terminate-after'], 0)
+    this.maxTime = duration('max-time', flags['max-time'], 1)
+    if (flags['fail-new-pods'] !== undefined) {
+      const {parseFailNewPods, SimulationError} = await import('../sim/simulator.js')
+      try {
+        this.failNewPods = parseFailNewPods(flags['fail-new-pods'])
+      } catch (err) {
+        if (err instanceof SimulationError)
+          throw new UsageError(err.message.replace('fail-new-pods', '--fail-new-pods'))
+        throw err
+      }
+    }
+    if (flags.speed !== 'auto') {
+      const speed = Number(flags.speed)
+      if (!Number.isFinite(speed) || speed <= 0) {
+        throw new UsageError(
+          `invalid --speed "${flags.speed}": want auto or a positive number (virtual seconds per second)`,
+        )
+      }
+      this.speed = speed
+    }
+    this.lineMode = flags['line-mode']
+    this.output = flags.output as WatchOutputFormat
+  }
+
+  override async validateOptions(): Promise<void> {
+    const names = this.selection.names ?? []
+    if (names.length !== 1) {
+      throw new UsageError(
+        names.length === 0
+          ? 'a Deployment NAME is required'
+          : `rollout watch follows one Deployment, got ${names.length}`,
+      )
+    }
+    this.name = names[0] ?? ''
+    await super.validateOptions()
+  }
+
+  /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
+  interactive(): boolean {
+    return (
+      this.output === 'text' &&
+      !this.lineMode &&
+      this.io.stdoutIsTTY &&
+      this.terminal !== undefined &&
+      !isCI(this.io.env) &&
+      this.io.env.TERM !== 'dumb'
+    )
+  }
+
+  /** Returns the exit code: 0 when the rollout completed, 1 otherwise, 130 when interrupted. */
+  async run(): Promise<number> {
+    const world = await this.load()
+    const sim = await this.simulate(world)
+    if (this.output === 'json') await this.printJson(sim)
+    else if (this.interactive()) {
+      if ((await this.replay(sim)) === 'interrupted') return 130
+    } else await this.printLines(sim)
+    return sim.summary.complete ? 0 : 1
+  }
+
+  async simulate(world: World): Promise<Simulation> {
+    const {simulate, snapshotTime, SimulationError} = await import('../sim/simulator.js')
+    const start = this.nowGiven ? this.now : (snapshotTime(world, this.namespace) ?? this.now)
+    try {
+      return await simulate(world, {
+        namespace: this.namespace,
+        name: this.name,
+        start,
+        gates: this.gates,
+        timings: {readyAfter: this.readyAfter, terminateAfter: this.terminateAfter},
+        maxTime: this.maxTime,
+        ...(this.failNewPods !== undefined ? {failNewPods: this.failNewPods} : {}),
+      })
+    } catch (err) {
+      if (err instanceof SimulationError) throw new InputError(err.message)
+      throw err
+    }
+  }
+
+  private outcome(sim: Simulation): WatchOutcome {
+    const s = sim.summary
+    return {
+      kind: s.outcome,
+      message: s.message,
+      summary: {
+        duration: s.duration,
+        peakPods: s.peakPods,
+        minAvailable: s.minAvailable,
+        deadlineExceeded: s.deadlineExceeded,
+      },
+    }
+  }
+
+  private async printJson(sim: Simulation): Promise<void> {
+    const {ndjsonLine, stepJson, summaryJson} = await import('../render/watch/ndjson.js')
+    let text = ''
+    for (const e of sim.timeline) text += ndjsonLine(stepJson(e))
+    this.io.out(text + ndjsonLine(summaryJson(sim.summary)))
+  }
+
+  private async printLines(sim: Simulation): Promise<void> {
+    const {LineWriter} = await import('../render/watch/lines.js')
+    const writer = new LineWriter(this.name)
+    const lines: string[] = []
+    for (const e of sim.timeline) lines.push(...writer.push(e))
+    lines.push(...writer.finish(this.outcome(sim)))
+    this.io.out(`${lines.join('\n')}\n`)
+  }
+
+  private async replay(sim: Simulation): Promise<'ended' | 'interrupted'> {
+    const terminal = this.terminal as Terminal
+    const {FrameBuilder} = await import('../render/watch/frame.js')
+    const {replayDelays, replaySource} = await import('../render/watch/replay.js')
+    const {formatDuration} = await import('../sim/duration.js')
+    const {runInteractive} = await import('../render/watch/app.js')
+    const builder = new FrameBuilder()
+    const frames = sim.timeline.map((e) => builder.push(e))
+    const last = builder.finish(this.outcome(sim))
+    if (last) frames[frames.length - 1] = last
+    const delays = replayDelays(
+      sim.timeline.map((e) => e.time),
+      this.speed,
+    )
+    const realMs = delays.reduce((a, b) => a + b, 0)
+    const speed =
+      this.speed === 'auto'
+        ? `${formatDuration(sim.summary.duration)} in ${formatDuration(realMs)}`
+        : `${this.speed}×`
+    return runInteractive(replaySource(frames, delays), {
+      stdout: terminal.stdout,
+      stdin: terminal.stdin,
+      footer: `simulated replay (${speed}) · q or Ctrl-C to stop`,
+    })
+  }
+}

@@ -1,0 +1,115 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand, outputFlag, passFlags, processIO} from '../../base-command.js'
+import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
+
+const {'all-namespaces': _allNamespaces, selector: _selector, ...watchPassFlags} = passFlags
+
+export default class RolloutWatch extends BaseCommand {
+  static override summary = "Watch a Deployment's rollout move: simulated from files"
+
+  static override description =
+    `Follows one Deployment's rollout until it completes (as kubectl rollout status judges it), exceeds its \
+progress deadline, or --max-time passes.
+
+With -f, a rollout cannot progress in a file, so the cluster around the Deployment controller is simulated on a \
+virtual clock: a ReplicaSet controller that creates pods and deletes surplus ones in upstream's order, a scheduler \
+and a kubelet that make pods ready after --pod-ready-after (or keep --fail-new-pods of the newest ReplicaSet failing in \
+ImagePullBackOff or CrashLoopBackOff), and terminating pods that go after --terminate-after. Each step runs the \
+models and one pass of the ported controller. The same input always gives the same timeline. The clock starts at \
+--now, by default at the newest timestamp in the files.
+
+On a terminal the rollout is replayed as a live view (ReplicaSets, pods, deadline, ETA, events) at --speed; when \
+output is not a terminal, or with --line-mode, CI set or TERM=dumb, one line per change in kubectl's words; with -o \
+json, one JSON object per step and a final Summary (NDJSON).
+
+Exit status: 0 when the rollout completes, 1 when the progress deadline is exceeded, --max-time passes or nothing \
+more can happen (a paused Deployment), 130 when interrupted.`
+
+  static override usage = [
+    'rollout watch NAME -f FILE... [-n NS] [--now T] [--pod-ready-after 10s] [--fail-new-pods N|P%] [--terminate-after 5s] [--max-time 30m] [--speed X] [--line-mode] [-o json]',
+  ]
+
+  static override examples = [
+    {
+      description: 'Watch the rolling update of the example play out:',
+      command: '<%= config.bin %> <%= command.id %> web -f examples/rolling-update.yaml -n demo',
+    },
+    {
+      description:
+        'One line per change, with one new pod that never starts (ends with the progress deadline):',
+      command:
+        '<%= config.bin %> <%= command.id %> web -f examples/rolling-update.yaml -n demo --fail-new-pods 1 --line-mode',
+    },
+    {
+      description: 'The timeline as NDJSON, for scripts:',
+      command: '<%= config.bin %> <%= command.id %> web -f examples/rolling-update.yaml -n demo -o json',
+    },
+  ]
+
+  static override strict = false
+
+  static override args = {
+    name: Args.string({
+      description: 'The Deployment: NAME or deployment/NAME.',
+      // stdin belongs to -f -.
+      ignoreStdin: true,
+    }),
+  }
+
+  static override flags = {
+    ...watchPassFlags,
+    namespace: Flags.string({
+      char: 'n',
+      helpValue: 'NS',
+      description: 'Namespace of the Deployment (default "default").',
+    }),
+    now: Flags.string({
+      helpValue: 'RFC3339',
+      description:
+        'Start of the virtual clock (default: the newest timestamp in the files, or the current time).',
+    }),
+    'pod-ready-after': Flags.string({
+      helpGroup: 'SIMULATION',
+      helpValue: 'DURATION',
+      default: '10s',
+      description: 'How long a new pod takes from creation to Running and Ready.',
+    }),
+    'fail-new-pods': Flags.string({
+      helpGroup: 'SIMULATION',
+      helpValue: 'N|P%',
+      description:
+        'Keep this many pods of the newest ReplicaSet failing (ImagePullBackOff and CrashLoopBackOff in turn); P% of spec.replicas, rounded up.',
+    }),
+    'terminate-after': Flags.string({
+      helpGroup: 'SIMULATION',
+      helpValue: 'DURATION',
+      default: '5s',
+      description: 'How long a deleted pod stays Terminating.',
+    }),
+    'max-time': Flags.string({
+      helpGroup: 'SIMULATION',
+      helpValue: 'DURATION',
+      default: '30m',
+      description: 'Stop after this much virtual time (exit 1).',
+    }),
+    speed: Flags.string({
+      helpValue: 'X',
+      default: 'auto',
+      description:
+        'Replay speed of the view, in virtual seconds per second; auto plays any rollout in a few seconds (at most 20 frames a second).',
+    }),
+    'line-mode': Flags.boolean({
+      default: false,
+      description: 'One plain line per change, even on a terminal.',
+    }),
+    output: outputFlag(['text', 'json'] as const, 'text'),
+  }
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(RolloutWatch)
+    const options = new RolloutWatchOptions(processIO, {stdout: process.stdout, stdin: process.stdin})
+    await options.complete({...flags, 'all-namespaces': false}, argv as string[])
+    await options.validateOptions()
+    process.exitCode = await options.run()
+  }
+}

@@ -1,0 +1,63 @@
+// Line mode: one plain line per change, prefixed with the Deployment name and the (virtual) time, in
+// kubectl rollout status's words where it has them. Fed update by update, so a live watch can use it.
+
+import {formatDuration} from '../../sim/duration.js'
+import type {WatchOutcome, WatchUpdate} from './frame.js'
+
+/** `HH:MM:SS` of an epoch ms, in UTC (milliseconds left out). */
+export function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19)
+}
+
+/** `Pod/web-x` -> `pod/web-x`, as kubectl names objects. */
+function kubectlRef(object: string): string {
+  const slash = object.indexOf('/')
+  return slash < 0 ? object : `${object.slice(0, slash).toLowerCase()}${object.slice(slash)}`
+}
+
+export class LineWriter {
+  private lastStatus: string | undefined
+  private lastTime = 0
+  private lastElapsed = 0
+
+  constructor(private readonly name: string) {}
+
+  private prefix(time: number, elapsed: number): string {
+    return `${this.name} [${clock(time)} +${formatDuration(elapsed)}]`
+  }
+
+  /**
+   * The lines of one update: the Deployment controller's events, warnings from the pods, and the
+   * rollout status when it changed. The final verdict is left to finish().
+   */
+  push(u: WatchUpdate): string[] {
+    this.lastTime = u.time
+    this.lastElapsed = u.elapsed
+    const p = this.prefix(u.time, u.elapsed)
+    const out: string[] = []
+    for (const e of u.events) {
+      if (e.source === 'deployment-controller') out.push(`${p} ${e.message}`)
+      else if (e.type === 'Warning') out.push(`${p} ${kubectlRef(e.object)}: ${e.reason}: ${e.message}`)
+    }
+    const r = u.observation.rollout
+    if (!r.done && r.error === undefined && r.message !== this.lastStatus) {
+      this.lastStatus = r.message
+      out.push(`${p} ${r.message}`)
+    }
+    return out
+  }
+
+  /** The closing lines: the summary, then the verdict (kubectl's success or error line). */
+  finish(outcome: WatchOutcome): string[] {
+    const p = this.prefix(this.lastTime, this.lastElapsed)
+    const out: string[] = []
+    const summary = outcome.summary
+    if (summary) {
+      out.push(
+        `${p} summary: took ${formatDuration(summary.duration)}, at most ${summary.peakPods} pods, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
+      )
+    }
+    out.push(`${p} ${outcome.message}`)
+    return out
+  }
+}

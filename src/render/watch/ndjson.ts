@@ -1,0 +1,92 @@
+// `-o json`: one JSON object per line (NDJSON) for scripts: a Step object per timeline entry, then
+// one Summary object. This shape is a contract: add fields, never rename or remove them.
+
+import type {SimulationSummary, TimelineEntry} from '../../sim/simulator.js'
+
+/** RFC 3339 in UTC, with milliseconds only when the instant has some. */
+export function timestamp(ms: number): string {
+  const iso = new Date(ms).toISOString()
+  return ms % 1000 === 0 ? iso.replace(/\.\d{3}Z$/, 'Z') : iso
+}
+
+export function stepJson(e: TimelineEntry): Record<string, unknown> {
+  const o = e.observation
+  const d = o.deployment
+  return {
+    kind: 'Step',
+    step: e.step,
+    t: e.elapsed / 1000,
+    time: timestamp(e.time),
+    status: o.rollout.message,
+    actions: e.actions,
+    events: e.events,
+    deployment: {
+      name: d.name,
+      namespace: d.namespace,
+      generation: d.generation,
+      observedGeneration: d.observedGeneration,
+      revision: d.revision,
+      replicas: d.replicas,
+      updated: d.updated,
+      current: d.current,
+      ready: d.ready,
+      available: d.available,
+      unavailable: d.unavailable,
+      ...(d.terminating !== undefined ? {terminating: d.terminating} : {}),
+    },
+    replicaSets: o.replicaSets.map((r) => ({
+      name: r.name,
+      revision: r.revision,
+      new: r.new,
+      replicas: r.replicas,
+      current: r.current,
+      ready: r.ready,
+      available: r.available,
+      terminating: r.terminating,
+      pods: r.pods.map((p) => ({
+        name: p.name,
+        state: p.state,
+        reason: p.reason,
+        ready: p.ready,
+        restarts: p.restarts,
+        ...(p.node ? {node: p.node} : {}),
+      })),
+    })),
+    conditions: d.conditions,
+    ...(e.pass
+      ? {
+          pass: {
+            writes: e.pass.writes,
+            requeueAfterSeconds:
+              e.pass.requeue === null
+                ? null
+                : e.pass.requeue.kind === 'after'
+                  ? (e.pass.requeue.seconds ?? 0)
+                  : 0,
+            error: e.pass.error,
+          },
+        }
+      : {}),
+  }
+}
+
+export function summaryJson(s: SimulationSummary): Record<string, unknown> {
+  return {
+    kind: 'Summary',
+    outcome: s.outcome,
+    message: s.message,
+    start: timestamp(s.start),
+    end: timestamp(s.end),
+    duration: s.duration / 1000,
+    steps: s.steps,
+    passes: s.passes,
+    peakPods: s.peakPods,
+    minAvailable: s.minAvailable,
+    deadlineExceeded: s.deadlineExceeded,
+    complete: s.complete,
+  }
+}
+
+export function ndjsonLine(value: Record<string, unknown>): string {
+  return `${JSON.stringify(value)}\n`
+}
