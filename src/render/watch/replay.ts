@@ -56,13 +56,16 @@ export function replaySource(
       let handle: unknown
       let i = 0
       const tick = () => {
-        if (i >= frames.length) {
-          handle = timers.setTimeout(onEnd, holdMs)
-          return
-        }
         onFrame(frames[i] as WatchFrame)
         i++
-        handle = timers.setTimeout(tick, i < frames.length ? (delays[i] ?? MIN_FRAME_MS) : 0)
+        handle =
+          i < frames.length
+            ? timers.setTimeout(tick, delays[i] ?? MIN_FRAME_MS)
+            : timers.setTimeout(onEnd, holdMs)
+      }
+      if (frames.length === 0) {
+        handle = timers.setTimeout(onEnd, 0)
+        return () => timers.clearTimeout(handle)
       }
       tick()
       return () => timers.clearTimeout(handle)
