@@ -126,12 +126,27 @@ export abstract class BaseCommand extends Command {
     if (err instanceof Errors.ExitError) throw err
     const expected = err instanceof InputError || err instanceof UsageError || err instanceof FeatureGateError
     const parseError = err instanceof Errors.CLIError
-    processIO.err(`error: ${err.message}\n`)
+    processIO.err(`error: ${parseError ? oneLine(err.message) : err.message}\n`)
     if (!expected && !parseError && (process.env.DEBUG || verbosity(this.argv) >= 6) && err.stack) {
       processIO.err(`${err.stack}\n`)
     }
     process.exitCode = Math.max(exitCodeFor(err), this.errorExitFloor)
   }
+}
+
+/**
+ * oclif's parse errors span lines (`Parsing --v \n\tExpected an integer...\nSee more help with
+ * --help`); errors here are one line, so scripts can read them.
+ */
+export function oneLine(message: string): string {
+  const text = message
+    .replace(/\s*See more help with --help\s*$/, '')
+    .replace(/^Parsing (--\S+)\s*\n\s*/, '$1: ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ')
+  return `${text} (see --help)`
 }
 
 /** The -v level from raw arguments (errors can happen before flags are parsed). */
