@@ -1,0 +1,111 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand, passFlags, processIO} from '../base-command.js'
+import {RunOptions} from '../cli/run.js'
+
+const {
+  filename: _filename,
+  recursive: _recursive,
+  now: _now,
+  validate: _validate,
+  namespace: _namespace,
+  'all-namespaces': _allNamespaces,
+  selector: _selector,
+  ...runPassFlags
+} = passFlags
+
+export default class Run extends BaseCommand {
+  static override summary = 'Run the Deployment controller against the cluster until interrupted'
+
+  static override description =
+    `Does what kube-controller-manager's Deployment controller does, for clusters that have none (an API server and \
+etcd only, kube-controller-manager started with --controllers=-deployment, a local test API server): lists and \
+watches Deployments, ReplicaSets and Pods, enqueues Deployments as upstream's event handlers decide, and runs \
+--concurrent-deployment-syncs workers that sync one Deployment each over the caches and write as reconcile-once \
+does (optimistic concurrency, status subresource, events from deployment-controller). Failed syncs are retried with \
+client-go's rate limiter (5ms doubling to 1000s, 10 qps / burst 100, 15 retries); progress deadlines are requeued \
+to fire on time.
+
+It refuses to start (unless --force) when another Deployment controller seems active: recent ScalingReplicaSet \
+events from deployment-controller that it did not post, or a held and freshly renewed kube-controller-manager Lease \
+in kube-system.
+
+Logs go to stderr: --v 2 adds one line per sync (key, duration, result), --v 4 the path through the controller, \
+its writes, events and watch activity. SIGINT or SIGTERM finishes the syncs in progress and exits 0.
+
+With --once-synced it syncs every Deployment once the caches have synced, waits until no key is ready (delayed \
+requeues such as progress deadlines are not waited for; error retries due within a second are), and exits: 0 when \
+every Deployment's last sync succeeded, 1 otherwise.`
+
+  static override usage = [
+    'run [-n NS | -A] [-l SELECTOR] [--concurrent-deployment-syncs 5] [--feature-gates ...] [--dry-run=none|server] [--once-synced] [--force] [--v N]',
+  ]
+
+  static override examples = [
+    {
+      description: 'Be the Deployment controller of the current namespace, one line per sync:',
+      command: '<%= config.bin %> <%= command.id %> --v 2',
+    },
+    {
+      description: 'Reconcile every Deployment of the cluster once, for a script:',
+      command: '<%= config.bin %> <%= command.id %> -A --once-synced',
+    },
+    {
+      description: 'Next to a kube-controller-manager started with --controllers=-deployment:',
+      command: '<%= config.bin %> <%= command.id %> -A --force',
+    },
+  ]
+
+  static override flags = {
+    namespace: Flags.string({
+      char: 'n',
+      helpValue: 'NS',
+      description: 'Namespace to control (default: the context\'s namespace, else "default").',
+    }),
+    'all-namespaces': Flags.boolean({
+      char: 'A',
+      default: false,
+      description: 'Control the Deployments of every namespace.',
+    }),
+    selector: Flags.string({
+      char: 'l',
+      helpValue: 'SELECTOR',
+      description: "Only Deployments with these labels (kubectl syntax: 'a=b,c!=d,e in (x,y),!f').",
+    }),
+    'concurrent-deployment-syncs': Flags.integer({
+      min: 1,
+      default: 5,
+      description: 'How many Deployments are synced at once (kube-controller-manager flag of the same name).',
+    }),
+    'dry-run': Flags.string({
+      options: ['none', 'server'],
+      default: 'none',
+      description:
+        'server: send every write with dryRun=All, so the API server validates it and stores nothing.',
+    }),
+    'once-synced': Flags.boolean({
+      default: false,
+      description: 'Sync every Deployment once after the caches sync, wait for the queue to drain, and exit.',
+    }),
+    force: Flags.boolean({
+      default: false,
+      description: 'Start even when another Deployment controller seems active.',
+    }),
+    ...runPassFlags,
+    v: Flags.integer({
+      char: 'v',
+      min: 0,
+      default: 0,
+      helpGroup: 'GLOBAL',
+      description:
+        'Log level: 2 one line per sync, 4 the path of each sync and watch activity, 6 every request.',
+    }),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Run)
+    const options = new RunOptions(processIO)
+    await options.complete(flags)
+    await options.validateOptions()
+    process.exitCode = await options.run()
+  }
+}

@@ -1,0 +1,379 @@
+// upstream: DeploymentController.Run — informers for Deployments, ReplicaSets and Pods, the event
+// handlers feeding a rate-limited work queue, and N workers each taking a key, running
+// syncDeployment over the caches with its writes sent to the cluster, and handling the error.
+
+import type {ApiClient} from '../cluster/live/api.js'
+import {LiveClient} from '../cluster/live/client.js'
+import {postEvents} from '../cluster/live/events.js'
+import type {Connection} from '../cluster/live/kubeconfig.js'
+import {listAll} from '../cluster/live/read.js'
+import {rfc3339} from '../cluster/memory.js'
+import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
+import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
+import {syncDeployment} from '../controller/deployment-controller.js'
+import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
+import type {Action, RecordedEvent} from '../result.js'
+import {type LoopClock, realClock, sleep} from './clock.js'
+import {DeploymentEventHandlers} from './handlers.js'
+import {Informer} from './informer.js'
+import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from './listers.js'
+import {WorkQueue} from './queue.js'
+import {defaultControllerRateLimiter} from './rate-limiter.js'
+
+/** upstream: maxRetries — after this many requeues a failing key is dropped (until its next event). */
+export const MAX_RETRIES = 15
+
+/**
+ * upstream: the informer factory's resync period, ResyncPeriod(MinResyncPeriod = 12h): a random
+ * value between 12 and 24 hours.
+ */
+export function resyncPeriodMs(): number {
+  return 12 * 3600_000 * (1 + Math.random())
+}
+
+/** --once-synced: error retries due within this delay are waited for; later ones count as failures. */
+export const ONCE_SYNCED_RETRY_WAIT_MS = 1000
+/** --once-synced: the queue must stay empty this long (the echoes of the last writes arrive meanwhile). */
+export const ONCE_SYNCED_SETTLE_MS = 500
+
+export interface ControllerLoopOptions {
+  api: ApiClient
+  conn: Connection
+  /** undefined: every namespace. */
+  namespace: string | undefined
+  /** -l: only Deployments with these labels are watched (and so synced). */
+  labelSelector?: string
+  workers: number
+  serverDryRun: boolean
+  gates: FeatureGates
+  verbosity: number
+  onceSynced: boolean
+  /** One line to stderr (no newline). */
+  log: (line: string) => void
+  clock?: LoopClock
+  /** Informer resync period; 0 disables it. Default: resyncPeriodMs(). */
+  resyncMs?: number
+}
+
+export interface SyncOutcome {
+  key: string
+  error: unknown
+  ms: number
+  writes: Action[]
+}
+
+type Severity = 'I' | 'W' | 'E'
+
+export class ControllerLoop {
+  readonly queue: WorkQueue<string>
+  readonly deployments: Informer<Deployment>
+  readonly replicaSets: Informer<ReplicaSet>
+  readonly pods: Informer<Pod>
+  readonly listers: InformerListers
+  readonly handlers: DeploymentEventHandlers
+  private readonly clock: LoopClock
+  private stopping = false
+  private stopRequested: () => void = () => {}
+  private readonly stopped: Promise<void>
+  private readonly pendingEvents = new Set<Promise<unknown>>()
+  /** The outcome of each key's latest sync: true when it succeeded. */
+  readonly lastOk = new Map<string, {ok: boolean; error?: string}>()
+  /** Error retries whose delay is short enough for --once-synced to wait for them. */
+  private readonly shortRetries = new Set<string>()
+  private lastActivity = 0
+  syncs = 0
+
+  constructor(private readonly opts: ControllerLoopOptions) {
+    this.clock = opts.clock ?? realClock
+    this.queue = new WorkQueue<string>(this.clock, defaultControllerRateLimiter<string>(this.clock))
+    this.queue.onReady = () => {
+      this.lastActivity = this.clock.now()
+    }
+    const freeze = process.env.VITEST !== undefined || process.env.DEPLOYCTL_FREEZE === '1'
+    const common = {
+      api: opts.api,
+      conn: opts.conn,
+      namespace: opts.namespace,
+      clock: this.clock,
+      resyncMs: opts.resyncMs ?? resyncPeriodMs(),
+      freeze,
+      warn: (line: string) => this.log('W', line),
+      debug: opts.verbosity >= 4 ? (line: string) => this.log('I', line) : undefined,
+    }
+    this.deployments = new Informer<Deployment>({
+      ...common,
+      resource: 'deployments',
+      labelSelector: opts.labelSelector,
+    })
+    this.replicaSets = new Informer<ReplicaSet>({...common, resource: 'replicasets'})
+    this.pods = new Informer<Pod>({
+      ...common,
+      resource: 'pods',
+      indexers: {[POD_CONTROLLER_UID_INDEX]: podControllerUID},
+    })
+    this.listers = new InformerListers(this.deployments, this.replicaSets, this.pods)
+    this.handlers = new DeploymentEventHandlers({
+      getDeployment: (ns, name) => this.listers.getDeployment(ns, name),
+      listDeployments: (ns) => this.listers.listDeployments(ns),
+      getReplicaSet: (ns, name) => this.listers.getReplicaSet(ns, name),
+      podsByControllerUID: (uid) => this.listers.podsByControllerUID(uid),
+      listReplicaSetsFromAPI: async (ns, labelSelector) =>
+        (await listAll<ReplicaSet>(opts.api, 'replicasets', ns, labelSelector ? {labelSelector} : {})).items,
+      enqueue: (d) => this.queue.add(`${d.metadata.namespace ?? ''}/${d.metadata.name ?? ''}`),
+      debug: opts.verbosity >= 4 ? (line) => this.log('I', line) : undefined,
+    })
+    const h = this.handlers
+    this.deployments.addEventHandler({
+      add: (d) => h.addDeployment(d),
+      update: (old, cur) => h.updateDeployment(old, cur),
+      delete: (d) => h.deleteDeployment(d),
+    })
+    this.replicaSets.addEventHandler({
+      add: (rs) => h.addReplicaSet(rs),
+      update: (old, cur) => h.updateReplicaSet(old, cur),
+      delete: (rs) => h.deleteReplicaSet(rs),
+    })
+    this.pods.addEventHandler({
+      delete: (pod) => {
+        this.track(h.deletePod(pod))
+      },
+    })
+    this.stopped = new Promise((resolve) => {
+      this.stopRequested = resolve
+    })
+  }
+
+  /** Stops taking keys; run() then drains the workers and returns. */
+  stop(): void {
+    if (this.stopping) return
+    this.stopping = true
+    this.stopRequested()
+  }
+
+  get isStopping(): boolean {
+    return this.stopping
+  }
+
+  /**
+   * Runs until stop() (or, with --once-synced, until every key has been processed and the queue
+   * is idle). Returns the exit code.
+   */
+  async run(): Promise<number> {
+    const scope = this.opts.namespace === undefined ? 'all namespaces' : `namespace ${this.opts.namespace}`
+    this.log('I', `starting deployment controller for ${scope}; waiting for caches to sync`)
+    const informers = [this.deployments, this.replicaSets, this.pods]
+    try {
+      await Promise.all(informers.map((i) => i.start()))
+    } catch (err) {
+      await Promise.all(informers.map((i) => i.stop()))
+      throw err
+    }
+    this.log(
+      'I',
+      `caches synced: ${this.deployments.size} deployments, ${this.replicaSets.size} replicasets, ${this.pods.size} pods; ${this.opts.workers} worker${this.opts.workers === 1 ? '' : 's'}${this.opts.serverDryRun ? ' (server dry run: nothing is stored)' : ''}`,
+    )
+    const workers = Array.from({length: this.opts.workers}, () => this.worker())
+    let code = 0
+    let completed = true
+    if (this.opts.onceSynced) {
+      completed = await Promise.race([this.waitIdle().then(() => true), this.stopped.then(() => false)])
+    } else {
+      await this.stopped
+    }
+    this.stopping = true
+    if (this.queue.processingCount() > 0) {
+      this.log('I', `stopping: waiting for ${this.queue.processingCount()} sync(s) in progress`)
+    }
+    await this.queue.shutDownWithDrain()
+    await Promise.all(workers)
+    await Promise.all(informers.map((i) => i.stop()))
+    // Events are posted in the background; give the last ones a moment to land.
+    await Promise.race([Promise.allSettled([...this.pendingEvents]), sleep(this.clock, 5000)])
+    if (this.opts.onceSynced) {
+      const failed = [...this.lastOk].filter(([, r]) => !r.ok)
+      for (const [key, r] of failed) this.log('E', `sync of deployment ${key} failed: ${r.error ?? ''}`)
+      this.log(
+        'I',
+        completed
+          ? `once-synced: ${this.lastOk.size} deployment${this.lastOk.size === 1 ? '' : 's'} synced, ${failed.length} failed`
+          : 'once-synced: interrupted before the queue drained',
+      )
+      code = failed.length > 0 || !completed ? 1 : 0
+    } else {
+      this.log('I', 'deployment controller stopped')
+    }
+    return code
+  }
+
+  // upstream: worker / processNextWorkItem
+  private async worker(): Promise<void> {
+    while (!this.stopping) {
+      const key = await this.queue.get()
+      if (key === undefined) return
+      try {
+        if (this.stopping) return
+        this.shortRetries.delete(key)
+        const outcome = await this.syncKey(key)
+        this.handleErr(outcome)
+      } finally {
+        this.queue.done(key)
+        this.lastActivity = this.clock.now()
+      }
+    }
+  }
+
+  // upstream: handleErr
+  private handleErr({key, error}: SyncOutcome): void {
+    if (error === undefined || hasStatusCause(error, NamespaceTerminatingCause)) {
+      this.queue.forget(key)
+      return
+    }
+    if (this.queue.numRequeues(key) < MAX_RETRIES) {
+      const requeues = this.queue.numRequeues(key)
+      const delay = this.queue.addRateLimited(key)
+      if (delay <= ONCE_SYNCED_RETRY_WAIT_MS) this.shortRetries.add(key)
+      if (this.opts.verbosity >= 2) {
+        this.log(
+          'I',
+          `error syncing deployment ${key}: ${errorMessage(error)}; retry ${requeues + 1} in ${formatMs(delay)}`,
+        )
+      }
+      return
+    }
+    this.log(
+      'E',
+      `dropping deployment ${key} out of the queue after ${MAX_RETRIES} retries: ${errorMessage(error)}`,
+    )
+    this.queue.forget(key)
+  }
+
+  /** One syncDeployment over the caches, its writes sent to the cluster, its events posted. */
+  async syncKey(key: string): Promise<SyncOutcome> {
+    const slash = key.indexOf('/')
+    const namespace = key.slice(0, slash)
+    const name = key.slice(slash + 1)
+    const started = this.clock.now()
+    const client = new LiveClient(this.opts.api, {serverDryRun: this.opts.serverDryRun})
+    const path: string[] = []
+    const requeues: string[] = []
+    const ctx: ControllerContext = {
+      listers: this.listers,
+      client,
+      recorder: {
+        event: (d, type, reason, message) => this.postEvent(d, type, reason, message, key),
+      },
+      queue: {
+        addAfter: (seconds) => {
+          this.queue.addAfter(key, seconds * 1000)
+          requeues.push(`requeue after ${formatMs(seconds * 1000)}`)
+        },
+        addRateLimited: () => {
+          const delay = this.queue.addRateLimited(key)
+          requeues.push(`rate-limited requeue in ${formatMs(delay)}`)
+        },
+      },
+      clock: {now: () => this.clock.now()},
+      features: this.opts.gates,
+      trace: {enter: (fn) => path.push(fn), fact: () => {}},
+    }
+    let error: unknown
+    try {
+      await syncDeployment(ctx, namespace, name)
+    } catch (err) {
+      error = err ?? new Error('sync failed')
+    }
+    const ms = this.clock.now() - started
+    const writes = client.actions.filter((a) => a.verb !== 'get')
+    this.syncs++
+    this.lastOk.set(key, error === undefined ? {ok: true} : {ok: false, error: errorMessage(error)})
+    if (this.opts.verbosity >= 2) {
+      const parts = [`${writes.length} write${writes.length === 1 ? '' : 's'}`, ...requeues]
+      const result = error === undefined ? 'ok' : `error: ${errorMessage(error)}`
+      this.log(
+        error === undefined ? 'I' : 'E',
+        `synced deployment ${key} in ${formatMs(ms)}: ${result} (${parts.join(', ')})`,
+      )
+    }
+    if (this.opts.verbosity >= 4) {
+      this.log('I', `  path: ${path.join(' > ')}`)
+      for (const a of writes) {
+        const what = `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.namespace}/${a.name}`
+        this.log('I', `  ${what}: ${a.outcome ?? 'sent'}${a.error ? ` (${a.error})` : ''}`)
+      }
+    }
+    return {key, error, ms, writes}
+  }
+
+  private postEvent(d: Deployment, type: EventType, reason: string, message: string, key: string): void {
+    const event: RecordedEvent = {
+      type,
+      reason,
+      message,
+      object: {kind: 'Deployment', namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? ''},
+    }
+    if (this.opts.verbosity >= 4) this.log('I', `  event ${type} ${reason} on ${key}: ${message}`)
+    this.track(
+      postEvents(this.opts.api, [event], d, rfc3339(this.clock.now()), this.opts.serverDryRun).then(
+        (problems) => {
+          for (const p of problems) this.log('W', `deployment ${key}: ${p}`)
+        },
+      ),
+    )
+  }
+
+  private track(p: Promise<unknown>): void {
+    const tracked = p.catch((err: unknown) => this.log('W', errorMessage(err)))
+    this.pendingEvents.add(tracked)
+    void tracked.finally(() => this.pendingEvents.delete(tracked))
+  }
+
+  /**
+   * --once-synced: resolves once no key is ready or being processed, no short error retry is
+   * pending, and nothing changed for ONCE_SYNCED_SETTLE_MS. Delayed requeues (progress deadlines,
+   * long back-offs) are not waited for.
+   */
+  private async waitIdle(): Promise<void> {
+    let quietSince: number | undefined
+    let changes = this.informerChanges()
+    while (!this.stopping) {
+      await sleep(this.clock, 50)
+      const now = this.clock.now()
+      const nowChanges = this.informerChanges()
+      const idle =
+        this.queue.len() === 0 &&
+        this.queue.processingCount() === 0 &&
+        this.pendingEvents.size === 0 &&
+        ![...this.shortRetries].some((k) => this.queue.waitingUntil(k) !== undefined)
+      if (!idle || nowChanges !== changes || this.lastActivity > (quietSince ?? 0)) {
+        changes = nowChanges
+        quietSince = idle ? now : undefined
+        continue
+      }
+      quietSince ??= now
+      if (now - quietSince >= ONCE_SYNCED_SETTLE_MS) return
+    }
+  }
+
+  private informerChanges(): number {
+    return this.deployments.changes + this.replicaSets.changes + this.pods.changes
+  }
+
+  private log(severity: Severity, message: string): void {
+    this.opts.log(`${severity}${klogTime(new Date(this.clock.now()))} ${message}`)
+  }
+}
+
+/** klog's header time: MMDD hh:mm:ss.uuuuuu (local time). */
+function klogTime(t: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0')
+  return `${p(t.getMonth() + 1)}${p(t.getDate())} ${p(t.getHours())}:${p(t.getMinutes())}:${p(t.getSeconds())}.${p(t.getMilliseconds() * 1000, 6)}`
+}
+
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')}s`
+  const s = Math.round(ms / 1000)
+  return s < 3600
+    ? `${Math.floor(s / 60)}m${s % 60}s`
+    : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
+}
