@@ -107,6 +107,11 @@ export class RolloutWatchOptions extends PassOptions {
     }
     this.name = names[0] ?? ''
     await super.validateOptions()
+    if (this.isLive) {
+      throw new InputError(
+        'rollout watch on a live cluster is not implemented yet: simulate the rollout from files with -f FILE',
+      )
+    }
   }
 
   /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
@@ -156,6 +161,7 @@ export class RolloutWatchOptions extends PassOptions {
     return {
       kind: s.outcome,
       message: s.message,
+      end: s.end,
       summary: {
         duration: s.duration,
         peakPods: s.peakPods,

@@ -21,6 +21,8 @@ export interface WatchOutcome {
   kind: 'complete' | 'deadlineExceeded' | 'maxTime' | 'stalled' | 'stepLimit' | 'interrupted'
   /** The last line: kubectl's success or error message. */
   message: string
+  /** When the watch ended (epoch ms), if later than the last update (--max-time). */
+  end?: number
   summary?: WatchSummary
 }
 

@@ -49,7 +49,8 @@ export class LineWriter {
 
   /** The closing lines: the summary, then the verdict (kubectl's success or error line). */
   finish(outcome: WatchOutcome): string[] {
-    const p = this.prefix(this.lastTime, this.lastElapsed)
+    const late = outcome.end !== undefined && outcome.end > this.lastTime ? outcome.end - this.lastTime : 0
+    const p = this.prefix(this.lastTime + late, this.lastElapsed + late)
     const out: string[] = []
     const summary = outcome.summary
     if (summary) {
