@@ -46,6 +46,11 @@ function blocker(
   }
 }
 
+function deletionText(t: string, now: number): string {
+  const ms = parseTime(t)
+  return ms === undefined ? t : `${t} (${relative(ms, now)})`
+}
+
 function podCondition(pod: Pod, type: string): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === type)
 }
@@ -63,7 +68,7 @@ export function podBlockers(pod: Pod, rsName: string, minReadySeconds: number, n
       blocker(
         'Terminating',
         object,
-        `being deleted: due to be gone by ${pod.metadata.deletionTimestamp}${grace != null ? ` (grace period ${grace}s)` : ''}`,
+        `being deleted: due to be gone by ${deletionText(pod.metadata.deletionTimestamp, now)}${grace != null ? `, grace period ${grace}s` : ''}`,
         {...base, since: pod.metadata.deletionTimestamp},
       ),
     ]
@@ -174,7 +179,7 @@ export function podBlockers(pod: Pod, rsName: string, minReadySeconds: number, n
   const msg = containersReady?.message ?? ready?.message ?? 'not ready'
   const detail =
     running.length > 0
-      ? `running since ${running[0]!.state?.running?.startedAt ?? '?'} but not ready (${msg}): its readiness probe has not passed`
+      ? `running since ${running[0]!.state?.running?.startedAt ?? '?'} but not ready (${msg}): its readiness probe has not passed yet`
       : `not ready (${msg})`
   return [
     blocker('NotReady', object, detail, {

@@ -120,7 +120,7 @@ function passChecks(ctx: ExplainContext, branch: string | undefined): PassCheck[
     )
     ended = true
   } else {
-    const parts = [`owns ${names(claimedNames ?? [])}`]
+    const parts = [names(claimedNames ?? [])]
     if (adopted.length > 0) parts.push(`adopts ${adopted.join(', ')} (no owner, labels match the selector)`)
     if (released.length > 0)
       parts.push(`releases ${released.join(', ')} (owned, labels no longer match the selector)`)
@@ -619,7 +619,7 @@ function explainCleanup(ctx: ExplainContext, branch: string | undefined): Cleanu
     default: {
       const s = d.status ?? {}
       if (!deploymentComplete(d, s)) {
-        waits = `Cleanup runs only once the rollout is complete, judged on the status the Deployment had before this pass (updated ${s.updatedReplicas ?? 0}, total ${s.replicas ?? 0}, available ${s.availableReplicas ?? 0} of ${deploymentReplicas(d)}${(s.observedGeneration ?? 0) < (d.metadata.generation ?? 0) ? ', generation not yet observed' : ''}).`
+        waits = `Cleanup runs only once the rollout is complete, judged on the status the Deployment had before the pass (spec.replicas ${deploymentReplicas(d)}: updated ${s.updatedReplicas ?? 0}, total ${s.replicas ?? 0}, available ${s.availableReplicas ?? 0}${(s.observedGeneration ?? 0) < (d.metadata.generation ?? 0) ? ', generation not yet observed' : ''}).`
       } else {
         waits = 'Cleanup runs only in a pass that scales nothing.'
       }

@@ -80,7 +80,7 @@ export function explainProgress(ctx: ExplainContext): ProgressClock {
       const beforeMs = parseTime(before?.lastUpdateTime)
       return clock(
         'FiresThisPass',
-        `${limit}. The last progress was at ${lastProgressText(before, now)}, so the deadline passed at ${deadlineText(before, pds, now)}. This pass marks the rollout as failed: Progressing=False, ProgressDeadlineExceeded.`,
+        `${limit}. The last progress was at ${lastProgressText(before, now)}, so the deadline passed at ${deadlineText(before, pds, now)}. The next pass marks the rollout as failed: Progressing=False, ProgressDeadlineExceeded.`,
         beforeMs === undefined ? undefined : beforeMs + pds * 1000,
       )
     }
@@ -110,7 +110,7 @@ export function explainProgress(ctx: ExplainContext): ProgressClock {
   }
   const refreshed = ctx.facts.last<string>('progress') === 'progressing'
   const last = refreshed
-    ? 'This pass records progress, so the clock restarts now'
+    ? 'The next pass records progress, so the clock restarts now'
     : `The last progress was at ${at(lastMs)}`
   if (deadlineMs > now) {
     return clock(
@@ -121,7 +121,7 @@ export function explainProgress(ctx: ExplainContext): ProgressClock {
   }
   return clock(
     'Passed',
-    `${limit}. ${last}, so the deadline passed at ${at(deadlineMs)}, but this pass does not check it (${ctx.facts.branch() === 'scalingEvent' ? 'a scaling-event pass' : 'this path'} only updates counts). The next rollout pass marks the rollout as failed unless pods make progress.`,
+    `${limit}. ${last}, so the deadline passed at ${at(deadlineMs)}, but the next pass does not check it (${ctx.facts.branch() === 'scalingEvent' ? 'a scaling-event pass' : 'that path'} only updates counts). The first rollout pass after it marks the rollout as failed unless pods make progress.`,
     deadlineMs,
   )
 }

@@ -164,7 +164,7 @@ export function explainVerdict(
   const oldPods = Math.max(0, (status.replicas ?? 0) - updated)
   const rev = view.newRS?.metadata.annotations?.['deployment.kubernetes.io/revision']
   const ofRevision = rev ? ` to revision ${rev}` : ''
-  const counts = `${updated} of ${replicas} replicas run the current template, ${available} available${oldPods > 0 ? `, ${plural(oldPods, 'old pod')} still around` : ''}.`
+  const counts = `${updated} of ${replicas} replicas run the current template, ${available} available${oldPods > 0 ? `, ${plural(oldPods, 'old pod')} still counted` : ''}.`
 
   if (d.spec.paused) {
     if (!view.newRS) {
@@ -194,7 +194,7 @@ export function explainVerdict(
   const cond = getDeploymentCondition(status, DeploymentProgressing)
   if (cond?.reason === TimedOutReason && getRollbackTo(d) === undefined) {
     const marks =
-      progress.state === 'FiresThisPass' ? 'This pass marks it as failed' : 'It is marked as failed'
+      progress.state === 'FiresThisPass' ? 'The next pass marks it as failed' : 'It is marked as failed'
     const cause = onNew[0]
     return v(
       'DeadlineExceeded',
@@ -210,8 +210,8 @@ export function explainVerdict(
       'Progressing',
       'RollbackRequested',
       copied
-        ? `A rollback to revision ${target} is requested: this pass copies that revision's pod template back into the Deployment, and the next pass rolls it out.`
-        : `A rollback to revision ${target} is requested, but it changes nothing (see the pass): this pass only removes the annotation.`,
+        ? `A rollback to revision ${target} is requested: the next pass copies that revision's pod template back into the Deployment, and the pass after it rolls it out.`
+        : `A rollback to revision ${target} is requested, but it changes nothing (see the pass): the next pass only removes the annotation.`,
     )
   }
 
@@ -297,7 +297,10 @@ function progressingReason(
   if (oldGoing.length > 0) {
     return {
       code: 'OldPodsTerminating',
-      sentence: `Waiting for ${plural(oldGoing.length, 'old pod')} to stop.`,
+      sentence:
+        d.spec.strategy?.type === RecreateStrategyType
+          ? `Waiting for ${plural(oldGoing.length, 'old pod')} to stop: Recreate starts new pods only once every old one is gone.`
+          : `Waiting for ${plural(oldGoing.length, 'old pod')} to stop.`,
     }
   }
   const starting = newPods(['ContainerCreating', 'Pending', 'ContainerWaiting'])
@@ -331,7 +334,7 @@ function progressingReason(
   if ((d.metadata.generation ?? 0) > (d.status?.observedGeneration ?? 0)) {
     return {
       code: 'SpecChangeNotObserved',
-      sentence: 'The controller has not observed the latest spec yet; this pass does.',
+      sentence: 'The controller has not observed the latest spec yet; the next pass does.',
     }
   }
   const unknown = blockers.some((b) => b.code === 'NoPodsInInput')

@@ -96,14 +96,14 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   const tag = verdict.reason === verdict.code ? verdict.code : `${verdict.code} (${verdict.reason})`
   out.push(`${heading('Verdict:')} ${style(VERDICT_STYLE[verdict.code], tag)}`)
   out.push(w(verdict.message))
-  out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}`))
+  out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}${kubectlNote(e)}`))
 
   out.push('', heading('ReplicaSets'))
   if (e.replicaSets.length === 0)
     out.push(w('None: no ReplicaSet belongs to this Deployment or matches its selector.'))
   else out.push(await replicaSetTable(e.replicaSets, width))
 
-  out.push('', heading('The pass, check by check'))
+  out.push('', heading('The next pass, check by check'))
   out.push(...renderChecks(e.pass.checks, width))
   const f = e.pass.fenceposts
   if (f) {
@@ -125,7 +125,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   }
   const steps = [...e.pass.steps]
   if (steps.length > 0 || e.pass.cleanup) {
-    out.push('', heading('What the pass does'))
+    out.push('', heading('What the next pass does'))
     for (const s of steps) out.push(...renderStep(s, width))
     const c = e.pass.cleanup
     if (c) out.push(...renderStep(cleanupStep(c), width))
@@ -157,7 +157,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
     for (const d of e.deadEnds) out.push(w(`${style('red', d.code)}: ${d.message}`, '  ', '    '))
   }
 
-  out.push('', heading('Next pass'))
+  out.push('', heading('Next'))
   if (e.next.actions.length === 0) {
     out.push(w('Writes nothing.'))
   } else {
@@ -176,6 +176,17 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   out.push(w(`Requeue: ${e.next.requeueMessage}`, '  ', '    '))
   if (e.next.error !== null) out.push(style('red', w(`The pass ends in an error: ${e.next.error}`)))
   return out.join('\n')
+}
+
+/** Why kubectl's message and the verdict differ, when they do. */
+function kubectlNote(e: Explanation): string {
+  const {rolloutStatus: k, verdict: v} = e
+  if (k.done && v.code !== 'Complete') return ' (it reads the status as stored, before the next pass)'
+  if (k.done || k.error) return ''
+  if (v.code === 'DeadlineExceeded') return ' (it fails only once the controller has marked the deadline)'
+  if (v.code === 'Stalled') return ' (it only compares counts, so it keeps waiting)'
+  if (v.code === 'Paused') return ' (it keeps waiting while the Deployment is paused)'
+  return ''
 }
 
 async function replicaSetTable(rows: ReplicaSetRow[], width: number): Promise<string> {

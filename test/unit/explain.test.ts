@@ -513,7 +513,7 @@ describe('verdict', () => {
       rollout({conditions: [progressing('ReplicaSetUpdated', 700)]}, [{waiting: {reason: 'ErrImagePull'}}]),
     )
     expect(e.verdict).toMatchObject({code: 'DeadlineExceeded', reason: 'ErrImagePull'})
-    expect(e.verdict.message).toContain('This pass marks it as failed')
+    expect(e.verdict.message).toContain('The next pass marks it as failed')
     expect(e.progress).toMatchObject({
       state: 'FiresThisPass',
       deadline: '2026-11-29T09:58:20Z',
