@@ -64,6 +64,22 @@ export interface SyncOutcome {
 
 type Severity = 'I' | 'W' | 'E'
 
+export type ErrorDecision = {action: 'forget'} | {action: 'requeue'; delayMs: number} | {action: 'drop'}
+
+/**
+ * upstream: handleErr — success or a terminating namespace forgets the key's back-off; an error
+ * requeues it rate-limited until it has been requeued MAX_RETRIES times, then it is dropped.
+ */
+export function handleErr(queue: WorkQueue<string>, key: string, error: unknown): ErrorDecision {
+  if (error === undefined || hasStatusCause(error, NamespaceTerminatingCause)) {
+    queue.forget(key)
+    return {action: 'forget'}
+  }
+  if (queue.numRequeues(key) < MAX_RETRIES) return {action: 'requeue', delayMs: queue.addRateLimited(key)}
+  queue.forget(key)
+  return {action: 'drop'}
+}
+
 export class ControllerLoop {
   readonly queue: WorkQueue<string>
   readonly deployments: Informer<Deployment>
@@ -224,27 +240,22 @@ export class ControllerLoop {
 
   // upstream: handleErr
   private handleErr({key, error}: SyncOutcome): void {
-    if (error === undefined || hasStatusCause(error, NamespaceTerminatingCause)) {
-      this.queue.forget(key)
-      return
-    }
-    if (this.queue.numRequeues(key) < MAX_RETRIES) {
-      const requeues = this.queue.numRequeues(key)
-      const delay = this.queue.addRateLimited(key)
-      if (delay <= ONCE_SYNCED_RETRY_WAIT_MS) this.shortRetries.add(key)
+    const requeues = this.queue.numRequeues(key)
+    const decision = handleErr(this.queue, key, error)
+    if (decision.action === 'requeue') {
+      if (decision.delayMs <= ONCE_SYNCED_RETRY_WAIT_MS) this.shortRetries.add(key)
       if (this.opts.verbosity >= 2) {
         this.log(
           'I',
-          `error syncing deployment ${key}: ${errorMessage(error)}; retry ${requeues + 1} in ${formatMs(delay)}`,
+          `error syncing deployment ${key}: ${errorMessage(error)}; retry ${requeues + 1} in ${formatMs(decision.delayMs)}`,
         )
       }
-      return
+    } else if (decision.action === 'drop') {
+      this.log(
+        'E',
+        `dropping deployment ${key} out of the queue after ${MAX_RETRIES} retries: ${errorMessage(error)}`,
+      )
     }
-    this.log(
-      'E',
-      `dropping deployment ${key} out of the queue after ${MAX_RETRIES} retries: ${errorMessage(error)}`,
-    )
-    this.queue.forget(key)
   }
 
   /** One syncDeployment over the caches, its writes sent to the cluster, its events posted. */
