@@ -2,7 +2,8 @@
 // decoded (type-checked), defaulted, given an identity, validated and checked for duplicates, in
 // the order the API server would do it on create.
 
-import type {Deployment, Pod, ReplicaSet} from '../../controller/api/types.js'
+import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api/types.js'
+import {parseInt64} from '../../controller/util/go.js'
 import {emptyWorld, InputError, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
@@ -67,7 +68,7 @@ export class Collector {
     }
   }
 
-  /** The note about skipped kinds, once all input has been read. */
+  /** The notes about skipped kinds and missing owners, once all input has been read. */
   finish(): World {
     if (this.skipped > 0) {
       const n = this.skipped
@@ -76,7 +77,44 @@ export class Collector {
         `note: skipped ${n} ${n === 1 ? 'object' : 'objects'} of kinds other than Deployment, ReplicaSet, Pod (${kinds})`,
       )
     }
-    return this.world
+    // A snapshot that lacks an owner is usually partial: say so rather than answer as if complete.
+    const w = this.world
+    const rs = orphans(w.replicaSets, 'Deployment', w.deployments)
+    if (rs.length > 0) {
+      this.warn(
+        `note: ${count(rs.length, 'ReplicaSet is', 'ReplicaSets are')} controlled by a Deployment that is not in the input, so no pass adopts or changes ${rs.length === 1 ? 'it' : 'them'}: ${listed(rs)}`,
+      )
+    }
+    const pods = orphans(w.pods, 'ReplicaSet', w.replicaSets)
+    if (pods.length > 0) {
+      this.warn(
+        `note: ${count(pods.length, 'Pod is', 'Pods are')} controlled by a ReplicaSet that is not in the input, so no Deployment counts ${pods.length === 1 ? 'it' : 'them'}: ${listed(pods)}`,
+      )
+    }
+    return w
+  }
+
+  /**
+   * Revisions the controller cannot number from: upstream skips a ReplicaSet whose revision is not
+   * an int64 (the next revision may then restart at 1), and the revision after the largest int64
+   * overflows. The pass does what upstream does; the user is told.
+   */
+  private checkRevision(obj: Obj, o: Origin, label: string): void {
+    const annotations = isObject(obj.metadata) ? obj.metadata.annotations : undefined
+    const v = isObject(annotations) ? annotations[REVISION] : undefined
+    if (typeof v !== 'string') return
+    const n = parseInt64(v)
+    const problem =
+      n === undefined
+        ? 'is not a 64-bit integer: the controller skips this ReplicaSet when it numbers revisions'
+        : n === INT64_MAX
+          ? 'is the largest 64-bit integer: the next revision overflows'
+          : undefined
+    if (problem === undefined) return
+    const line = o.locate?.(['metadata', 'annotations', {key: REVISION}]) || o.line
+    this.warn(
+      `warning: ${o.file}:${line}: ${label}: metadata.annotations[${REVISION}]: ${JSON.stringify(v)} ${problem}`,
+    )
   }
 
   private fail(o: Origin, msg: string, path?: Path): never {
@@ -203,6 +241,7 @@ export class Collector {
       const line = o.locate?.(e.path) || o.line
       this.warn(`warning: ${o.file}:${line}: ${label}: ${fieldErrorText(e)}`)
     }
+    if (kind === 'ReplicaSet') this.checkRevision(obj, o, label)
 
     const ref: SourceRef = {file: o.file, line: o.line, index: o.index}
     this.seen.set(key, ref)
@@ -211,4 +250,41 @@ export class Collector {
     else if (kind === 'ReplicaSet') this.world.replicaSets.push(obj as unknown as ReplicaSet)
     else this.world.pods.push(obj as unknown as Pod)
   }
+}
+
+const REVISION = 'deployment.kubernetes.io/revision'
+const INT64_MAX = 2n ** 63n - 1n
+const MAX_LISTED = 3
+
+function count(n: number, one: string, many: string): string {
+  return n === 1 ? `1 ${one}` : `${n} ${many}`
+}
+
+/** `ns/name (Kind owner)`, the first few of them. */
+function listed(items: Array<{obj: KubeObject; owner: string}>): string {
+  const shown = items
+    .slice(0, MAX_LISTED)
+    .map(({obj, owner}) => `${obj.metadata.namespace}/${obj.metadata.name} (${owner})`)
+  const more = items.length - shown.length
+  return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`
+}
+
+/** Objects whose controller reference of `ownerKind` names no object of `owners` (by uid, as the controller matches). */
+function orphans(
+  objects: KubeObject[],
+  ownerKind: string,
+  owners: KubeObject[],
+): Array<{obj: KubeObject; owner: string}> {
+  const uids = new Set(owners.map((x) => `${x.metadata.namespace}/${x.metadata.uid}`))
+  const out: Array<{obj: KubeObject; owner: string}> = []
+  for (const obj of objects) {
+    const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true)
+    if (!ref || ref.kind !== ownerKind || ref.apiVersion !== API_VERSIONS[ownerKind as KeptKind]) continue
+    if (uids.has(`${obj.metadata.namespace}/${ref.uid}`)) continue
+    const sameName = owners.some(
+      (x) => x.metadata.namespace === obj.metadata.namespace && x.metadata.name === ref.name,
+    )
+    out.push({obj, owner: `${ownerKind} ${ref.name}${sameName ? ' with another uid' : ''}`})
+  }
+  return out
 }
