@@ -2,7 +2,6 @@
 // Files are loaded as for `dry-run sync`; the analysis (src/explain) runs the same pass with the
 // tracer on. Live mode will hand the analysis a World and recent Events through the same seam.
 
-import {namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {ExplainResult, KubeEvent} from '../explain/types.js'
 import type {ExplainOutputFormat} from '../render/explain.js'
@@ -67,6 +66,7 @@ export class ExplainOptions extends PassOptions {
   /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
   private async noneSelected(world: World): Promise<string> {
     const {noResourcesMessage} = await import('../pass/selection.js')
+    const {namespaceOf} = await import('../cluster/memory.js')
     const message = noResourcesMessage(this.selection)
     if (this.selection.allNamespaces || this.selection.labelSelector) return message
     const elsewhere = [...new Set(world.deployments.map(namespaceOf))].sort()

@@ -5,7 +5,7 @@ import type {MemoryStore} from '../cluster/memory.js'
 import {type Deployment, type Pod, type ReplicaSet, ReplicaSetKind} from '../controller/api/types.js'
 import {filterPodsByOwner, getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import {findNewReplicaSet, RevisionHistoryAnnotation, revision} from '../controller/util/deployment-util.js'
-import {labelSelectorAsSelector, type Selector} from '../controller/util/labels.js'
+import {isSelectEverythingLiteral, labelSelectorAsSelector, type Selector} from '../controller/util/labels.js'
 import type {ReplicaSetInfo, ReplicaSetView} from './context.js'
 import {age} from './duration.js'
 import type {Facts} from './facts.js'
@@ -32,7 +32,8 @@ export function replicaSetView(
   facts: Facts,
   store: MemoryStore,
 ): ReplicaSetView {
-  const selector = selectorOf(d)
+  // An empty selector would match every ReplicaSet; the controller claims none then, and neither do we.
+  const selector = isSelectEverythingLiteral(d.spec.selector) ? undefined : selectorOf(d)
   const uid = d.metadata.uid
   const claimedNames = facts.ownedReplicaSets()
   const adopted = new Set(facts.all<string>('adopt'))

@@ -181,6 +181,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
 /** Why kubectl's message and the verdict differ, when they do. */
 function kubectlNote(e: Explanation): string {
   const {rolloutStatus: k, verdict: v} = e
+  if (v.code === 'Invalid') return ' (it reads only the status, which the controller does not keep up for it)'
   if (k.done && v.code !== 'Complete') return ' (it reads the status as stored, before the next pass)'
   if (k.done || k.error) return ''
   if (v.code === 'DeadlineExceeded') return ' (it fails only once the controller has marked the deadline)'

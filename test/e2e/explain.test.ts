@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
 import type {ExplainResult, Explanation} from '../../src/explain/types.js'
-import {cli, ROOT} from './helpers.js'
+import {cli, ROOT, tempFiles} from './helpers.js'
 
 /** Each example with the selection and clock of its scenario (see examples/README.md). */
 const EXAMPLES: Record<string, string[]> = {
@@ -313,6 +313,45 @@ describe('explain text output', () => {
     const prose = r.stdout.split('\n').filter((l) => l.startsWith(' '))
     for (const line of prose) expect(line.length, line).toBeLessThanOrEqual(72)
     expect(r.stdout).toContain('NAME             IMAGES')
+  })
+})
+
+describe('explain on input the API server would refuse (--validate ignore)', () => {
+  const steady = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8')
+  const run = (text: string) => {
+    const dir = tempFiles({'d.yaml': text})
+    const r = cli([
+      'explain',
+      '-f',
+      join(dir, 'd.yaml'),
+      '-n',
+      'demo',
+      '--now',
+      '2026-11-29T10:00:00Z',
+      '--validate',
+      'ignore',
+      '-o',
+      'json',
+    ])
+    expect(r.code).toBe(0)
+    return (JSON.parse(r.stdout) as ExplainResult).explanations[0]!
+  }
+
+  it('an empty selector is Invalid/SelectsEverything and only warns', () => {
+    const e = run(
+      steady.replace('    selector:\n      matchLabels:\n        app: web\n', '    selector: {}\n'),
+    )
+    expect(e.verdict).toMatchObject({code: 'Invalid', reason: 'SelectsEverything'})
+    expect(e.next.events.map((x) => x.reason)).toEqual(['SelectingAll'])
+  })
+
+  it('an unknown strategy is Invalid/UnknownStrategy and the pass fails', () => {
+    const e = run(steady.replace('type: RollingUpdate', 'type: BlueGreen'))
+    expect(e.verdict).toMatchObject({code: 'Invalid', reason: 'UnknownStrategy'})
+    expect(e.next).toMatchObject({
+      requeue: {kind: 'rateLimited'},
+      error: 'unexpected deployment strategy type: BlueGreen',
+    })
   })
 })
 
