@@ -108,7 +108,7 @@ function makeLocator(lc: LineCounter, root: Node | null): (path: Path) => number
       const key = typeof step === 'object' ? step.key : step
       if (isMap(node)) {
         const pair = (node as YAMLMap).items.find(
-          (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(key),
+          (p) => isPair(p) && isScalar(p.key) && String(p.key.value ?? '') === String(key),
         )
         if (!pair) break
         line = lineOf(lc, pair.key as Node) ?? line
