@@ -1,5 +1,6 @@
 // The simulated cluster around the Deployment controller: models, simulator and observations.
 
+export {type ClusterOptions, type ClusterStep, SimulatedCluster} from './cluster.js'
 export {formatDuration, parseDuration} from './duration.js'
 export {
   type ConditionSummary,

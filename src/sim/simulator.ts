@@ -6,36 +6,20 @@
 // deliver it at once), runs the models, then one controller pass when the Deployment's key is
 // queued, and records what changed. Deterministic: no real clock, no I/O, a seeded generator.
 
-import {deepEqual} from '../cluster/json.js'
-import {DEFAULT_NAMESPACE, deterministicUid, MemoryStore, namespaceOf, rfc3339} from '../cluster/memory.js'
+import {DEFAULT_NAMESPACE, MemoryStore, namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
-import type {Deployment, IntOrString, Pod, ReplicaSet, ReplicaSetStatus} from '../controller/api/types.js'
+import type {Deployment, IntOrString} from '../controller/api/types.js'
 import {RecreateStrategyType} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
-import {deploymentReplicas} from '../controller/util/deployment-util.js'
-import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
 import {syncOne} from '../pass/run.js'
 import {ChangeTracker} from '../render/change.js'
 import type {Requeue} from '../result.js'
+import {SimulatedCluster} from './cluster.js'
 import {type Observation, observe, replicaSetsOf} from './observe.js'
-import {
-  advancePod,
-  DEFAULT_TIMINGS,
-  type FailureMode,
-  failFromNow,
-  isPodActive,
-  type KubeletContext,
-  nextPodEventAt,
-  nodeOf,
-  type PodPlan,
-  type PodTimings,
-  planForInputPod,
-  planForNewPod,
-  terminatePod,
-} from './pods.js'
-import {generateName, Random, seedOf} from './random.js'
-import {manageReplicas, nextAvailableAt, podsOwnedBy, relatedPodsOf, replicaSetStatus} from './replicaset.js'
+import {DEFAULT_TIMINGS, type PodTimings} from './pods.js'
+import {seedOf} from './random.js'
+import {podsOwnedBy} from './replicaset.js'
 import type {SimAction, SimEvent} from './types.js'
 
 export interface SimulationOptions {
@@ -203,14 +187,7 @@ export class Simulator {
   private readonly maxTime: number
   private readonly maxSteps: number
   private readonly start: number
-  private readonly random: Random
-  private readonly nodes: string[]
-  private readonly failNewPods?: IntOrString
-
-  private deployments: Deployment[]
-  private replicaSets: ReplicaSet[]
-  private pods: Pod[]
-  private readonly plans = new Map<string, PodPlan>()
+  private readonly cluster: SimulatedCluster
 
   private t: number
   private step = 0
@@ -220,7 +197,6 @@ export class Simulator {
   /** The earliest delayed add of the key still waiting (the delaying queue keeps the earliest). */
   private waitingAt: number | undefined
   private readonly limiter = new ControllerRateLimiter()
-  private failuresAssigned = 0
   private sameInstant = 0
   private started = false
   private finished: {outcome: Outcome; end: number; message: string} | undefined
@@ -236,21 +212,18 @@ export class Simulator {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
     this.start = options.start
     this.t = options.start
-    if (options.failNewPods !== undefined) this.failNewPods = parseFailNewPods(options.failNewPods)
-    this.random = new Random(options.seed ?? seedOf(`${this.namespace}/${this.name}`))
-    const inNamespace = <T extends Deployment | ReplicaSet | Pod>(list: readonly T[]) =>
-      list.filter((o) => namespaceOf(o) === this.namespace)
-    this.deployments = inNamespace(world.deployments)
-    this.replicaSets = inNamespace(world.replicaSets)
-    this.pods = inNamespace(world.pods)
+    this.cluster = new SimulatedCluster(world, {
+      namespace: this.namespace,
+      start: this.start,
+      gates: this.gates,
+      timings: this.timings,
+      failingDeployment: this.name,
+      seed: options.seed ?? seedOf(`${this.namespace}/${this.name}`),
+      ...(options.failNewPods !== undefined ? {failNewPods: parseFailNewPods(options.failNewPods)} : {}),
+    })
     if (!this.deployment()) {
       throw new SimulationError(`deployments.apps "${this.name}" not found in namespace "${this.namespace}"`)
     }
-    const seen = [...new Set(this.pods.map(nodeOf).filter((n) => n !== ''))].sort()
-    this.nodes = seen.length > 0 ? seen : ['node-1', 'node-2', 'node-3']
-    for (const pod of this.pods)
-      this.plans.set(pod.metadata.name ?? '', planForInputPod(pod, this.start, this.timings))
-    this.failInputPods()
   }
 
   /** The next recorded entry, or undefined when the simulation is over. */
@@ -287,12 +260,7 @@ export class Simulator {
 
   /** The world as it stands (for tests and a live source). */
   world(): World {
-    return {
-      deployments: [...this.deployments],
-      replicaSets: [...this.replicaSets],
-      pods: [...this.pods],
-      sources: new WeakMap(),
-    }
+    return this.cluster.world()
   }
 
   // --- the clock ----------------------------------------------------------------------------------
@@ -331,13 +299,9 @@ export class Simulator {
   }
 
   private nextEventAt(): number | undefined {
-    let next = this.waitingAt
-    const consider = (t: number | undefined) => {
-      if (t !== undefined && (next === undefined || t < next)) next = t
-    }
-    for (const plan of this.plans.values()) consider(nextPodEventAt(plan))
-    for (const rs of this.replicaSets) consider(nextAvailableAt(rs, podsOwnedBy(rs, this.pods), this.t))
-    return next
+    const models = this.cluster.nextEventAt(this.t)
+    if (models === undefined) return this.waitingAt
+    return this.waitingAt === undefined ? models : Math.min(models, this.waitingAt)
   }
 
   private finish(outcome: Outcome, end: number, message: string): false {
@@ -350,11 +314,8 @@ export class Simulator {
   private async runStep(): Promise<TimelineEntry | undefined> {
     this.step++
     const t = this.t
-    const actions: SimAction[] = []
-    const events: SimEvent[] = []
-    const podsGone = this.runKubelet(t, actions, events)
-    const rsChanged = this.runReplicaSetController(t, actions, events)
-    if (rsChanged) this.queued = true
+    const {actions, events, replicaSetsChanged, podsGone} = this.cluster.advance(t)
+    if (replicaSetsChanged) this.queued = true
     if (podsGone && this.recreateHasNoPods()) this.queued = true
     if (this.waitingAt !== undefined && this.waitingAt <= t) {
       this.waitingAt = undefined
@@ -403,253 +364,24 @@ export class Simulator {
   private observation(): Observation {
     const d = this.deployment()
     if (!d) throw new SimulationError(`deployments.apps "${this.name}" was deleted during the simulation`)
-    return observe(d, this.replicaSets, this.pods, this.t)
+    return observe(d, this.cluster.replicaSets, this.cluster.pods, this.t)
   }
 
   private deployment(): Deployment | undefined {
-    return this.deployments.find((d) => d.metadata.name === this.name)
-  }
-
-  // --- the kubelet and the scheduler --------------------------------------------------------------
-
-  /** Applies the pod transitions due by t; true when a pod disappeared. */
-  private runKubelet(t: number, actions: SimAction[], events: SimEvent[]): boolean {
-    let gone = false
-    const next: Pod[] = []
-    for (const pod of this.pods) {
-      const name = pod.metadata.name ?? ''
-      const plan = this.plans.get(name)
-      const due = plan ? nextPodEventAt(plan) : undefined
-      if (!plan || due === undefined || due > t) {
-        next.push(pod)
-        continue
-      }
-      const r = advancePod(pod, plan, t, this.kubelet(next))
-      events.push(...r.events)
-      if (r.pod === undefined) {
-        gone = true
-        this.plans.delete(name)
-        actions.push({
-          actor: 'kubelet',
-          verb: 'delete',
-          resource: 'pods',
-          name,
-          summary: 'terminated, removed',
-        })
-        continue
-      }
-      this.plans.set(name, r.plan)
-      next.push(r.pod)
-      if (r.notes.length > 0) {
-        actions.push({
-          actor: 'kubelet',
-          verb: 'update',
-          resource: 'pods',
-          subresource: 'status',
-          name,
-          summary: r.notes.join('; '),
-        })
-      }
-    }
-    this.pods = next
-    return gone
-  }
-
-  /** Scheduling spreads pods: the node with the fewest active pods (input nodes, or three made-up ones). */
-  private kubelet(placed: Pod[]): KubeletContext {
-    return {
-      timings: this.timings,
-      pickNode: () => {
-        // `placed` and this.pods overlap while the kubelet walks the list; count each pod once.
-        const load = new Map(this.nodes.map((n) => [n, 0]))
-        const seen = new Set<string>()
-        for (const p of [...placed, ...this.pods]) {
-          const name = p.metadata.name ?? ''
-          if (seen.has(name)) continue
-          seen.add(name)
-          const node = nodeOf(p)
-          if (node !== '' && isPodActive(p) && load.has(node)) load.set(node, (load.get(node) ?? 0) + 1)
-        }
-        let best = this.nodes[0] ?? 'node-1'
-        for (const n of this.nodes) if ((load.get(n) ?? 0) < (load.get(best) ?? 0)) best = n
-        return best
-      },
-    }
-  }
-
-  // --- the ReplicaSet controller ------------------------------------------------------------------
-
-  /** One sync of every ReplicaSet; true when a ReplicaSet changed (its informer event queues the Deployment). */
-  private runReplicaSetController(t: number, actions: SimAction[], events: SimEvent[]): boolean {
-    let changed = false
-    const newest = this.newestReplicaSet()
-    for (const [i, rs] of this.replicaSets.entries()) {
-      const name = rs.metadata.name ?? ''
-      const owned = podsOwnedBy(rs, this.pods)
-      const decision = manageReplicas(rs, owned, relatedPodsOf(rs, this.replicaSets, this.pods), t)
-      for (let n = 0; n < decision.create; n++) {
-        const pod = this.createPod(rs, t, rs === newest)
-        actions.push({
-          actor: 'replicaset-controller',
-          verb: 'create',
-          resource: 'pods',
-          name: pod.metadata.name ?? '',
-          summary: 'created (Pending)',
-        })
-        events.push({
-          type: 'Normal',
-          reason: 'SuccessfulCreate',
-          object: `ReplicaSet/${name}`,
-          message: `Created pod: ${pod.metadata.name}`,
-          source: 'replicaset-controller',
-        })
-      }
-      for (const victim of decision.delete) {
-        const podName = victim.metadata.name ?? ''
-        const plan = this.plans.get(podName) ?? {stage: 'static' as const, createdAt: t}
-        const r = terminatePod(victim, plan, t, this.timings)
-        if (r.pod) {
-          this.plans.set(podName, r.plan)
-          this.pods = this.pods.map((p) => (p === victim ? (r.pod as Pod) : p))
-        } else {
-          this.plans.delete(podName)
-          this.pods = this.pods.filter((p) => p !== victim)
-        }
-        actions.push({
-          actor: 'replicaset-controller',
-          verb: 'delete',
-          resource: 'pods',
-          name: podName,
-          summary: r.pod
-            ? `terminating (was ${describeForDeletion(victim)})`
-            : `deleted at once (was ${describeForDeletion(victim)}, never scheduled)`,
-        })
-        events.push({
-          type: 'Normal',
-          reason: 'SuccessfulDelete',
-          object: `ReplicaSet/${name}`,
-          message: `Deleted pod: ${podName}`,
-          source: 'replicaset-controller',
-        })
-      }
-      // Pods created with nothing to wait for (readyAfter 0) move on at once.
-      if (decision.create > 0) this.runKubelet(t, actions, events)
-      const status = replicaSetStatus(rs, podsOwnedBy(rs, this.pods), t, this.gates)
-      if (!deepEqual(status, rs.status ?? {})) {
-        actions.push({
-          actor: 'replicaset-controller',
-          verb: 'update',
-          resource: 'replicasets',
-          subresource: 'status',
-          name,
-          summary: statusChange(rs.status ?? {}, status),
-        })
-        this.replicaSets[i] = {...rs, status}
-        changed = true
-      }
-    }
-    return changed
-  }
-
-  private createPod(rs: ReplicaSet, t: number, newest: boolean): Pod {
-    const rsName = rs.metadata.name ?? ''
-    let name = generateName(`${rsName}-`, this.random)
-    while (this.plans.has(name)) name = generateName(`${rsName}-`, this.random)
-    const template = rs.spec.template ?? {}
-    const pod: Pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name,
-        generateName: `${rsName}-`,
-        namespace: this.namespace,
-        uid: deterministicUid('pods', this.namespace, name),
-        creationTimestamp: rfc3339(t),
-        ...(template.metadata?.labels ? {labels: {...template.metadata.labels}} : {}),
-        ...(template.metadata?.annotations ? {annotations: {...template.metadata.annotations}} : {}),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rsName,
-            uid: rs.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      spec: structuredClone(template.spec ?? {}),
-      status: {phase: 'Pending'},
-    }
-    const failure = newest ? this.nextFailure(rs) : undefined
-    this.plans.set(name, planForNewPod(t, this.timings, failure))
-    this.pods = [...this.pods, pod]
-    return pod
-  }
-
-  // --- --fail-new-pods ----------------------------------------------------------------------------
-
-  /** The Deployment's ReplicaSet with the highest revision (the newest). */
-  private newestReplicaSet(): ReplicaSet | undefined {
-    const d = this.deployment()
-    return d ? replicaSetsOf(d, this.replicaSets)[0] : undefined
-  }
-
-  private failingTarget(): number {
-    if (this.failNewPods === undefined) return 0
-    const d = this.deployment()
-    const replicas = d ? deploymentReplicas(d) : 0
-    return Math.max(0, getScaledValueFromIntOrPercent(this.failNewPods, replicas, true))
-  }
-
-  /** The failure of the next pod of the newest ReplicaSet, while fewer than the target are failing. */
-  private nextFailure(rs: ReplicaSet): FailureMode | undefined {
-    const target = this.failingTarget()
-    if (target === 0) return undefined
-    const failing = podsOwnedBy(rs, this.pods).filter(
-      (p) => isPodActive(p) && this.plans.get(p.metadata.name ?? '')?.failure !== undefined,
-    )
-    if (failing.length >= target) return undefined
-    const mode: FailureMode = this.failuresAssigned % 2 === 0 ? 'ImagePullBackOff' : 'CrashLoopBackOff'
-    this.failuresAssigned++
-    return mode
-  }
-
-  /** `--fail-new-pods` also applies to the newest ReplicaSet's input pods that are not ready yet. */
-  private failInputPods(): void {
-    const rs = this.newestReplicaSet()
-    if (!rs || this.failNewPods === undefined) return
-    for (const pod of podsOwnedBy(rs, this.pods)) {
-      const name = pod.metadata.name ?? ''
-      const plan = this.plans.get(name)
-      if (!plan || plan.failure !== undefined || (plan.stage !== 'unscheduled' && plan.stage !== 'creating'))
-        continue
-      const failure = this.nextFailure(rs)
-      if (!failure) return
-      this.plans.set(name, failFromNow(plan, failure, this.start))
-    }
+    return this.cluster.deployments.find((d) => d.metadata.name === this.name)
   }
 
   // --- the Deployment controller ------------------------------------------------------------------
 
   private async runPass(t: number, actions: SimAction[], events: SimEvent[]): Promise<PassRecord> {
     this.passes++
-    const world: World = {
-      deployments: this.deployments,
-      replicaSets: this.replicaSets,
-      pods: this.pods,
-      sources: new WeakMap(),
-    }
-    const store = new MemoryStore(world, {now: () => t})
+    const store = new MemoryStore(this.cluster.world(), {now: () => t})
     const result = await syncOne(
       store,
       {namespace: this.namespace, name: this.name},
       {now: t, gates: this.gates},
     )
-    const after = store.after().world
-    this.deployments = after.deployments
-    this.replicaSets = after.replicaSets
-    this.pods = after.pods
+    this.cluster.update(store.after().world)
     const tracker = new ChangeTracker((resource, namespace, name) => store.initial(resource, namespace, name))
     for (const a of result.actions) {
       actions.push({
@@ -688,31 +420,7 @@ export class Simulator {
   private recreateHasNoPods(): boolean {
     const d = this.deployment()
     if (!d || d.spec.strategy?.type !== RecreateStrategyType) return false
-    const owned = replicaSetsOf(d, this.replicaSets)
-    return owned.every((rs) => podsOwnedBy(rs, this.pods).length === 0)
+    const owned = replicaSetsOf(d, this.cluster.replicaSets)
+    return owned.every((rs) => podsOwnedBy(rs, this.cluster.pods).length === 0)
   }
-}
-
-function describeForDeletion(pod: Pod): string {
-  const phase = pod.status?.phase ?? 'Pending'
-  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
-  return `${phase}, ${ready ? 'ready' : 'not ready'}`
-}
-
-const STATUS_FIELDS = [
-  ['replicas', 'replicas'],
-  ['readyReplicas', 'ready'],
-  ['availableReplicas', 'available'],
-  ['terminatingReplicas', 'terminating'],
-  ['observedGeneration', 'observedGeneration'],
-] as const
-
-function statusChange(a: ReplicaSetStatus, b: ReplicaSetStatus): string {
-  const parts: string[] = []
-  for (const [field, label] of STATUS_FIELDS) {
-    const x = a[field] ?? 0
-    const y = b[field] ?? 0
-    if (x !== y) parts.push(`${label} ${x} -> ${y}`)
-  }
-  return parts.length > 0 ? parts.join(', ') : 'status written'
 }

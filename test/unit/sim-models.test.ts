@@ -4,6 +4,7 @@
 import {describe, expect, it} from 'vitest'
 import type {Pod, PodCondition, ReplicaSet} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
+import {SimulatedCluster} from '../../src/sim/cluster.js'
 import {formatDuration, parseDuration} from '../../src/sim/duration.js'
 import {
   advancePod,
@@ -431,5 +432,80 @@ describe('names and durations', () => {
     expect(formatDuration(1_500)).toBe('1.5s')
     expect(formatDuration(65_000)).toBe('1m05s')
     expect(formatDuration(3_723_000)).toBe('1h02m03s')
+  })
+})
+
+describe('SimulatedCluster (the models without the Deployment controller)', () => {
+  const replicaSet: ReplicaSet = {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {name: 'web-abc', namespace: 'demo', uid: 'uid-web-abc', generation: 1},
+    spec: {
+      replicas: 2,
+      selector: {matchLabels: {app: 'web'}},
+      template: {metadata: {labels: {app: 'web'}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}},
+    },
+  }
+
+  it('creates, schedules, readies and scales down pods as the clock is advanced', () => {
+    const cluster = new SimulatedCluster(
+      {deployments: [], replicaSets: [replicaSet], pods: [], sources: new WeakMap()},
+      {namespace: 'demo', start: T0, seed: 7},
+    )
+    const first = cluster.advance(T0)
+    expect(first.actions.map((a) => `${a.actor} ${a.verb} ${a.resource}`)).toEqual([
+      'replicaset-controller create pods',
+      'replicaset-controller create pods',
+      'replicaset-controller update replicasets',
+    ])
+    expect(first.replicaSetsChanged).toBe(true)
+    const pod0 = cluster.pods[0]!
+    expect(pod0.metadata.name).toMatch(/^web-abc-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
+    expect(pod0.metadata.labels).toEqual({app: 'web'})
+    expect(pod0.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        name: 'web-abc',
+        uid: 'uid-web-abc',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ])
+    expect(pod0.status).toEqual({phase: 'Pending'})
+    expect(cluster.replicaSets[0]?.status).toEqual({
+      replicas: 2,
+      fullyLabeledReplicas: 2,
+      terminatingReplicas: 0,
+      observedGeneration: 1,
+    })
+
+    expect(cluster.nextEventAt(T0)).toBe(T0 + 1_000)
+    expect(cluster.advance(T0 + 1_000).replicaSetsChanged).toBe(false)
+    // Spread over the made-up nodes.
+    expect(new Set(cluster.pods.map((p) => p.spec?.nodeName))).toEqual(new Set(['node-1', 'node-2']))
+    expect(cluster.nextEventAt(T0 + 1_000)).toBe(T0 + 10_000)
+    cluster.advance(T0 + 10_000)
+    expect(cluster.replicaSets[0]?.status).toMatchObject({
+      replicas: 2,
+      readyReplicas: 2,
+      availableReplicas: 2,
+    })
+
+    // A controller scales the ReplicaSet down: one pod terminates, then goes.
+    const w = cluster.world()
+    cluster.update({
+      ...w,
+      replicaSets: [{...w.replicaSets[0]!, spec: {...w.replicaSets[0]!.spec, replicas: 1}}],
+    })
+    const down = cluster.advance(T0 + 20_000)
+    expect(down.actions.filter((a) => a.verb === 'delete').map((a) => a.summary)).toEqual([
+      'terminating (was Running, ready)',
+    ])
+    expect(cluster.replicaSets[0]?.status).toMatchObject({replicas: 1, terminatingReplicas: 1})
+    expect(cluster.nextEventAt(T0 + 20_000)).toBe(T0 + 25_000)
+    expect(cluster.advance(T0 + 25_000).podsGone).toBe(true)
+    expect(cluster.pods).toHaveLength(1)
+    expect(cluster.nextEventAt(T0 + 25_000)).toBeUndefined()
   })
 })

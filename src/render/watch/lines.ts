@@ -55,7 +55,7 @@ export class LineWriter {
     const summary = outcome.summary
     if (summary) {
       out.push(
-        `${p} summary: took ${formatDuration(summary.duration)}, at most ${summary.peakPods} pods, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
+        `${p} summary: took ${formatDuration(summary.duration)}, at most ${summary.peakPods} pod${summary.peakPods === 1 ? '' : 's'}, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
       )
     }
     out.push(`${p} ${outcome.message}`)

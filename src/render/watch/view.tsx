@@ -6,7 +6,7 @@
 import {Box, Text} from 'ink'
 import {formatDuration} from '../../sim/duration.js'
 import type {PodState, PodSummary, ReplicaSetSummary} from '../../sim/observe.js'
-import type {TimedEvent, WatchFrame} from './frame.js'
+import type {TimedEvent, WatchFrame, WatchSummary} from './frame.js'
 import {clock} from './lines.js'
 
 type Color = 'green' | 'cyan' | 'yellow' | 'red' | 'gray'
@@ -207,6 +207,15 @@ function Events({events}: {events: TimedEvent[]}) {
   )
 }
 
+function summaryText(s: WatchSummary): string {
+  return [
+    `took ${formatDuration(s.duration)}`,
+    `at most ${s.peakPods} pod${s.peakPods === 1 ? '' : 's'}`,
+    `at least ${s.minAvailable} available`,
+    `progress deadline ${s.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
+  ].join(' · ')
+}
+
 export interface WatchViewProps {
   frame: WatchFrame
   /** The terminal's width; lines are cut to it. */
@@ -277,13 +286,7 @@ export function WatchView({frame, columns = 100, rows = 60, footer}: WatchViewPr
               {outcome.message}
             </Text>
           ) : null}
-          {outcome.summary ? (
-            <Text wrap="truncate-end">
-              took {formatDuration(outcome.summary.duration)} · at most {outcome.summary.peakPods} pods · at
-              least {outcome.summary.minAvailable} available · progress deadline{' '}
-              {outcome.summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}
-            </Text>
-          ) : null}
+          {outcome.summary ? <Text wrap="truncate-end">{summaryText(outcome.summary)}</Text> : null}
         </Box>
       ) : null}
       {footer ? (
