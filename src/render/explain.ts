@@ -52,7 +52,7 @@ const STEP_LABEL: Record<StepName, string> = {
   scaleUp: 'scale up',
   scaleDownNewReplicaSet: 'scale down new',
   scaleDown: 'scale down old',
-  proportionalScaling: 'proportional',
+  proportionalScaling: 'scale',
   scaleDownOldForRecreate: 'scale down old',
   waitForOldPods: 'old pods',
   scaleUpForRecreate: 'scale up new',

@@ -30,6 +30,7 @@ import {
   SOFT_BLOCKERS,
   VERDICT_CODES,
 } from '../../src/explain/types.js'
+import {renderExplainResult} from '../../src/render/explain.js'
 
 const NOW = Date.parse('2026-11-29T10:00:00Z')
 const at = (secondsFromNow: number) =>
@@ -826,6 +827,46 @@ describe('dead ends', () => {
     expect(e.podsInInput).toBe(false)
     expect(e.blockers.map((b) => b.code)).toEqual(['NoPodsInInput'])
     expect(e.verdict.reason).toBe('WaitingForPods')
+  })
+})
+
+describe('text rendering', () => {
+  it('colours only when asked, and wraps by visible width', async () => {
+    const {result} = await explainWorld(
+      rollout({}, [{waiting: {reason: 'ImagePullBackOff'}}]),
+      {namespace: 'demo'},
+      {now: NOW, gates},
+    )
+    const plain = await renderExplainResult(result, {format: 'text', width: 80})
+    const coloured = await renderExplainResult(result, {format: 'text', width: 80, color: true})
+    expect(plain).not.toContain('\u001b[')
+    expect(coloured).toContain('\u001b[31mStalled (ImagePullBackOff)\u001b[39m')
+    const strip = (s: string) =>
+      s
+        .split('\u001b[')
+        .map((p, i) => (i === 0 ? p : p.replace(/^[0-9;]*m/, '')))
+        .join('')
+    expect(strip(coloured)).toBe(plain)
+    for (const line of plain.split('\n').filter((l) => l.startsWith(' ')))
+      expect(line.length).toBeLessThanOrEqual(80)
+  })
+
+  it('prints the Warning events when the source gives them', async () => {
+    const events: KubeEvent[] = [
+      {
+        type: 'Warning',
+        reason: 'BackOff',
+        message: 'Back-off restarting failed container',
+        involvedObject: {kind: 'Pod', name: 'web-new222-n0'},
+        lastTimestamp: at(-5),
+        count: 3,
+      },
+    ]
+    const {result} = await explainWorld(rollout({}, [{}]), {namespace: 'demo'}, {now: NOW, gates, events})
+    const text = await renderExplainResult(result, {format: 'text', width: 100})
+    expect(text).toContain(
+      'Warning events\n  2026-11-29T09:59:55Z  BackOff  Pod/web-new222-n0 (x3): Back-off restarting failed container',
+    )
   })
 })
 
