@@ -190,15 +190,17 @@ export class RolloutWatchOptions extends PassOptions {
   private async replay(sim: Simulation): Promise<'ended' | 'interrupted'> {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
-    const {replayDelays, replaySource} = await import('../render/watch/replay.js')
+    const {lastPerInstant, replayDelays, replaySource} = await import('../render/watch/replay.js')
     const {formatDuration} = await import('../sim/duration.js')
     const {runInteractive} = await import('../render/watch/app.js')
     const builder = new FrameBuilder()
-    const frames = sim.timeline.map((e) => builder.push(e))
+    let frames = sim.timeline.map((e) => builder.push(e))
     const last = builder.finish(this.outcome(sim))
     if (last) frames[frames.length - 1] = last
+    // The first frame is the input as loaded: keep it even when the first pass shares its instant.
+    if (this.speed === 'auto') frames = [...frames.slice(0, 1), ...lastPerInstant(frames.slice(1))]
     const delays = replayDelays(
-      sim.timeline.map((e) => e.time),
+      frames.map((f) => f.time),
       this.speed,
     )
     const realMs = delays.reduce((a, b) => a + b, 0)

@@ -7,7 +7,13 @@ import {afterEach, describe, expect, it, vi} from 'vitest'
 import {loadWorld} from '../../src/cluster/load/index.js'
 import {frameToString, WatchApp} from '../../src/render/watch/app.js'
 import {FrameBuilder, type WatchFrame} from '../../src/render/watch/frame.js'
-import {type FrameSource, replayDelays, replaySource, type Timers} from '../../src/render/watch/replay.js'
+import {
+  type FrameSource,
+  lastPerInstant,
+  replayDelays,
+  replaySource,
+  type Timers,
+} from '../../src/render/watch/replay.js'
 import {Bar, layout, WatchView} from '../../src/render/watch/view.js'
 import type {PodSummary, ReplicaSetSummary} from '../../src/sim/observe.js'
 import {simulate} from '../../src/sim/simulator.js'
@@ -304,6 +310,11 @@ describe('replay timing', () => {
     const total = delays.reduce((a, b) => a + b, 0)
     expect(total).toBeGreaterThan(2_900)
     expect(total).toBeLessThan(6_500)
+  })
+
+  it('keeps the last frame of each virtual instant', () => {
+    const frames = [0, 0, 5, 5, 5, 9].map((time, i) => ({time, i}))
+    expect(lastPerInstant(frames).map((f) => f.i)).toEqual([1, 4, 5])
   })
 
   it('follows the virtual clock at an explicit speed', () => {

@@ -34,6 +34,14 @@ export function replayDelays(times: readonly number[], speed: number | 'auto'): 
   return times.map((t, i) => (i === 0 ? 0 : Math.max(frameMs, Math.round((t - (times[i - 1] ?? t)) * scale))))
 }
 
+/**
+ * The last frame of each virtual instant: what the automatic speed shows, so that the passes and
+ * model steps of one instant (a few ms apart on a real cluster) do not each take a frame.
+ */
+export function lastPerInstant<T extends {time: number}>(frames: readonly T[]): T[] {
+  return frames.filter((f, i) => i === frames.length - 1 || (frames[i + 1] as T).time !== f.time)
+}
+
 export interface Timers {
   setTimeout(fn: () => void, ms: number): unknown
   clearTimeout(handle: unknown): void
