@@ -13,7 +13,7 @@ import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
 import type {Action, RecordedEvent} from '../result.js'
-import {type LoopClock, realClock, sleep} from './clock.js'
+import {type LoopClock, realClock, sleep, type TimerHandle} from './clock.js'
 import {DeploymentEventHandlers} from './handlers.js'
 import {Informer} from './informer.js'
 import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from './listers.js'
@@ -204,7 +204,14 @@ export class ControllerLoop {
     await Promise.all(workers)
     await Promise.all(informers.map((i) => i.stop()))
     // Events are posted in the background; give the last ones a moment to land.
-    await Promise.race([Promise.allSettled([...this.pendingEvents]), sleep(this.clock, 5000)])
+    let giveUp: TimerHandle | undefined
+    await Promise.race([
+      Promise.allSettled([...this.pendingEvents]),
+      new Promise<void>((resolve) => {
+        giveUp = this.clock.setTimer(5000, resolve)
+      }),
+    ])
+    giveUp?.cancel()
     if (this.opts.onceSynced) {
       const failed = [...this.lastOk].filter(([, r]) => !r.ok)
       for (const [key, r] of failed) this.log('E', `sync of deployment ${key} failed: ${r.error ?? ''}`)

@@ -135,6 +135,7 @@ export class DeploymentEventHandlers {
       return false
     }
     if (numPods !== 0) return false
+    this.deps.debug?.(`recreate deployment ${nameOf(d)} has no pods left`)
     this.deps.enqueue(d)
     return true
   }

@@ -1,0 +1,592 @@
+// `run` end to end: the built CLI as the Deployment controller of the in-memory test API server,
+// with the simulation's ReplicaSet controller and a kubelet stand-in moving pods in this process.
+
+import {type ChildProcess, spawn} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
+import {parseFeatureGates} from '../../src/controller/features.js'
+import {manageReplicas, podsOwnedBy, relatedPodsOf, replicaSetStatus} from '../../src/sim/replicaset.js'
+import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
+import {ROOT, type RunResult} from './helpers.js'
+
+const GATES = parseFeatureGates(undefined)
+const PODS = resolveResource('pods')
+/** Pods whose first container's image contains this never become ready. */
+const NEVER_READY = 'never-ready'
+
+/**
+ * The rest of the cluster: a ReplicaSet controller (src/sim's model: creates and deletes pods, writes
+ * ReplicaSet status) and a kubelet that makes pods Running and Ready after readyAfterMs. Pods go at
+ * once when deleted. Level-triggered: every change in the store schedules one pass over everything.
+ */
+class ClusterModel {
+  private scheduled: NodeJS.Timeout | undefined
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private unsubscribe: () => void = () => {}
+  /** Most pods alive at once, per namespace. */
+  readonly peakPods = new Map<string, number>()
+  /** Namespaces where pods of two ReplicaSets of one Deployment were alive at once. */
+  readonly mixed = new Set<string>()
+
+  constructor(
+    private readonly server: ApiServer,
+    private readonly readyAfterMs = 300,
+  ) {}
+
+  start(): void {
+    this.unsubscribe = this.server.store.onChange((c) => {
+      if (c.def.resource === 'replicasets' || c.def.resource === 'pods') this.schedule()
+    })
+    this.schedule()
+  }
+
+  stop(): void {
+    this.unsubscribe()
+    clearTimeout(this.scheduled)
+    for (const t of this.timers) clearTimeout(t)
+  }
+
+  private schedule(): void {
+    this.scheduled ??= setTimeout(() => {
+      this.scheduled = undefined
+      this.reconcile()
+    }, 5)
+  }
+
+  private reconcile(): void {
+    const store = this.server.store
+    const now = Date.now()
+    const replicaSets = store.list('replicasets') as unknown as ReplicaSet[]
+    let pods = store.list('pods') as unknown as Pod[]
+    for (const rs of replicaSets) {
+      const owned = podsOwnedBy(rs, pods)
+      const decision = manageReplicas(rs, owned, relatedPodsOf(rs, replicaSets, pods), now)
+      for (let i = 0; i < decision.create; i++) this.createPod(rs)
+      for (const pod of decision.delete) store.remove(PODS, pod.metadata.namespace, pod.metadata.name ?? '')
+      if (decision.create > 0 || decision.delete.length > 0) pods = store.list('pods') as unknown as Pod[]
+    }
+    for (const rs of replicaSets) {
+      const status = replicaSetStatus(rs, podsOwnedBy(rs, pods), now, GATES)
+      if (JSON.stringify(status) === JSON.stringify(rs.status ?? {})) continue
+      const fresh = store.get('replicasets', rs.metadata.namespace, rs.metadata.name ?? '')
+      if (fresh) store.put({...fresh, status})
+    }
+    this.observe(replicaSets, pods)
+  }
+
+  private createPod(rs: ReplicaSet): void {
+    const name = `${rs.metadata.name}-${randomBytes(3).toString('hex')}`
+    const namespace = rs.metadata.namespace ?? 'default'
+    this.server.store.put({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace,
+        labels: {...(rs.spec.template?.metadata?.labels ?? {})},
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: rs.metadata.name,
+            uid: rs.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: structuredClone(rs.spec.template?.spec ?? {}),
+      status: {phase: 'Pending'},
+    })
+    const image = rs.spec.template?.spec?.containers?.[0]?.image ?? ''
+    if (image.includes(NEVER_READY)) return
+    const t = setTimeout(() => {
+      this.timers.delete(t)
+      const pod = this.server.store.get('pods', namespace, name)
+      if (!pod) return
+      const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+      this.server.store.put({
+        ...pod,
+        status: {phase: 'Running', conditions: [{type: 'Ready', status: 'True', lastTransitionTime: at}]},
+      })
+    }, this.readyAfterMs)
+    this.timers.add(t)
+  }
+
+  private observe(replicaSets: ReplicaSet[], pods: Pod[]): void {
+    const byNamespace = new Map<string, Pod[]>()
+    for (const p of pods) {
+      const ns = p.metadata.namespace ?? ''
+      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), p])
+    }
+    for (const [ns, list] of byNamespace) {
+      this.peakPods.set(ns, Math.max(this.peakPods.get(ns) ?? 0, list.length))
+      const owners = new Set(
+        list
+          .map((p) => p.metadata.ownerReferences?.[0]?.uid)
+          .filter((uid) => replicaSets.some((r) => r.metadata.uid === uid)),
+      )
+      if (owners.size > 1) this.mixed.add(ns)
+    }
+  }
+}
+
+/** The built CLI in the background, stopped by a signal at the end of the test. */
+class RunProcess {
+  private readonly child: ChildProcess
+  stderr = ''
+  stdout = ''
+  readonly exited: Promise<RunResult>
+
+  constructor(args: string[], env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), 'run', ...args], {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...env},
+    })
+    this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      this.stdout += c
+    })
+    this.child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      this.stderr += c
+    })
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 120_000)
+    this.exited = new Promise((resolve, reject) => {
+      this.child.on('error', reject)
+      this.child.on('close', (code) => {
+        clearTimeout(killer)
+        resolve({code, stdout: this.stdout, stderr: this.stderr})
+      })
+    })
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<RunResult> {
+    this.child.kill(signal)
+    return this.exited
+  }
+
+  /** Resolves once the caches have synced and the workers run. */
+  async started(): Promise<void> {
+    await waitFor(
+      () => this.stderr.includes('caches synced') || this.child.exitCode !== null,
+      30_000,
+      'run to start',
+    )
+    if (!this.stderr.includes('caches synced')) throw new Error(`run did not start:\n${this.stderr}`)
+  }
+}
+
+async function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = probe()
+    if (v !== undefined && v !== false) return v
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+function kubeEnv(server: ApiServer): NodeJS.ProcessEnv {
+  return {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-'))}
+}
+
+/** A request to the test API server as a client would make it (defaulting and validation apply). */
+async function api(server: ApiServer, method: string, path: string, body?: unknown, contentType?: string) {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: {
+      Authorization: `Bearer ${server.token}`,
+      'Content-Type': contentType ?? 'application/json',
+      Accept: 'application/json',
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+  return JSON.parse(text) as Record<string, unknown>
+}
+
+async function createNamespace(server: ApiServer, name: string) {
+  await api(server, 'POST', '/api/v1/namespaces', {apiVersion: 'v1', kind: 'Namespace', metadata: {name}})
+}
+
+function deploymentObject(
+  name: string,
+  namespace: string,
+  image: string,
+  spec: Record<string, unknown> = {},
+) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {name, namespace, labels: {app: name}},
+    spec: {
+      replicas: 2,
+      selector: {matchLabels: {app: name}},
+      template: {metadata: {labels: {app: name}}, spec: {containers: [{name: 'app', image}]}},
+      ...spec,
+    },
+  }
+}
+
+async function createDeployment(
+  server: ApiServer,
+  namespace: string,
+  name: string,
+  image: string,
+  spec: Record<string, unknown> = {},
+) {
+  await api(
+    server,
+    'POST',
+    `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    deploymentObject(name, namespace, image, spec),
+  )
+}
+
+async function patchDeployment(server: ApiServer, namespace: string, name: string, patch: unknown) {
+  await api(
+    server,
+    'PATCH',
+    `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+    patch,
+    'application/strategic-merge-patch+json',
+  )
+}
+
+const setImage = (image: string) => ({spec: {template: {spec: {containers: [{name: 'app', image}]}}}})
+
+function getDeployment(server: ApiServer, namespace: string, name: string): Deployment {
+  return server.store.get('deployments', namespace, name) as unknown as Deployment
+}
+
+function replicaSetsOf(server: ApiServer, namespace: string): ReplicaSet[] {
+  return server.store.list('replicasets', namespace) as unknown as ReplicaSet[]
+}
+
+const imageOf = (rs: ReplicaSet) => rs.spec.template?.spec?.containers?.[0]?.image
+
+/** kubectl rollout status's "successfully rolled out", plus the controller's own verdict. */
+function complete(d: Deployment | undefined): boolean {
+  if (!d?.status) return false
+  const s = d.status
+  const want = d.spec.replicas ?? 1
+  const progressing = s.conditions?.find((c) => c.type === 'Progressing')
+  return (
+    (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) &&
+    (s.updatedReplicas ?? 0) === want &&
+    (s.replicas ?? 0) === want &&
+    (s.availableReplicas ?? 0) === want &&
+    progressing?.reason === 'NewReplicaSetAvailable'
+  )
+}
+
+async function waitComplete(server: ApiServer, namespace: string, name: string, timeoutMs = 20_000) {
+  return waitFor(
+    () => {
+      const d = getDeployment(server, namespace, name)
+      return complete(d) ? d : undefined
+    },
+    timeoutMs,
+    `deployment ${namespace}/${name} to complete`,
+  )
+}
+
+describe('run as the cluster’s Deployment controller', () => {
+  let server: ApiServer
+  let model: ClusterModel
+  let run: RunProcess
+
+  beforeAll(async () => {
+    server = await startApiServer({})
+    model = new ClusterModel(server)
+    model.start()
+    run = new RunProcess(['-A', '--v', '4'], kubeEnv(server))
+    await run.started()
+  }, 40_000)
+
+  afterAll(async () => {
+    const result = await run?.stop('SIGTERM')
+    model?.stop()
+    await server?.close()
+    // SIGTERM drains the workers and exits 0.
+    expect(result?.stderr).toContain('SIGTERM received')
+    expect(result?.stderr).toContain('deployment controller stopped')
+    expect(result?.code).toBe(0)
+  }, 30_000)
+
+  it('rolls out a RollingUpdate Deployment, then a new image, within maxSurge', async () => {
+    await createNamespace(server, 'rolling')
+    await createDeployment(server, 'rolling', 'web', 'nginx:1', {replicas: 3})
+    await waitComplete(server, 'rolling', 'web')
+    expect(replicaSetsOf(server, 'rolling')).toHaveLength(1)
+    await patchDeployment(server, 'rolling', 'web', setImage('nginx:2'))
+    const d = await waitFor(
+      () => {
+        const d = getDeployment(server, 'rolling', 'web')
+        return complete(d) &&
+          replicaSetsOf(server, 'rolling').every((rs) => imageOf(rs) === 'nginx:2' || rs.spec.replicas === 0)
+          ? d
+          : undefined
+      },
+      20_000,
+      'the new image to roll out',
+    )
+    const rss = replicaSetsOf(server, 'rolling')
+    expect(rss.map((rs) => [imageOf(rs), rs.spec.replicas]).sort()).toEqual([
+      ['nginx:1', 0],
+      ['nginx:2', 3],
+    ])
+    expect(d.metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('2')
+    // 25% of 3 rounds up to 1 surge pod: never more than 4 pods.
+    expect(model.peakPods.get('rolling')).toBeLessThanOrEqual(4)
+    const events = server.store.list('events', 'rolling') as Array<{
+      reason?: string
+      reportingInstance?: string
+    }>
+    expect(events.filter((e) => e.reason === 'ScalingReplicaSet').length).toBeGreaterThanOrEqual(3)
+    expect(events.every((e) => e.reportingInstance === 'kubectl-deployctl')).toBe(true)
+    expect(run.stderr).toMatch(/synced deployment rolling\/web in \d+ms: ok/)
+  }, 60_000)
+
+  it('rolls out a Recreate Deployment: old pods go first, and the last one wakes it', async () => {
+    await createNamespace(server, 'recreate')
+    await createDeployment(server, 'recreate', 'db', 'postgres:1', {strategy: {type: 'Recreate'}})
+    await waitComplete(server, 'recreate', 'db')
+    await patchDeployment(server, 'recreate', 'db', setImage('postgres:2'))
+    await waitFor(
+      () => {
+        const d = getDeployment(server, 'recreate', 'db')
+        return complete(d) && replicaSetsOf(server, 'recreate').some((rs) => imageOf(rs) === 'postgres:2')
+      },
+      20_000,
+      'the Recreate rollout',
+    )
+    expect(
+      replicaSetsOf(server, 'recreate')
+        .map((rs) => [imageOf(rs), rs.spec.replicas])
+        .sort(),
+    ).toEqual([
+      ['postgres:1', 0],
+      ['postgres:2', 2],
+    ])
+    expect(model.mixed.has('recreate')).toBe(false)
+    expect(run.stderr).toContain('recreate deployment recreate/db has no pods left')
+  }, 60_000)
+
+  it('scales proportionally mid-rollout, and a new template mid-rollout makes a new ReplicaSet', async () => {
+    const ns = 'proportional'
+    await createNamespace(server, ns)
+    await createDeployment(server, ns, 'api', 'app:1', {
+      replicas: 4,
+      strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: 1, maxUnavailable: 1}},
+    })
+    await waitComplete(server, ns, 'api')
+    // The new pods never become ready: the rollout stops at 3 old + 2 new (4 + 1 surge, 4 - 1 available).
+    await patchDeployment(server, ns, 'api', setImage(`app:2-${NEVER_READY}`))
+    const sizes = () =>
+      Object.fromEntries(replicaSetsOf(server, ns).map((rs) => [imageOf(rs) ?? '', rs.spec.replicas ?? 0]))
+    await waitFor(
+      () => {
+        const s = sizes()
+        return s['app:1'] === 3 && s[`app:2-${NEVER_READY}`] === 2
+      },
+      20_000,
+      'the rollout to get stuck at 3 + 2',
+    )
+    // Scaling to 8 (9 with the surge) adds 4 replicas in proportion: 3·9/5 → 5 and 2·9/5 → 4.
+    await patchDeployment(server, ns, 'api', {spec: {replicas: 8}})
+    await waitFor(
+      () => {
+        const s = sizes()
+        return s['app:1'] === 5 && s[`app:2-${NEVER_READY}`] === 4
+      },
+      20_000,
+      `proportional scaling to 5 + 4 (now ${JSON.stringify(sizes())})`,
+    )
+    // A third template before the second finished: a third ReplicaSet takes over from both.
+    await patchDeployment(server, ns, 'api', setImage('app:3'))
+    await waitFor(
+      () => complete(getDeployment(server, ns, 'api')) && sizes()['app:3'] === 8,
+      30_000,
+      `the third template to roll out (now ${JSON.stringify(sizes())})`,
+    )
+    expect(sizes()).toEqual({'app:1': 0, [`app:2-${NEVER_READY}`]: 0, 'app:3': 8})
+    expect(getDeployment(server, ns, 'api').metadata.annotations?.['deployment.kubernetes.io/revision']).toBe(
+      '3',
+    )
+  }, 90_000)
+
+  it('reports ProgressDeadlineExceeded when the deadline passes, with nothing else happening', async () => {
+    const ns = 'deadline'
+    await createNamespace(server, ns)
+    const started = Date.now()
+    await createDeployment(server, ns, 'stuck', `app:${NEVER_READY}`, {
+      replicas: 1,
+      progressDeadlineSeconds: 5,
+    })
+    const d = await waitFor(
+      () => {
+        const d = getDeployment(server, ns, 'stuck')
+        const c = d?.status?.conditions?.find((x) => x.type === 'Progressing')
+        return c?.reason === 'ProgressDeadlineExceeded' ? d : undefined
+      },
+      20_000,
+      'ProgressDeadlineExceeded',
+    )
+    const elapsed = Date.now() - started
+    // The condition's times have whole seconds and the requeue comes a second after the deadline.
+    expect(elapsed).toBeGreaterThanOrEqual(4000)
+    expect(elapsed).toBeLessThan(10_000)
+    const c = d.status?.conditions?.find((x) => x.type === 'Progressing')
+    expect(c?.status).toBe('False')
+    expect(c?.message).toMatch(/has timed out progressing/)
+    expect(run.stderr).toMatch(
+      /synced deployment deadline\/stuck in \d+ms: ok \(\d+ writes?, requeue after [56]/,
+    )
+  }, 30_000)
+
+  it('adopts an orphaned ReplicaSet that its selector matches, and scales it down as an old one', async () => {
+    const ns = 'orphans'
+    await createNamespace(server, ns)
+    await createDeployment(server, ns, 'web', 'web:2', {replicas: 1})
+    const d = await waitComplete(server, ns, 'web')
+    await api(server, 'POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {name: 'web-legacy', namespace: ns, labels: {app: 'web'}},
+      spec: {
+        replicas: 1,
+        selector: {matchLabels: {app: 'web'}},
+        template: {metadata: {labels: {app: 'web'}}, spec: {containers: [{name: 'app', image: 'web:1'}]}},
+      },
+    })
+    const adopted = await waitFor(
+      () => {
+        const rs = server.store.get('replicasets', ns, 'web-legacy') as unknown as ReplicaSet | undefined
+        return rs?.metadata.ownerReferences?.some((r) => r.controller && r.uid === d.metadata.uid) &&
+          rs.spec.replicas === 0
+          ? rs
+          : undefined
+      },
+      20_000,
+      'the orphan to be adopted and scaled down',
+    )
+    expect(adopted.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'Deployment',
+      name: 'web',
+      controller: true,
+    })
+    await waitComplete(server, ns, 'web')
+  }, 40_000)
+
+  it('retries a sync that met a 409 Conflict, with back-off, and finishes the rollout', async () => {
+    const ns = 'conflict'
+    await createNamespace(server, ns)
+    const fault = server.faults.fail(
+      {verb: 'update', resource: 'deployments', subresource: 'status', namespace: ns},
+      409,
+    )
+    await createDeployment(server, ns, 'web', 'web:1', {replicas: 2})
+    await waitComplete(server, ns, 'web')
+    expect(fault.hits).toBe(1)
+    expect(run.stderr).toMatch(
+      /error syncing deployment conflict\/web: .*(modified|Conflict|conflict).*; retry 1 in 5ms/,
+    )
+  }, 40_000)
+})
+
+describe('run --once-synced', () => {
+  let server: ApiServer
+
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it('syncs everything once, retries a conflict, and exits 0; a second run is not refused by its own events', async () => {
+    server = await startApiServer({})
+    await createNamespace(server, 'apps')
+    await createDeployment(server, 'apps', 'a', 'a:1')
+    await createDeployment(server, 'apps', 'b', 'b:1', {replicas: 0})
+    const fault = server.faults.fail({verb: 'update', resource: 'deployments', subresource: 'status'}, 409)
+    const env = kubeEnv(server)
+    const first = await new RunProcess(['-n', 'apps', '--once-synced', '--v', '2'], env).exited
+    expect(first.stderr).toContain('once-synced: 2 deployments synced, 0 failed')
+    expect(first.code).toBe(0)
+    expect(fault.hits).toBe(1)
+    expect(first.stderr).toMatch(/error syncing deployment apps\/\w: .*; retry 1 in 5ms/)
+    const names = replicaSetsOf(server, 'apps')
+      .map((rs) => rs.metadata.ownerReferences?.[0]?.name)
+      .sort()
+    expect(names).toEqual(['a', 'b'])
+    expect(getDeployment(server, 'apps', 'a').status?.observedGeneration).toBe(1)
+    // Its own ScalingReplicaSet events (reportingInstance kubectl-deployctl) do not count as another controller.
+    const second = await new RunProcess(['-n', 'apps', '--once-synced'], env).exited
+    expect(second.code).toBe(0)
+    expect(second.stderr).not.toContain('another Deployment controller')
+  }, 60_000)
+
+  it('exits 1 naming the Deployment whose sync kept failing', async () => {
+    server = await startApiServer({})
+    await createNamespace(server, 'apps')
+    await createDeployment(server, 'apps', 'a', 'a:1')
+    server.faults.fail({verb: 'create', resource: 'replicasets'}, 403, {times: Number.POSITIVE_INFINITY})
+    const r = await new RunProcess(['-n', 'apps', '--once-synced'], kubeEnv(server)).exited
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/sync of deployment apps\/a failed: .*forbidden/)
+    expect(r.stderr).toContain('once-synced: 1 deployment synced, 1 failed')
+  }, 40_000)
+})
+
+describe('run beside another Deployment controller', () => {
+  let server: ApiServer
+
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+
+  it('refuses to start after recent ScalingReplicaSet events of kube-controller-manager or while it holds its Lease, unless --force', async () => {
+    server = await startApiServer({
+      objects: [
+        {
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: {name: 'web.1', namespace: 'default'},
+          involvedObject: {kind: 'Deployment', namespace: 'default', name: 'web', apiVersion: 'apps/v1'},
+          reason: 'ScalingReplicaSet',
+          message: 'Scaled up replica set web-5d4f6b7c9 from 0 to 2',
+          source: {component: 'deployment-controller'},
+          reportingComponent: 'deployment-controller',
+          reportingInstance: '',
+          type: 'Normal',
+          firstTimestamp: now(),
+          lastTimestamp: now(),
+          count: 1,
+        },
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
+          spec: {holderIdentity: 'cp-1_4b0c', leaseDurationSeconds: 15, renewTime: new Date().toISOString()},
+        },
+      ],
+    })
+    const env = kubeEnv(server)
+    const refused = await new RunProcess(['--once-synced'], env).exited
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /^error: another Deployment controller seems to be active: 1 ScalingReplicaSet event/m,
+    )
+    expect(refused.stderr).toMatch(/Lease kube-system\/kube-controller-manager is held by cp-1_4b0c/)
+    expect(refused.stderr).toContain('--force')
+    // Nothing was watched or written.
+    expect(server.requests.filter((r) => r.resource === 'deployments' || r.method !== 'GET')).toEqual([])
+    const forced = await new RunProcess(['--once-synced', '--force'], env).exited
+    expect(forced.stderr).toContain('once-synced: 0 deployments synced, 0 failed')
+    expect(forced.code).toBe(0)
+  }, 40_000)
+})
