@@ -355,9 +355,12 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
 }
 
+/** A refused, reset or dropped connection: the watch resumes where it was, without a new list. */
 function isConnectionError(err: Error): boolean {
+  const code = (err as {code?: string}).code ?? ''
   return (
     err.name === 'ConnectionError' ||
-    /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|timed out/.test(err.message)
+    ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code) ||
+    /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|aborted|timed out/.test(err.message)
   )
 }
