@@ -164,11 +164,13 @@ export function statusError(code: number, text: string, retryAfter?: string): St
     body = undefined
   }
   const reason = (body?.reason as StatusReason | undefined) ?? REASON_BY_CODE[code] ?? 'Unknown'
-  const message =
+  let message =
     body?.message ??
     (code === 401
       ? 'Unauthorized'
       : `the server responded with ${code}${text ? `: ${text.slice(0, 200)}` : ''}`)
+  // kubectl's wording (StandardErrorMessage): a bare "Unauthorized" does not say what to do.
+  if (code === 401) message = `You must be logged in to the server (${message})`
   const causes = (body?.details?.causes ?? []).map((c) => ({
     type: c.type ?? '',
     message: c.message,
