@@ -4,7 +4,7 @@
 
 import type {World} from '../cluster/world.js'
 import {UsageError} from '../cluster/world.js'
-import type {DeploymentResult, SyncResult} from '../result.js'
+import type {Action, DeploymentResult, SyncResult} from '../result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export const RECONCILE_OUTPUT_FORMATS = ['table', 'wide', 'yaml', 'json'] as const
@@ -15,6 +15,14 @@ export interface ReconcileOnceFlags extends PassFlags {
   'dry-run': string
   retries: number
   'record-events': boolean
+}
+
+/** Live mode: why a pass stopped writing, for the report. */
+interface Stop {
+  /** The conflict with someone else's write, when the pass met one. */
+  conflict?: string
+  /** Writes the server did not confirm (timeout, reset, cut response): they may have been applied. */
+  uncertain: Action[]
 }
 
 export class ReconcileOnceOptions extends PassOptions {
@@ -76,6 +84,7 @@ export class ReconcileOnceOptions extends PassOptions {
       this.io.err(`${noResourcesMessage(this.selection)}\n`)
     }
     const results: DeploymentResult[] = []
+    const stops = new Map<DeploymentResult, Stop>()
     for (const key of keys) {
       let current = world
       let result: DeploymentResult | undefined
@@ -90,11 +99,14 @@ export class ReconcileOnceOptions extends PassOptions {
             return client
           },
         })
-        if (!client?.conflict || attempt >= this.retries) break
+        if (client) stops.set(result, {conflict: client.conflict?.message, uncertain: client.uncertain})
+        const stopped = client?.stopped
+        if (!stopped || attempt >= this.retries) break
         this.io.err(
-          `deployment ${key.namespace}/${key.name}: ${client.conflict.message}; re-reading and retrying (${attempt + 1}/${this.retries})\n`,
+          `deployment ${key.namespace}/${key.name}: ${stopped.message}; re-reading and retrying (${attempt + 1}/${this.retries})\n`,
         )
-        // Someone else changed an object: read the namespace again and run the pass anew.
+        // Someone else changed an object, or a write's outcome is unknown: read the namespace
+        // again and run the pass anew.
         current = await readWorld(live.api, {namespace: key.namespace, pods: this.livePods})
       }
       if (this.recordEvents && result.events.length > 0) {
@@ -140,23 +152,39 @@ export class ReconcileOnceOptions extends PassOptions {
         }),
       )
     }
-    return this.reportErrors(results)
+    return this.reportErrors(results, stops)
   }
 
-  /** One line per failed pass on stderr, naming what was already written before the failure. */
-  private reportErrors(results: DeploymentResult[]): number {
+  /**
+   * One line per failed pass on stderr, naming what was already written before the failure and
+   * what the server did not confirm. A conflict is named as the cause even when the pass then
+   * failed on something it led to (a ReplicaSet someone else created is not in the pass's read).
+   */
+  private reportErrors(results: DeploymentResult[], stops?: Map<DeploymentResult, Stop>): number {
+    const list = (actions: Action[]) =>
+      actions
+        .map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.name}`)
+        .join(', ')
     let code = 0
     for (const r of results) {
       if (r.error === null) continue
-      const written = r.actions.filter((a) => a.outcome === 'succeeded' || a.outcome === undefined)
-      const done =
-        this.isLive && written.length > 0
-          ? `; already written: ${written.map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.name}`).join(', ')}`
-          : this.isLive
-            ? '; nothing was written'
-            : ''
+      const stop = stops?.get(r)
+      const reason =
+        stop?.conflict !== undefined && stop.conflict !== r.error
+          ? `${stop.conflict} (someone else wrote it during the pass)`
+          : r.error
+      let done = ''
+      if (this.isLive) {
+        const written = r.actions.filter((a) => a.outcome === 'succeeded' || a.outcome === undefined)
+        const uncertain = stop?.uncertain ?? []
+        const parts: string[] = []
+        if (written.length > 0) parts.push(`already written: ${list(written)}`)
+        if (uncertain.length > 0) parts.push(`not confirmed, may have been applied: ${list(uncertain)}`)
+        if (parts.length === 0) parts.push('nothing was written')
+        done = `; ${parts.join('; ')}`
+      }
       this.io.err(
-        `error: sync of deployment ${r.deployment.namespace}/${r.deployment.name} failed: ${r.error}${done}\n`,
+        `error: sync of deployment ${r.deployment.namespace}/${r.deployment.name} failed: ${reason}${done}\n`,
       )
       code = 1
     }

@@ -7,7 +7,14 @@ import {StatusError, type StatusReason} from '../../controller/api/errors.js'
 import type {Connection} from './kubeconfig.js'
 
 export class ConnectionError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * The request may have reached the server and been applied (a timeout or a reset after it was
+     * sent, a cut response): a write that fails so has an unknown outcome.
+     */
+    readonly uncertain = false,
+  ) {
     super(message)
     this.name = 'ConnectionError'
   }
@@ -127,6 +134,7 @@ export class ApiClient {
       } catch {
         throw new ConnectionError(
           `the server sent a truncated or invalid response to ${spec.method} ${url.pathname} (${status})`,
+          true,
         )
       }
     }
@@ -211,10 +219,11 @@ function connectionError(err: unknown, url: URL, timeoutMs: number): ConnectionE
     case 'ETIMEDOUT_REQUEST':
       return new ConnectionError(
         `Unable to connect to the server: the server at ${host} did not answer within the request timeout (${timeoutMs / 1000}s)`,
+        true,
       )
     case 'ECONNRESET':
     case 'EPIPE':
-      return new ConnectionError(`the connection to the server ${host} was reset`)
+      return new ConnectionError(`the connection to the server ${host} was reset`, true)
     default: {
       const message = err instanceof Error ? err.message : String(err)
       if (

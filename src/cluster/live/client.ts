@@ -1,12 +1,12 @@
 // The Client of a pass against a live cluster: each controller write becomes an API call with
 // optimistic concurrency, recorded with its outcome so a report can say exactly what was written.
 
-import {isConflict, StatusError} from '../../controller/api/errors.js'
+import {isAlreadyExists, isConflict, StatusError} from '../../controller/api/errors.js'
 import type {Deployment, KubeObject, ReplicaSet} from '../../controller/api/types.js'
 import type {Client, PatchType} from '../../controller/interfaces.js'
 import {deepCopy} from '../../controller/util/equality.js'
 import type {Action, ActionResource} from '../../result.js'
-import type {ApiClient} from './api.js'
+import {type ApiClient, ConnectionError} from './api.js'
 import {collectionPath, objectPath} from './read.js'
 
 export interface LiveClientOptions {
@@ -14,10 +14,15 @@ export interface LiveClientOptions {
   serverDryRun: boolean
 }
 
-/** Raised for every write after a conflict: the pass stops where someone else's change was found. */
+/**
+ * Raised for every write after a conflict or a write of unknown outcome: the pass stops where
+ * someone else's change was found, or where it no longer knows what the server holds.
+ */
 export class PassStopped extends Error {
-  constructor(readonly conflict: StatusError) {
-    super(`stopped after a conflict: ${conflict.message}`)
+  constructor(readonly reason: Error) {
+    super(
+      `stopped after ${reason instanceof StatusError ? 'a conflict' : 'a write of unknown outcome'}: ${reason.message}`,
+    )
     this.name = 'PassStopped'
   }
 }
@@ -26,6 +31,8 @@ export class LiveClient implements Client {
   readonly actions: Action[] = []
   /** The first conflict of the pass, if any: its writes stop there. */
   conflict: StatusError | undefined
+  /** Writes that failed in a way that leaves their outcome unknown (timeout, reset, cut response). */
+  readonly uncertain: Action[] = []
   /**
    * resourceVersion returned by this pass's last write of each object. Upstream reuses its stale
    * object and meets a 409 on its own second write; here the second write carries the version the
@@ -62,12 +69,41 @@ export class LiveClient implements Client {
     }))
   }
 
-  createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
-    return this.write('create', 'replicasets', rs, undefined, (body) => ({
-      method: 'POST',
-      path: collectionPath('replicasets', ns(rs)),
-      body,
-    }))
+  async createReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
+    try {
+      return await this.write('create', 'replicasets', rs, undefined, (body) => ({
+        method: 'POST',
+        path: collectionPath('replicasets', ns(rs)),
+        body,
+      }))
+    } catch (err) {
+      // Someone else (another pass) created this very ReplicaSet after the read: a conflict, so the
+      // pass stops and --retries re-reads. A name taken by another owner is a hash collision, which
+      // the controller handles itself.
+      if (err instanceof StatusError && isAlreadyExists(err) && (await this.createdByOther(rs))) {
+        this.conflict ??= err
+      }
+      throw err
+    }
+  }
+
+  /** Whether the ReplicaSet of that name now exists under the same controller. */
+  private async createdByOther(rs: ReplicaSet): Promise<boolean> {
+    const mine = rs.metadata.ownerReferences?.find((r) => r.controller)?.uid
+    try {
+      const existing = await this.api.request<ReplicaSet>({
+        method: 'GET',
+        path: objectPath('replicasets', ns(rs), name(rs)),
+      })
+      return mine !== undefined && existing.metadata?.ownerReferences?.find((r) => r.controller)?.uid === mine
+    } catch {
+      return false
+    }
+  }
+
+  /** Why the pass stopped writing, if it did: a conflict or a write of unknown outcome. */
+  get stopped(): Error | undefined {
+    return this.conflict ?? (this.uncertain.length > 0 ? new Error(this.uncertain[0]!.error) : undefined)
   }
 
   updateReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
@@ -145,9 +181,10 @@ export class LiveClient implements Client {
     key: string,
     spec: {method: 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string; body?: unknown; contentType?: string},
   ): Promise<T> {
-    if (this.conflict) {
+    const stopped = this.stopped
+    if (stopped) {
       this.actions.push({...action, outcome: 'skipped'})
-      throw new PassStopped(this.conflict)
+      throw new PassStopped(stopped)
     }
     try {
       const result = await this.api.request<T & {metadata?: {resourceVersion?: string}}>({
@@ -159,12 +196,14 @@ export class LiveClient implements Client {
       this.actions.push({...action, outcome: 'succeeded'})
       return result
     } catch (err) {
-      this.actions.push({
+      const failed: Action = {
         ...action,
         outcome: 'failed',
         error: err instanceof Error ? err.message : String(err),
-      })
+      }
+      this.actions.push(failed)
       if (isConflict(err) && err instanceof StatusError) this.conflict ??= err
+      if (err instanceof ConnectionError && err.uncertain) this.uncertain.push(failed)
       throw err
     }
   }
