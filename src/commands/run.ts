@@ -72,6 +72,7 @@ every Deployment's last sync succeeded, 1 otherwise.`
       description: "Only Deployments with these labels (kubectl syntax: 'a=b,c!=d,e in (x,y),!f').",
     }),
     'concurrent-deployment-syncs': Flags.integer({
+      helpValue: 'N',
       min: 1,
       default: 5,
       description: 'How many Deployments are synced at once (kube-controller-manager flag of the same name).',

@@ -97,7 +97,6 @@ export class ControllerLoop {
   /** Error retries whose delay is short enough for --once-synced to wait for them. */
   private readonly shortRetries = new Set<string>()
   private lastActivity = 0
-  syncs = 0
 
   constructor(private readonly opts: ControllerLoopOptions) {
     this.clock = opts.clock ?? realClock
@@ -302,7 +301,6 @@ export class ControllerLoop {
     }
     const ms = this.clock.now() - started
     const writes = client.actions.filter((a) => a.verb !== 'get')
-    this.syncs++
     this.lastOk.set(key, error === undefined ? {ok: true} : {ok: false, error: errorMessage(error)})
     if (this.opts.verbosity >= 2) {
       const parts = [`${writes.length} write${writes.length === 1 ? '' : 's'}`, ...requeues]
