@@ -34,28 +34,40 @@ const lines = (cell: string) => cell.split('\n')
 const widthOf = (cell: string) => Math.max(0, ...lines(cell).map((l) => [...l].length))
 
 /**
- * Breaks text into lines of at most `width` characters, preferring to break after a space, comma,
- * semicolon, slash, colon, @ or dot; longer pieces are cut.
+ * Breaks text into lines of at most `width` characters: whole clauses (ending in "; " or ", ")
+ * where they fit, else after a space, comma, semicolon, slash, colon, @ or dot; longer pieces are cut.
  */
 export function wrapCell(text: string, width: number): string {
   if (width <= 0) return text
+  const len = (s: string) => [...s.trimEnd()].length
   const out: string[] = []
   for (const paragraph of text.split('\n')) {
-    const tokens = paragraph.split(/(?<=[ ,;/:@.])/)
     let line = ''
-    for (let token of tokens) {
-      if ([...(line + token).trimEnd()].length <= width) {
-        line += token
+    for (const clause of paragraph.split(/(?<=[;,] )/)) {
+      if (len(line + clause) <= width) {
+        line += clause
         continue
       }
       if (line.trim() !== '') out.push(line.trimEnd())
       line = ''
-      token = token.trimStart()
-      while ([...token.trimEnd()].length > width) {
-        out.push(token.slice(0, width))
-        token = token.slice(width)
+      if (len(clause) <= width) {
+        line = clause
+        continue
       }
-      line = token
+      // `old -> new` stays on one line.
+      for (let token of clause.split(/(?<=[ ,;/:@.])(?<!-> )(?!-> )/)) {
+        if (len(line + token) <= width) {
+          line += token
+          continue
+        }
+        if (line.trim() !== '') out.push(line.trimEnd())
+        token = token.trimStart()
+        while (len(token) > width) {
+          out.push(token.slice(0, width))
+          token = token.slice(width)
+        }
+        line = token
+      }
     }
     out.push(line.trimEnd())
   }

@@ -161,7 +161,13 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   if (e.next.actions.length === 0) {
     out.push(w('Writes nothing.'))
   } else {
-    const rows = e.next.actions.map((a) => [a.verb, a.resource, a.name, a.change])
+    // As dry-run sync prints them: a status write names its endpoint (deployments/status).
+    const rows = e.next.actions.map((a) => [
+      a.verb,
+      a.subresource ? `${a.resource}/${a.subresource}` : a.resource,
+      a.name,
+      a.change,
+    ])
     out.push(
       await fitTable(['VERB', 'RESOURCE', 'NAME', 'CHANGE'], rows, {width, wrapColumn: 3, minWrapWidth: 24}),
     )
