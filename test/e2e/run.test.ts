@@ -294,16 +294,50 @@ async function waitComplete(server: ApiServer, namespace: string, name: string, 
   )
 }
 
+const rfc3339Now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+
+/** What kube-controller-manager running its Deployment controller leaves behind. */
+function otherControllerSigns() {
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {name: 'web.1', namespace: 'default'},
+      involvedObject: {kind: 'Deployment', namespace: 'default', name: 'web', apiVersion: 'apps/v1'},
+      reason: 'ScalingReplicaSet',
+      message: 'Scaled up replica set web-5d4f6b7c9 from 0 to 2',
+      source: {component: 'deployment-controller'},
+      reportingComponent: 'deployment-controller',
+      reportingInstance: '',
+      type: 'Normal',
+      firstTimestamp: rfc3339Now(),
+      lastTimestamp: rfc3339Now(),
+      count: 1,
+    },
+    kcmLease(),
+  ]
+}
+
+function kcmLease() {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
+    spec: {holderIdentity: 'cp-1_4b0c', leaseDurationSeconds: 15, renewTime: new Date().toISOString()},
+  }
+}
+
 describe('run as the cluster’s Deployment controller', () => {
   let server: ApiServer
   let model: ClusterModel
   let run: RunProcess
 
   beforeAll(async () => {
-    server = await startApiServer({})
+    // Signs of another Deployment controller: --force starts anyway (the refusal is tested below).
+    server = await startApiServer({objects: otherControllerSigns()})
     model = new ClusterModel(server)
     model.start()
-    run = new RunProcess(['-A', '--v', '4'], kubeEnv(server))
+    run = new RunProcess(['-A', '--force', '--v', '4'], kubeEnv(server))
     await run.started()
   }, 40_000)
 
@@ -316,6 +350,19 @@ describe('run as the cluster’s Deployment controller', () => {
     expect(result?.stderr).toContain('deployment controller stopped')
     expect(result?.code).toBe(0)
   }, 30_000)
+
+  it('refuses to start without --force after recent ScalingReplicaSet events of kube-controller-manager and while it holds its Lease', async () => {
+    // kube-controller-manager keeps renewing its Lease.
+    server.store.put(kcmLease())
+    const refused = await new RunProcess(['--once-synced'], kubeEnv(server)).exited
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /^error: another Deployment controller seems to be active: 1 ScalingReplicaSet event from deployment-controller .*latest \d+s ago on deployment default\/web/m,
+    )
+    expect(refused.stderr).toMatch(/Lease kube-system\/kube-controller-manager is held by cp-1_4b0c/)
+    expect(refused.stderr).toContain('pass --force to start anyway')
+    expect(refused.stderr).not.toContain('caches synced')
+  }, 40_000)
 
   it('rolls out a RollingUpdate Deployment, then a new image, within maxSurge', async () => {
     await createNamespace(server, 'rolling')
@@ -555,56 +602,5 @@ describe('run --once-synced', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/sync of deployment apps\/a failed: .*forbidden/)
     expect(r.stderr).toContain('once-synced: 1 deployment synced, 1 failed')
-  }, 40_000)
-})
-
-describe('run beside another Deployment controller', () => {
-  let server: ApiServer
-
-  afterAll(async () => {
-    await server?.close()
-  })
-
-  const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-
-  it('refuses to start after recent ScalingReplicaSet events of kube-controller-manager or while it holds its Lease, unless --force', async () => {
-    server = await startApiServer({
-      objects: [
-        {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: {name: 'web.1', namespace: 'default'},
-          involvedObject: {kind: 'Deployment', namespace: 'default', name: 'web', apiVersion: 'apps/v1'},
-          reason: 'ScalingReplicaSet',
-          message: 'Scaled up replica set web-5d4f6b7c9 from 0 to 2',
-          source: {component: 'deployment-controller'},
-          reportingComponent: 'deployment-controller',
-          reportingInstance: '',
-          type: 'Normal',
-          firstTimestamp: now(),
-          lastTimestamp: now(),
-          count: 1,
-        },
-        {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
-          spec: {holderIdentity: 'cp-1_4b0c', leaseDurationSeconds: 15, renewTime: new Date().toISOString()},
-        },
-      ],
-    })
-    const env = kubeEnv(server)
-    const refused = await new RunProcess(['--once-synced'], env).exited
-    expect(refused.code).toBe(1)
-    expect(refused.stderr).toMatch(
-      /^error: another Deployment controller seems to be active: 1 ScalingReplicaSet event/m,
-    )
-    expect(refused.stderr).toMatch(/Lease kube-system\/kube-controller-manager is held by cp-1_4b0c/)
-    expect(refused.stderr).toContain('--force')
-    // Nothing was watched or written.
-    expect(server.requests.filter((r) => r.resource === 'deployments' || r.method !== 'GET')).toEqual([])
-    const forced = await new RunProcess(['--once-synced', '--force'], env).exited
-    expect(forced.stderr).toContain('once-synced: 0 deployments synced, 0 failed')
-    expect(forced.code).toBe(0)
   }, 40_000)
 })
