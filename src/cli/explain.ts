@@ -1,6 +1,6 @@
 // `explain`: why a Deployment is where it is, what blocks it and what the controller does next.
-// Files are loaded as for `dry-run sync`; the analysis (src/explain) runs the same pass with the
-// tracer on. Live mode will hand the analysis a World and recent Events through the same seam.
+// Files or a live cluster are read as for `dry-run sync`; the analysis (src/explain) runs the same
+// pass with the tracer on, given the World and, from a cluster, its recent Events.
 
 import type {World} from '../cluster/world.js'
 import type {ExplainResult, KubeEvent} from '../explain/types.js'
@@ -22,6 +22,8 @@ export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, 
 
 export class ExplainOptions extends PassOptions {
   output: ExplainOutputFormat = 'text'
+  /** Blockers are read from pods: a live read lists them for every Deployment. */
+  protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
   /** The terminal's width when stdout is one (process.stdout.columns). */
   columns: number | undefined
 
@@ -30,9 +32,22 @@ export class ExplainOptions extends PassOptions {
     this.output = flags.output as ExplainOutputFormat
   }
 
-  /** Recent events for the analysis: none from files (the loader keeps Deployments, ReplicaSets and Pods). */
+  /**
+   * Recent events for the analysis: from a live cluster, the namespace's (or every namespace's)
+   * Events; none from files (the loader keeps Deployments, ReplicaSets and Pods). Events that cannot
+   * be listed (RBAC) leave the explanation without them rather than failing it.
+   */
   async events(): Promise<KubeEvent[] | undefined> {
-    return undefined
+    if (!this.live) return undefined
+    const {listAll} = await import('../cluster/live/read.js')
+    const namespace = this.selection.allNamespaces ? undefined : this.selection.namespace
+    try {
+      const {items} = await listAll(this.live.api, 'events', namespace)
+      return items as unknown as KubeEvent[]
+    } catch (err) {
+      this.io.err(`Warning: cannot list events: ${err instanceof Error ? err.message : String(err)}\n`)
+      return undefined
+    }
   }
 
   async explain(world: World): Promise<ExplainResult> {

@@ -18,12 +18,15 @@ resolved, max total pods, minAvailable, the scale-up and scale-down budgets, pro
   - what blocks the new pods (image pulls, crashes, scheduling, readiness, minReadySeconds, quota) and known dead ends;
   - the writes of the next pass (as "dry-run sync" prints them) and when the controller looks again.
 
+Without -f it reads the cluster of the current kubeconfig context (nothing is written) and also shows the recent \
+Warning events of the Deployment, its ReplicaSets and their pods.
+
 -o json and -o yaml print the same facts as an ExplainResult document; the reason codes are listed in \
 docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 columns); colour only on a terminal \
 without NO_COLOR.`
 
   static override usage = [
-    'explain [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o text|json|yaml]',
+    'explain [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o text|json|yaml]',
   ]
 
   static override examples = [
@@ -31,6 +34,10 @@ without NO_COLOR.`
       description: 'Why a rollout is stuck:',
       command:
         '<%= config.bin %> <%= command.id %> deployment/api -f examples/stuck-image-pull.yaml -n demo --now 2026-11-29T10:00:00Z',
+    },
+    {
+      description: 'A Deployment of the current cluster, with its recent Warning events:',
+      command: '<%= config.bin %> <%= command.id %> deployment/api -n demo',
     },
     {
       description: 'Every Deployment of a snapshot, as JSON for a script:',
