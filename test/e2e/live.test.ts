@@ -237,3 +237,118 @@ describe('with the real kubectl', () => {
     expect(history).toMatch(/^2\s/m)
   })
 })
+
+describe('a rollout driven with kubectl, step by step', () => {
+  beforeEach(async () => {
+    await start([])
+  })
+
+  /** The ReplicaSet controller and kubelets, done at once: every ReplicaSet's pods ready and available. */
+  async function settlePods(): Promise<void> {
+    const auth = {Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json'}
+    const base = `${server.url}/apis/apps/v1/namespaces/default/replicasets`
+    const list = (await (await fetch(base, {headers: auth})).json()) as {
+      items: Array<{metadata: {name: string; generation?: number}; spec: {replicas?: number}}>
+    }
+    for (const rs of list.items) {
+      const n = rs.spec.replicas ?? 0
+      const status = {
+        replicas: n,
+        fullyLabeledReplicas: n,
+        readyReplicas: n,
+        availableReplicas: n,
+        observedGeneration: rs.metadata.generation ?? 1,
+        terminatingReplicas: 0,
+      }
+      const res = await fetch(`${base}/${rs.metadata.name}/status`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify({...rs, status}),
+      })
+      expect(res.status).toBe(200)
+    }
+  }
+
+  const kubectl = async (...args: string[]) =>
+    (await promisify(execFile)(KUBECTL!, args, {env: {...process.env, ...env}})).stdout
+
+  /** kubectl rollout status and explain's mapping of the same object must say the same thing. */
+  async function expectStatusAgrees(): Promise<string> {
+    const fromKubectl = (
+      await kubectl('rollout', 'status', 'deployment/web', '--watch=false').catch((e) => e.stderr)
+    )
+      .trim()
+      .replace(/^error: /, '')
+    const r = await cliAsync(['explain', 'web', '-o', 'json'], {env})
+    expect(r.code).toBe(0)
+    const explained = JSON.parse(r.stdout) as {explanations: Array<{rolloutStatus: {message: string}}>}
+    expect(explained.explanations[0]!.rolloutStatus.message.trim()).toBe(fromKubectl)
+    return fromKubectl
+  }
+
+  /** Passes of reconcile-once, with pods settling in between, until a pass changes nothing. */
+  async function reconcileUntilQuiet(): Promise<void> {
+    for (let i = 0; i < 10; i++) {
+      await settlePods()
+      const r = await cliAsync(['reconcile-once', '-o', 'json'], {env})
+      expect(r.code).toBe(0)
+      const writes = (JSON.parse(r.stdout) as SyncResult).results.flatMap((x) => x.actions)
+      if (writes.length === 0) return
+    }
+    throw new Error('reconcile-once did not converge in 10 passes')
+  }
+
+  kubectlIt(
+    'kubectl create, set image, pause/resume and undo leave what the controller would',
+    async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'live-')), 'web.json')
+      writeFileSync(file, JSON.stringify(deployment('web')))
+      await kubectl('create', '-f', file)
+      expect(await expectStatusAgrees()).toBe('Waiting for deployment spec update to be observed...')
+      await reconcileUntilQuiet()
+      expect(await expectStatusAgrees()).toBe('deployment "web" successfully rolled out')
+
+      await kubectl('set', 'image', 'deployment/web', 'app=nginx:1.28')
+      // One pass: the new ReplicaSet surges by maxSurge (25% of 3, rounded up: 1) and the
+      // Deployment's status says so; kubectl and explain still agree mid-rollout.
+      expect((await cliAsync(['reconcile-once'], {env})).code).toBe(0)
+      await settlePods()
+      expect((await cliAsync(['reconcile-once'], {env})).code).toBe(0)
+      expect(await expectStatusAgrees()).toMatch(/^Waiting for deployment "web" rollout to finish: /)
+      await reconcileUntilQuiet()
+      expect(await expectStatusAgrees()).toBe('deployment "web" successfully rolled out')
+      const sizes = async () =>
+        (await kubectl('get', 'rs', '-o', 'jsonpath={range .items[*]}{.spec.replicas}{" "}{end}'))
+          .trim()
+          .split(' ')
+          .map(Number)
+      expect((await sizes()).sort()).toEqual([0, 3])
+
+      await kubectl('rollout', 'pause', 'deployment/web')
+      await kubectl('set', 'image', 'deployment/web', 'app=nginx:1.29')
+      await reconcileUntilQuiet()
+      expect(await sizes()).toHaveLength(2) // paused: no new ReplicaSet
+      await kubectl('rollout', 'resume', 'deployment/web')
+      await reconcileUntilQuiet()
+      expect(await expectStatusAgrees()).toBe('deployment "web" successfully rolled out')
+
+      await kubectl('rollout', 'undo', 'deployment/web')
+      await reconcileUntilQuiet()
+      expect(await expectStatusAgrees()).toBe('deployment "web" successfully rolled out')
+
+      // Revisions 1 (1.27), 2 (1.28), 3 (1.29); undo brings 2's template back as revision 4.
+      const history = await kubectl('rollout', 'history', 'deployment/web')
+      const revisions = [...history.matchAll(/^(\d+)\s/gm)].map((m) => Number(m[1]))
+      expect(revisions).toEqual([1, 3, 4])
+      const image = await kubectl(
+        'get',
+        'deployment/web',
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].image}',
+      )
+      expect(image).toBe('nginx:1.28')
+      expect((await sizes()).filter((n) => n > 0)).toEqual([3])
+    },
+    300_000,
+  )
+})

@@ -47,7 +47,7 @@ export function parseDuration(text: string, flag = '--request-timeout'): number 
 }
 
 export async function connect(flags: ConnectionFlags): Promise<Connection> {
-  const {KubeConfig} = await import('@kubernetes/client-node')
+  const {KubeConfig} = await import('./kube.js')
   const kc = new KubeConfig()
   const files = kubeconfigFiles(flags.kubeconfig)
   if (files.length === 0) {
