@@ -75,10 +75,17 @@ describe('usage and input errors', () => {
     expectOneLineError(r.stderr, /missing\.yaml/)
   })
 
-  it('says live mode is not there yet when no file is given', () => {
-    const r = cli(['dry-run', 'sync', '--context', 'prod'])
+  it('reads the cluster when no file is given, and says when there is no kubeconfig', () => {
+    const r = cli(['dry-run', 'sync'], {env: {KUBECONFIG: '', HOME: '/nonexistent'}})
     expect(r.code).toBe(1)
-    expectOneLineError(r.stderr, /live cluster mode is not implemented yet; use -f FILE/)
+    expectOneLineError(r.stderr, /no kubeconfig found .*or read objects from files with -f FILE/)
+  })
+
+  it('names a kubeconfig context that does not exist', () => {
+    const dir = tempFiles({config: 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n'})
+    const r = cli(['dry-run', 'sync', '--context', 'prod'], {env: {KUBECONFIG: join(dir, 'config')}})
+    expect(r.code).toBe(1)
+    expectOneLineError(r.stderr, /context "prod" does not exist/)
   })
 
   it('fails like kubectl for a named Deployment that does not exist', () => {
@@ -144,7 +151,7 @@ describe('dry-run sync', () => {
     expect(lines[2]).toMatch(/^VERB +RESOURCE +NAME +CHANGE$/)
     expect(lines[3]).toMatch(/^create +replicasets +web-\w+ +created \(replicas 2, revision 1\)$/)
     expect(lines[4]).toMatch(
-      /^update +deployments +web +annotations deployment\.kubernetes\.io\/revision <none> -> 1/,
+      /^update +deployments\/status +web +annotations deployment\.kubernetes\.io\/revision <none> -> 1/,
     )
     expect(r.stdout).toMatch(
       /^ {2}Normal {2}ScalingReplicaSet {2}Scaled up replica set web-\w+ from 0 to 2$/m,
@@ -153,11 +160,11 @@ describe('dry-run sync', () => {
     expect(r.stdout).not.toContain('\u001b[')
   })
 
-  it('-o wide adds the subresource and every changed field', () => {
+  it('-o wide lists every changed field', () => {
     const r = cli(['dry-run', 'sync', 'web', '-f', file, '--now', NOW, '-o', 'wide'])
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/^VERB +RESOURCE +SUBRESOURCE +NAME +CHANGE$/m)
-    expect(r.stdout).toMatch(/^update +deployments +status +web +/m)
+    expect(r.stdout).toMatch(/^VERB +RESOURCE +NAME +CHANGE$/m)
+    expect(r.stdout).toMatch(/^update +deployments\/status +web +/m)
   })
 
   it('selects by namespace, all namespaces, labels and name', () => {
