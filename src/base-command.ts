@@ -126,6 +126,9 @@ export abstract class BaseCommand extends Command {
     if (err instanceof Errors.ExitError) throw err
     const expected = err instanceof InputError || err instanceof UsageError || err instanceof FeatureGateError
     const parseError = err instanceof Errors.CLIError
+    // The command did call parse(); without this, oclif warns "did not parse its arguments" on
+    // stderr after a flag error whenever NODE_ENV is development or test.
+    if (parseError) this.parsed = true
     processIO.err(`error: ${parseError ? oneLine(err.message) : err.message}\n`)
     if (!expected && !parseError && (process.env.DEBUG || verbosity(this.argv) >= 6) && err.stack) {
       processIO.err(`${err.stack}\n`)
