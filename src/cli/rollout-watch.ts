@@ -5,8 +5,10 @@
 import type {IO} from '../base-command.js'
 import {InputError, UsageError, type World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
-import type {WatchOutcome} from '../render/watch/frame.js'
+import type {WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
+import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
+import type {LiveWatch} from '../watch/live.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 /** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */
@@ -18,9 +20,21 @@ export interface RolloutWatchFlags extends PassFlags {
   speed: string
   'line-mode': boolean
   output: string
+  /** Live mode: give up after this long (Go duration; 0 = never). */
+  timeout?: string
+  /** Live mode: also wait until no old pod is terminating. */
+  settled?: boolean
+  /** Live mode: a paused Deployment ends the watch with success. */
+  'paused-ok'?: boolean
 }
 
 export type WatchOutputFormat = 'text' | 'json'
+
+/** Where a live watch's updates go in line mode and with -o json. */
+interface LiveSink {
+  update(u: WatchUpdate): void
+  finish(outcome: WatchOutcome): void
+}
 
 /** The terminal, for the interactive view (absent in tests that drive the options directly). */
 export interface Terminal {
@@ -45,6 +59,9 @@ export class RolloutWatchOptions extends PassOptions {
   speed: number | 'auto' = 'auto'
   lineMode = false
   output: WatchOutputFormat = 'text'
+  timeoutMs = 0
+  settled = false
+  pausedOk = false
 
   constructor(
     io: IO,
@@ -94,6 +111,9 @@ export class RolloutWatchOptions extends PassOptions {
     }
     this.lineMode = flags['line-mode']
     this.output = flags.output as WatchOutputFormat
+    if (flags.timeout !== undefined) this.timeoutMs = duration('timeout', flags.timeout, 0)
+    this.settled = flags.settled === true
+    this.pausedOk = flags['paused-ok'] === true
   }
 
   override async validateOptions(): Promise<void> {
@@ -107,11 +127,6 @@ export class RolloutWatchOptions extends PassOptions {
     }
     this.name = names[0] ?? ''
     await super.validateOptions()
-    if (this.isLive) {
-      throw new InputError(
-        'rollout watch on a live cluster is not implemented yet: simulate the rollout from files with -f FILE',
-      )
-    }
   }
 
   /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
@@ -128,6 +143,7 @@ export class RolloutWatchOptions extends PassOptions {
 
   /** Returns the exit code: 0 when the rollout completed, 1 otherwise, 130 when interrupted. */
   async run(): Promise<number> {
+    if (this.isLive) return this.runLive()
     const world = await this.load()
     const sim = await this.simulate(world)
     if (this.output === 'json') await this.printJson(sim)
@@ -135,6 +151,128 @@ export class RolloutWatchOptions extends PassOptions {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
     return sim.summary.complete ? 0 : 1
+  }
+
+  /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
+  async runLive(): Promise<number> {
+    const {connect} = await import('../cluster/live/kubeconfig.js')
+    const {ApiClient} = await import('../cluster/live/api.js')
+    const {LiveWatch} = await import('../watch/live.js')
+    const connection = await connect(this.connectionFlags)
+    const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
+    const api = new ApiClient(connection, verbose)
+    this.live = {api, connection}
+    const interactive = this.interactive()
+    const watch = new LiveWatch({
+      api,
+      conn: connection,
+      namespace: connection.namespace,
+      name: this.name,
+      timeoutMs: this.timeoutMs,
+      settled: this.settled,
+      pausedOk: this.pausedOk,
+      minFrameMs: interactive ? 250 : 100,
+      tickMs: interactive ? 1000 : 0,
+      warn: (line) => {
+        if (!interactive || this.verbosity > 0) this.io.err(`warning: ${line}\n`)
+      },
+      ...(verbose ? {debug: verbose} : {}),
+    })
+    if (interactive) return this.liveInteractive(watch)
+    const sink = this.output === 'json' ? await this.jsonSink() : await this.lineSink()
+    // Ctrl-C: nothing to restore on a plain stream; stop the watches and exit 130.
+    const onSignal = () => {
+      void watch.stop()
+    }
+    process.once('SIGINT', onSignal)
+    try {
+      const end = await watch.run(sink.update)
+      sink.finish(end.outcome)
+      return end.code
+    } finally {
+      process.removeListener('SIGINT', onSignal)
+    }
+  }
+
+  private async jsonSink(): Promise<LiveSink> {
+    const {endJson, ndjsonLine, updateJson} = await import('../render/watch/ndjson.js')
+    let step = 0
+    let last = {time: Date.now(), elapsed: 0}
+    return {
+      update: (u) => {
+        last = u
+        this.io.out(ndjsonLine(updateJson(u, step++)))
+      },
+      finish: (outcome) => {
+        const now = Date.now()
+        this.io.out(ndjsonLine(endJson(outcome, now, last.elapsed + (now - last.time))))
+      },
+    }
+  }
+
+  private async lineSink(): Promise<LiveSink> {
+    const {LineWriter, clock} = await import('../render/watch/lines.js')
+    const {formatDuration} = await import('../sim/duration.js')
+    const writer = new LineWriter(this.name)
+    let paused = false
+    return {
+      update: (u) => {
+        const lines = writer.push(u)
+        const d = u.observation.deployment
+        if (d.paused !== paused && !u.observation.rollout.done) {
+          paused = d.paused
+          lines.push(
+            `${this.name} [${clock(u.time)} +${formatDuration(u.elapsed)}] ${paused ? `deployment "${this.name}" is paused: waiting for it to be resumed` : `deployment "${this.name}" resumed`}`,
+          )
+        }
+        if (lines.length > 0) this.io.out(`${lines.join('\n')}\n`)
+      },
+      finish: (outcome) => {
+        if (outcome.kind === 'interrupted') return
+        this.io.out(`${writer.finish({...outcome, end: Date.now()}).join('\n')}\n`)
+        if (outcome.kind !== 'complete' && outcome.kind !== 'paused') {
+          // kubectl's error line goes to stderr too, where scripts look for it.
+          this.io.err(`${outcome.message}\n`)
+        }
+      },
+    }
+  }
+
+  private async liveInteractive(watch: LiveWatch): Promise<number> {
+    const terminal = this.terminal as Terminal
+    const {FrameBuilder} = await import('../render/watch/frame.js')
+    const {runInteractive} = await import('../render/watch/app.js')
+    const builder = new FrameBuilder()
+    let code = 1
+    let failure: unknown
+    const source: FrameSource = {
+      subscribe(onFrame, onEnd) {
+        watch
+          .run((u) => onFrame(builder.push(u)))
+          .then((end) => {
+            code = end.code
+            const last = builder.finish(end.outcome)
+            if (last) onFrame(last)
+            onEnd()
+          })
+          .catch((err: unknown) => {
+            failure = err
+            onEnd()
+          })
+        return () => {
+          void watch.stop()
+        }
+      },
+    }
+    const how = await runInteractive(source, {
+      stdout: terminal.stdout,
+      stdin: terminal.stdin,
+      footer: `live · ${this.name} · q or Ctrl-C to stop`,
+    })
+    await watch.stop()
+    if (failure !== undefined) throw failure
+    if (how === 'interrupted') return 130
+    return code
   }
 
   async simulate(world: World): Promise<Simulation> {

@@ -5,7 +5,7 @@ import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
 const {'all-namespaces': _allNamespaces, selector: _selector, ...watchPassFlags} = passFlags
 
 export default class RolloutWatch extends BaseCommand {
-  static override summary = "Watch a Deployment's rollout move: simulated from files"
+  static override summary = "Watch a Deployment's rollout move: live on the cluster, or simulated from files"
 
   static override description =
     `Follows one Deployment's rollout until it completes (as kubectl rollout status judges it), exceeds its \
@@ -22,10 +22,17 @@ On a terminal the rollout is replayed as a live view (ReplicaSets, pods, deadlin
 output is not a terminal, or with --line-mode, CI set or TERM=dumb, one line per change in kubectl's words; with -o \
 json, one JSON object per step and a final Summary (NDJSON).
 
+Without -f, the Deployment, its ReplicaSets and their pods are watched on the cluster (list, then watch; a \
+dropped stream resumes, 410 Gone lists again) and the view is redrawn at most a few times a second. The watch \
+ends as kubectl rollout status does: 0 when complete, 1 when the progress deadline is exceeded or --timeout \
+passes; --settled also waits for old pods to finish terminating; a paused Deployment ends it with 0 only with \
+--paused-ok.
+
 Exit status: 0 when the rollout completes, 1 when the progress deadline is exceeded, --max-time passes or nothing \
 more can happen (a paused Deployment), 130 when interrupted.`
 
   static override usage = [
+    'rollout watch NAME [-n NS] [--timeout D] [--settled] [--paused-ok] [--line-mode] [-o json]',
     'rollout watch NAME -f FILE... [-n NS] [--now T] [--pod-ready-after 10s] [--fail-new-pods N|P%] [--terminate-after 5s] [--max-time 30m] [--speed X] [--line-mode] [-o json]',
   ]
 
@@ -97,6 +104,19 @@ more can happen (a paused Deployment), 130 when interrupted.`
       default: 'auto',
       description:
         'Replay speed of the view, in virtual seconds per second; auto plays any rollout in a few seconds (at most 20 frames a second).',
+    }),
+    timeout: Flags.string({
+      helpValue: 'DURATION',
+      default: '0',
+      description: 'Live mode: give up (exit 1) after this long; 0 waits forever.',
+    }),
+    settled: Flags.boolean({
+      default: false,
+      description: 'Live mode: after the rollout completes, also wait until no old pod is terminating.',
+    }),
+    'paused-ok': Flags.boolean({
+      default: false,
+      description: 'Live mode: a paused Deployment ends the watch with success instead of waiting.',
     }),
     'line-mode': Flags.boolean({
       default: false,

@@ -18,7 +18,17 @@ export interface WatchUpdate {
 
 /** How the watch ended. */
 export interface WatchOutcome {
-  kind: 'complete' | 'deadlineExceeded' | 'maxTime' | 'stalled' | 'stepLimit' | 'interrupted'
+  kind:
+    | 'complete'
+    | 'deadlineExceeded'
+    | 'maxTime'
+    | 'stalled'
+    | 'stepLimit'
+    | 'interrupted'
+    // A live watch: --timeout passed, paused with --paused-ok, the Deployment is gone.
+    | 'timeout'
+    | 'paused'
+    | 'deleted'
   /** The last line: kubectl's success or error message. */
   message: string
   /** When the watch ended (epoch ms), if later than the last update (--max-time). */

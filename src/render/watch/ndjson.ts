@@ -2,6 +2,7 @@
 // one Summary object. This shape is a contract: add fields, never rename or remove them.
 
 import type {SimulationSummary, TimelineEntry} from '../../sim/simulator.js'
+import type {WatchOutcome, WatchUpdate} from './frame.js'
 
 /** RFC 3339 in UTC, with milliseconds only when the instant has some. */
 export function timestamp(ms: number): string {
@@ -67,6 +68,30 @@ export function stepJson(e: TimelineEntry): Record<string, unknown> {
           },
         }
       : {}),
+  }
+}
+
+/** A live watch's update as a Step object (no pass, no actions: the cluster's controller made them). */
+export function updateJson(u: WatchUpdate, step: number): Record<string, unknown> {
+  return stepJson({
+    step,
+    time: u.time,
+    elapsed: u.elapsed,
+    actions: u.actions ?? [],
+    events: u.events,
+    observation: u.observation,
+  })
+}
+
+/** How a live watch ended: the last object of its NDJSON. */
+export function endJson(outcome: WatchOutcome, time: number, elapsed: number): Record<string, unknown> {
+  return {
+    kind: 'End',
+    outcome: outcome.kind,
+    message: outcome.message,
+    time: timestamp(time),
+    t: elapsed / 1000,
+    complete: outcome.kind === 'complete',
   }
 }
 
