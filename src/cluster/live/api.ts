@@ -83,7 +83,11 @@ export class ApiClient {
           : {}),
       },
     }
-    await this.conn.kc.applyToHTTPSOptions(opts)
+    try {
+      await this.conn.kc.applyToHTTPSOptions(opts)
+    } catch (err) {
+      throw credentialError(this.conn, err)
+    }
     const headers = opts.headers as Record<string, string | number | string[]>
     if (this.conn.impersonate?.user) headers['Impersonate-User'] = this.conn.impersonate.user
     if (this.conn.impersonate?.groups.length) headers['Impersonate-Group'] = this.conn.impersonate.groups
@@ -236,4 +240,29 @@ function connectionError(err: unknown, url: URL, timeoutMs: number): ConnectionE
       return new ConnectionError(`Unable to connect to the server ${host}: ${message}`)
     }
   }
+}
+
+/**
+ * A failure to get credentials, worded without what the credential source printed: client-node
+ * puts an exec plugin's stderr, or a slice of its stdout (JSON.parse's excerpt), in its errors, and
+ * those can hold the very token the plugin was asked for.
+ */
+function credentialError(conn: Connection, err: unknown): ConnectionError {
+  const user = conn.kc.getCurrentUser()
+  const code = (err as {code?: string}).code
+  if (user?.exec) {
+    const command = JSON.stringify(user.exec.command)
+    if (code === 'ENOENT')
+      return new ConnectionError(`getting credentials: exec: executable ${command} not found`)
+    if (err instanceof SyntaxError) {
+      return new ConnectionError(
+        `getting credentials: exec plugin ${command} did not print an ExecCredential (its output is not JSON)`,
+      )
+    }
+    return new ConnectionError(
+      `getting credentials: exec plugin ${command} failed (its output is not shown: it may hold credentials)`,
+    )
+  }
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]
+  return new ConnectionError(`getting credentials for user ${JSON.stringify(user?.name ?? '')}: ${message}`)
 }
