@@ -102,6 +102,8 @@ export class LiveWatch {
   private newEvents: SimEvent[] = []
   private readonly seenEvents = new Map<string, number>()
   private seenDeployment = false
+  /** Every informer has synced: before that, a change (the first lists) must not be shown. */
+  private synced = false
   private ended = false
   private finish: (end: LiveEnd) => void = () => {}
   private lastObservation: Observation | undefined
@@ -144,6 +146,7 @@ export class LiveWatch {
       this.replicaSets = this.informer<ReplicaSet>('replicasets', selector)
       this.pods = this.informer<Pod>('pods', selector)
       await Promise.all([this.replicaSets.start(), this.pods.start()])
+      this.synced = true
     } catch (err) {
       await this.stopInformers()
       throw err
@@ -181,7 +184,7 @@ export class LiveWatch {
   }
 
   private emit(): void {
-    if (this.ended || !this.replicaSets || !this.pods) return
+    if (this.ended || !this.synced || !this.replicaSets || !this.pods) return
     clearTimeout(this.pending)
     this.pending = undefined
     const now = Date.now()

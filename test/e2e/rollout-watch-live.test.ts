@@ -1,0 +1,390 @@
+// `rollout watch` live, end to end: the built CLI watches the in-memory test API server while the
+// test moves the Deployment, its ReplicaSets and pods as the cluster's controllers would.
+
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
+import {ROOT, type RunResult} from './helpers.js'
+
+const PODS = resolveResource('pods')
+const NAME = 'web'
+const NS = 'default'
+const LABELS = {app: NAME}
+const TEMPLATE = {metadata: {labels: LABELS}, spec: {containers: [{name: 'app', image: 'nginx:1.28'}]}}
+const OLD_TEMPLATE = {metadata: {labels: LABELS}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}}
+const DEPLOYMENT_UID = '0b0a1c2d-0000-4000-8000-00000000a0b1'
+const AN_HOUR_AGO = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z')
+
+type Obj = Record<string, unknown> & {metadata: Record<string, unknown>}
+
+function deployment(progressDeadlineSeconds = 600): Obj {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: NAME,
+      namespace: NS,
+      uid: DEPLOYMENT_UID,
+      generation: 2,
+      labels: LABELS,
+      annotations: {'deployment.kubernetes.io/revision': '2'},
+    },
+    spec: {
+      replicas: 2,
+      selector: {matchLabels: LABELS},
+      progressDeadlineSeconds,
+      strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: '25%', maxUnavailable: '25%'}},
+      template: TEMPLATE,
+    },
+    status: {
+      observedGeneration: 2,
+      replicas: 2,
+      updatedReplicas: 0,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      conditions: [
+        {type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable'},
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetCreated',
+          lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        },
+      ],
+    },
+  }
+}
+
+function replicaSet(hash: string, revision: number, replicas: number, template: Obj['spec']): Obj {
+  const t = template as {metadata: {labels: Record<string, string>}; spec: unknown}
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `${NAME}-${hash}`,
+      namespace: NS,
+      uid: `0b0a1c2d-0000-4000-8000-${hash.padEnd(12, '0')}`,
+      labels: {...LABELS, 'pod-template-hash': hash},
+      annotations: {'deployment.kubernetes.io/revision': String(revision)},
+      creationTimestamp: AN_HOUR_AGO,
+      ownerReferences: [
+        {apiVersion: 'apps/v1', kind: 'Deployment', name: NAME, uid: DEPLOYMENT_UID, controller: true},
+      ],
+    },
+    spec: {
+      replicas,
+      selector: {matchLabels: {...LABELS, 'pod-template-hash': hash}},
+      template: {...t, metadata: {labels: {...t.metadata.labels, 'pod-template-hash': hash}}},
+    },
+    status: {replicas, readyReplicas: replicas, availableReplicas: replicas},
+  }
+}
+
+function pod(rs: Obj, suffix: string, ready: boolean): Obj {
+  const rsMeta = rs.metadata as {name: string; uid: string; labels: Record<string, string>}
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `${rsMeta.name}-${suffix}`,
+      namespace: NS,
+      labels: rsMeta.labels,
+      creationTimestamp: AN_HOUR_AGO,
+      ownerReferences: [
+        {apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsMeta.name, uid: rsMeta.uid, controller: true},
+      ],
+    },
+    spec: {containers: [{name: 'app', image: 'nginx'}], nodeName: 'node-1'},
+    status: ready
+      ? {
+          phase: 'Running',
+          conditions: [{type: 'Ready', status: 'True', lastTransitionTime: AN_HOUR_AGO}],
+          containerStatuses: [{name: 'app', ready: true, restartCount: 0, state: {running: {}}}],
+        }
+      : {
+          phase: 'Pending',
+          containerStatuses: [
+            {name: 'app', ready: false, restartCount: 0, state: {waiting: {reason: 'ContainerCreating'}}},
+          ],
+        },
+  }
+}
+
+const OLD = replicaSet('5d8f7c9b6a', 1, 2, OLD_TEMPLATE as Obj['spec'])
+const NEW = replicaSet('7f6e5d4c3b', 2, 0, TEMPLATE as Obj['spec'])
+
+async function seed(progressDeadlineSeconds?: number): Promise<ApiServer> {
+  return startApiServer({
+    objects: [
+      deployment(progressDeadlineSeconds),
+      OLD,
+      NEW,
+      pod(OLD, 'aaaaa', true),
+      pod(OLD, 'bbbbb', true),
+    ],
+  })
+}
+
+/** Replaces an object's fields (status and spec merged at the top level) as a controller would. */
+function update(server: ApiServer, resource: string, name: string, change: (o: Obj) => Obj): void {
+  const cur = server.store.get(resource, NS, name) as Obj | undefined
+  if (!cur) throw new Error(`${resource}/${name} is missing`)
+  server.store.put(change(structuredClone(cur)))
+}
+
+function status(server: ApiServer, resource: string, name: string, s: Record<string, unknown>): void {
+  update(server, resource, name, (o) => ({...o, status: {...(o.status as object), ...s}}))
+}
+
+function scale(server: ApiServer, rs: Obj, replicas: number): void {
+  update(server, 'replicasets', rs.metadata.name as string, (o) => ({
+    ...o,
+    spec: {...(o.spec as object), replicas},
+  }))
+}
+
+/** The rollout half-way: one new pod not ready yet (no change to the verdict's numbers). */
+function stepOne(server: ApiServer): void {
+  scale(server, NEW, 1)
+  server.store.put(pod(NEW, 'ccccc', false))
+  status(server, 'replicasets', NEW.metadata.name as string, {replicas: 1})
+  status(server, 'deployments', NAME, {replicas: 3, updatedReplicas: 1})
+}
+
+/** The rest of the rollout: new pods ready, old ReplicaSet scaled to 0 and its pods gone. */
+function finish(server: ApiServer): void {
+  server.store.put(pod(NEW, 'ccccc', true))
+  server.store.put(pod(NEW, 'ddddd', true))
+  scale(server, NEW, 2)
+  status(server, 'replicasets', NEW.metadata.name as string, {
+    replicas: 2,
+    readyReplicas: 2,
+    availableReplicas: 2,
+  })
+  scale(server, OLD, 0)
+  for (const s of ['aaaaa', 'bbbbb']) {
+    server.store.remove(PODS, NS, `${OLD.metadata.name}-${s}`)
+  }
+  status(server, 'replicasets', OLD.metadata.name as string, {
+    replicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+  })
+  status(server, 'deployments', NAME, {
+    replicas: 2,
+    updatedReplicas: 2,
+    readyReplicas: 2,
+    availableReplicas: 2,
+  })
+}
+
+class Watch {
+  private readonly child: ChildProcess
+  stdout = ''
+  stderr = ''
+  readonly exited: Promise<RunResult>
+
+  constructor(server: ApiServer, args: string[]) {
+    this.child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), 'rollout', 'watch', NAME, ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        DEBUG: '',
+        KUBECONFIG: server.kubeconfigPath,
+        KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-')),
+      },
+    })
+    this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      this.stdout += c
+    })
+    this.child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      this.stderr += c
+    })
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 40_000)
+    this.exited = new Promise((resolve, reject) => {
+      this.child.on('error', reject)
+      this.child.on('close', (code) => {
+        clearTimeout(killer)
+        resolve({code, stdout: this.stdout, stderr: this.stderr})
+      })
+    })
+  }
+
+  /** Resolves once the first update is out (every informer has synced). */
+  async started(): Promise<void> {
+    await waitFor(() => this.stdout.length > 0 || this.child.exitCode !== null, 20_000, 'the first update')
+    if (this.stdout.length === 0) throw new Error(`rollout watch did not start:\n${this.stderr}`)
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal)
+  }
+}
+
+async function waitFor(probe: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+const watches = (server: ApiServer, resource: string) =>
+  server.requests.filter((r) => r.verb === 'watch' && r.resource === resource).length
+/** Every informer's watch is open (and can be dropped). */
+async function watching(server: ApiServer): Promise<void> {
+  await waitFor(
+    () => ['deployments', 'replicasets', 'pods'].every((r) => watches(server, r) > 0),
+    10_000,
+    'the watches',
+  )
+  await new Promise((r) => setTimeout(r, 100))
+}
+const lists = (server: ApiServer, resource: string) =>
+  server.requests.filter((r) => r.verb === 'list' && r.resource === resource).length
+
+let server: ApiServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+describe('rollout watch (live)', () => {
+  it('follows a rollout to the end and exits 0 with kubectl success line', async () => {
+    server = await seed()
+    const w = new Watch(server, ['--line-mode'])
+    await w.started()
+    stepOne(server)
+    await waitFor(() => w.stdout.includes('1 out of 2 new replicas'), 10_000, 'the half-way line')
+    finish(server)
+    const r = await w.exited
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    for (const line of lines) expect(line).toMatch(/^web \[\d\d:\d\d:\d\d \+[\dhms.]+\] /)
+    expect(lines[0]).toContain(
+      'Waiting for deployment "web" rollout to finish: 0 out of 2 new replicas have been updated...',
+    )
+    expect(lines.at(-1)).toMatch(/ deployment "web" successfully rolled out$/)
+  })
+
+  it('exits 1 with kubectl error line when the progress deadline is exceeded', async () => {
+    server = await seed(2)
+    const w = new Watch(server, [])
+    await w.started()
+    stepOne(server)
+    update(server, 'deployments', NAME, (o) => {
+      const s = o.status as {conditions: Record<string, unknown>[]}
+      s.conditions = s.conditions.map((c) =>
+        c.type === 'Progressing'
+          ? {
+              ...c,
+              status: 'False',
+              reason: 'ProgressDeadlineExceeded',
+              message: 'ReplicaSet "web-7f6e5d4c3b" has timed out progressing.',
+            }
+          : c,
+      )
+      return o
+    })
+    const r = await w.exited
+    expect(r.code).toBe(1)
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(
+      / error: deployment "web" exceeded its progress deadline$/,
+    )
+    expect(r.stderr).toBe('error: deployment "web" exceeded its progress deadline\n')
+  })
+
+  it('exits 1 with a clear message at --timeout', async () => {
+    server = await seed()
+    const started = Date.now()
+    const r = await new Watch(server, ['--timeout', '1500ms']).exited
+    expect(r.code).toBe(1)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500)
+    expect(r.stderr).toMatch(
+      /^error: timed out waiting for the condition: deployment "web" rollout did not finish within 1.5s\n$/,
+    )
+    expect(r.stdout).toContain('0 out of 2 new replicas have been updated')
+  })
+
+  it('recovers from a dropped watch: resumes and still sees the rollout finish', async () => {
+    server = await seed()
+    const w = new Watch(server, [])
+    await w.started()
+    await watching(server)
+    const before = watches(server, 'replicasets')
+    expect(server.faults.dropWatches()).toBe(3)
+    stepOne(server)
+    await waitFor(() => watches(server as ApiServer, 'replicasets') > before, 10_000, 'a new watch')
+    await waitFor(() => w.stdout.includes('1 out of 2 new replicas'), 10_000, 'the half-way line')
+    finish(server)
+    const r = await w.exited
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/deployment "web" successfully rolled out\n$/)
+  })
+
+  it('recovers from 410 Gone: lists again and sees what changed while the watch was down', async () => {
+    server = await seed()
+    const w = new Watch(server, [])
+    await w.started()
+    await watching(server)
+    const listed = lists(server, 'deployments')
+    expect(server.faults.dropWatches()).toBe(3)
+    // While the informers back off, the rollout moves and the server forgets the history.
+    stepOne(server)
+    server.faults.expireWatchWindow()
+    await waitFor(() => lists(server as ApiServer, 'deployments') > listed, 10_000, 'a new list')
+    await waitFor(() => w.stdout.includes('1 out of 2 new replicas'), 10_000, 'the half-way line')
+    finish(server)
+    const r = await w.exited
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/deployment "web" successfully rolled out\n$/)
+  })
+
+  it('-o json: one parseable object per change, then an End object', async () => {
+    server = await seed()
+    const w = new Watch(server, ['-o', 'json'])
+    await w.started()
+    stepOne(server)
+    await waitFor(() => w.stdout.includes('"updated":1'), 10_000, 'the half-way step')
+    finish(server)
+    const r = await w.exited
+    expect(r.code).toBe(0)
+    const objects = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(objects.length).toBeGreaterThanOrEqual(3)
+    for (const o of objects.slice(0, -1)) {
+      expect(o.kind).toBe('Step')
+      expect((o.deployment as {name: string}).name).toBe('web')
+    }
+    const rs = (objects[0] as {replicaSets: {name: string; new: boolean; pods: unknown[]}[]}).replicaSets
+    expect(rs.map((r) => [r.name, r.new, r.pods.length])).toEqual([
+      ['web-7f6e5d4c3b', true, 0],
+      ['web-5d8f7c9b6a', false, 2],
+    ])
+    expect(objects.at(-1)).toMatchObject({
+      kind: 'End',
+      outcome: 'complete',
+      message: 'deployment "web" successfully rolled out',
+      complete: true,
+    })
+  })
+
+  it('exits 130 on SIGINT, and 0 at once on a paused Deployment with --paused-ok', async () => {
+    server = await seed()
+    const w = new Watch(server, [])
+    await w.started()
+    w.kill('SIGINT')
+    expect((await w.exited).code).toBe(130)
+    update(server, 'deployments', NAME, (o) => ({...o, spec: {...(o.spec as object), paused: true}}))
+    const paused = await new Watch(server, ['--paused-ok']).exited
+    expect(paused.code).toBe(0)
+    expect(paused.stdout).toMatch(/deployment "web" is paused\n$/)
+  })
+})
