@@ -253,6 +253,7 @@ export class LiveWatch {
       } catch (err) {
         this.opts.debug?.(`listing events failed: ${err instanceof Error ? err.message : String(err)}`)
       }
+      if (this.ended) break
       await new Promise<void>((resolve) => {
         this.eventsTimer = setTimeout(resolve, every)
         this.wakeEvents = resolve

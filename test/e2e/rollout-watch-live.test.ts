@@ -383,7 +383,9 @@ describe('rollout watch (live)', () => {
     w.kill('SIGINT')
     expect((await w.exited).code).toBe(130)
     update(server, 'deployments', NAME, (o) => ({...o, spec: {...(o.spec as object), paused: true}}))
-    const paused = await new Watch(server, ['--paused-ok']).exited
+    const pw = new Watch(server, ['--paused-ok'])
+    await pw.started()
+    const paused = await pw.exited
     expect(paused.code).toBe(0)
     expect(paused.stdout).toMatch(/deployment "web" is paused\n$/)
   })
