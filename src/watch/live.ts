@@ -106,7 +106,6 @@ export class LiveWatch {
   private synced = false
   private ended = false
   private finish: (end: LiveEnd) => void = () => {}
-  private lastObservation: Observation | undefined
 
   constructor(private readonly opts: LiveWatchOptions) {
     this.deployments = this.informer<Deployment>('deployments', undefined)
@@ -199,7 +198,6 @@ export class LiveWatch {
     }
     this.seenDeployment = true
     const observation = observe(d, this.replicaSets.list(), this.pods.list(), now)
-    this.lastObservation = observation
     const events = this.newEvents
     this.newEvents = []
     this.onUpdate({time: now, elapsed: now - this.start, observation, events})
@@ -224,11 +222,10 @@ export class LiveWatch {
           path: collectionPath('events', this.opts.namespace),
           query: {fieldSelector: 'type=Warning'},
         })
+        // The informers' caches are label-selected (or the namespace's): close enough to "ours".
         const names = new Set<string>([this.opts.name])
-        for (const r of this.lastObservation?.replicaSets ?? []) {
-          names.add(r.name)
-          for (const p of r.pods) names.add(p.name)
-        }
+        for (const o of [...(this.replicaSets?.list() ?? []), ...(this.pods?.list() ?? [])])
+          names.add(o.metadata.name ?? '')
         const fresh: SimEvent[] = []
         for (const e of list.items ?? []) {
           const name = e.involvedObject?.name ?? ''

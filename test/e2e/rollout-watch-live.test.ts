@@ -256,6 +256,17 @@ afterEach(async () => {
 describe('rollout watch (live)', () => {
   it('follows a rollout to the end and exits 0 with kubectl success line', async () => {
     server = await seed()
+    server.store.put({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {name: 'web-5d8f7c9b6a-aaaaa.1', namespace: NS},
+      involvedObject: {kind: 'Pod', name: 'web-5d8f7c9b6a-aaaaa', namespace: NS},
+      reason: 'Unhealthy',
+      message: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
+      type: 'Warning',
+      count: 1,
+      source: {component: 'kubelet'},
+    })
     const w = new Watch(server, ['--line-mode'])
     await w.started()
     stepOne(server)
@@ -270,6 +281,33 @@ describe('rollout watch (live)', () => {
       'Waiting for deployment "web" rollout to finish: 0 out of 2 new replicas have been updated...',
     )
     expect(lines.at(-1)).toMatch(/ deployment "web" successfully rolled out$/)
+    // The latest Warning events of the Deployment's objects, once each.
+    expect(
+      lines.filter((l) =>
+        l.endsWith(
+          'pod/web-5d8f7c9b6a-aaaaa: Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 503',
+        ),
+      ),
+    ).toHaveLength(1)
+  })
+
+  it('--settled waits until no old pod is terminating', async () => {
+    server = await seed()
+    finish(server)
+    const old = pod(OLD, 'zzzzz', true)
+    old.metadata.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+    server.store.put(old)
+    const plain = await new Watch(server, ['--line-mode']).exited
+    expect(plain.code).toBe(0)
+    const w = new Watch(server, ['--settled', '-o', 'json'])
+    await w.started()
+    await new Promise((r) => setTimeout(r, 500))
+    expect(w.stdout).not.toContain('"kind":"End"')
+    server.store.remove(PODS, NS, 'web-5d8f7c9b6a-zzzzz')
+    const r = await w.exited
+    expect(r.code).toBe(0)
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>
+    expect(last).toMatchObject({kind: 'End', outcome: 'complete'})
   })
 
   it('exits 1 with kubectl error line when the progress deadline is exceeded', async () => {
