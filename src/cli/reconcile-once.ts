@@ -14,6 +14,7 @@ export interface ReconcileOnceFlags extends PassFlags {
   output?: string
   'dry-run': string
   retries: number
+  'concurrent-deployment-syncs'?: number
   'record-events': boolean
 }
 
@@ -29,6 +30,7 @@ export class ReconcileOnceOptions extends PassOptions {
   output: ReconcileOutputFormat | undefined
   serverDryRun = false
   retries = 0
+  concurrency = 5
   recordEvents = true
 
   override async complete(flags: ReconcileOnceFlags, args: readonly string[]): Promise<void> {
@@ -36,6 +38,7 @@ export class ReconcileOnceOptions extends PassOptions {
     this.output = flags.output as ReconcileOutputFormat | undefined
     this.serverDryRun = flags['dry-run'] === 'server'
     this.retries = flags.retries
+    this.concurrency = flags['concurrent-deployment-syncs'] ?? 5
     this.recordEvents = flags['record-events']
   }
 
@@ -83,9 +86,9 @@ export class ReconcileOnceOptions extends PassOptions {
       const {noResourcesMessage} = await import('../pass/selection.js')
       this.io.err(`${noResourcesMessage(this.selection)}\n`)
     }
-    const results: DeploymentResult[] = []
+    const results: DeploymentResult[] = new Array(keys.length)
     const stops = new Map<DeploymentResult, Stop>()
-    for (const key of keys) {
+    const syncKey = async (key: (typeof keys)[number]): Promise<DeploymentResult> => {
       let current = world
       let result: DeploymentResult | undefined
       for (let attempt = 0; ; attempt++) {
@@ -123,8 +126,18 @@ export class ReconcileOnceOptions extends PassOptions {
           this.io.err(`warning: deployment ${key.namespace}/${key.name}: ${problem}\n`)
         }
       }
-      results.push(result)
+      return result
     }
+    // upstream: the controller's worker pool (--concurrent-deployment-syncs). Each Deployment's
+    // pass is independent; results keep the selection's order.
+    let next = 0
+    const worker = async () => {
+      while (next < keys.length) {
+        const i = next++
+        results[i] = await syncKey(keys[i]!)
+      }
+    }
+    await Promise.all(Array.from({length: Math.min(this.concurrency, keys.length)}, worker))
     const syncResult: SyncResult = {
       kind: 'SyncResult',
       apiVersion: 'deployctl.kubectl.io/v1alpha1',

@@ -68,6 +68,12 @@ the kubelet are not simulated.`
       description:
         'server: send every write with dryRun=All, so the API server validates it and stores nothing.',
     }),
+    'concurrent-deployment-syncs': Flags.integer({
+      min: 1,
+      default: 5,
+      description:
+        "Deployments synced at once against a cluster, as kube-controller-manager's flag of the same name.",
+    }),
     retries: Flags.integer({
       min: 0,
       default: 0,

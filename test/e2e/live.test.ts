@@ -134,6 +134,26 @@ describe('paging and request counts', () => {
   })
 })
 
+describe('reconcile-once -A with a worker pool', () => {
+  it('syncs every Deployment of every namespace, N at a time, and reports them in order', async () => {
+    const names = Array.from({length: 12}, (_, i) => `app-${String(i).padStart(2, '0')}`)
+    await start(names.map((n, i) => deployment(n, {}, i % 2 === 0 ? 'default' : 'other')))
+    const r = await cliAsync(['reconcile-once', '-A', '--concurrent-deployment-syncs', '4', '-o', 'json'], {
+      env,
+    })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const result = JSON.parse(r.stdout) as SyncResult
+    const keys = result.results.map((x) => `${x.deployment.namespace}/${x.deployment.name}`)
+    expect(keys).toEqual([...keys].sort())
+    expect(keys).toHaveLength(12)
+    for (const x of result.results)
+      expect(x.actions.map((a) => a.outcome)).toEqual(['succeeded', 'succeeded', 'succeeded'])
+    const created = server.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/replicasets'))
+    expect(created).toHaveLength(12)
+  })
+})
+
 describe('reconcile-once against a cluster', () => {
   beforeEach(async () => {
     await start([deployment('web')])
