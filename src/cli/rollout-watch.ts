@@ -172,6 +172,15 @@ export class RolloutWatchOptions extends PassOptions {
       settled: this.settled,
       pausedOk: this.pausedOk,
       minFrameMs: interactive ? 250 : 100,
+      // explain's blockers and next pass, for the view only: it runs a pass of the controller.
+      ...(interactive
+        ? {
+            analyze: async (d, replicaSets, pods, now) => {
+              const {analyze} = await import('../watch/analysis.js')
+              return analyze(d, replicaSets, pods, now, this.gates)
+            },
+          }
+        : {}),
       tickMs: interactive ? 1000 : 0,
       warn: (line) => {
         if (!interactive || this.verbosity > 0) this.io.err(`warning: ${line}\n`)

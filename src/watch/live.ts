@@ -8,7 +8,7 @@ import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 import {collectionPath} from '../cluster/live/read.js'
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../controller/api/types.js'
-import type {WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
+import type {WatchAnalysis, WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
 import {Informer} from '../run/informer.js'
 import {formatDuration} from '../sim/duration.js'
 import {type Observation, observe} from '../sim/observe.js'
@@ -31,6 +31,13 @@ export interface LiveWatchOptions {
   tickMs?: number
   /** How often Warning events are listed; 0: never. */
   eventsEveryMs?: number
+  /** explain's analysis of each state (the interactive view); a failure leaves it out. */
+  analyze?: (
+    d: Deployment,
+    replicaSets: readonly ReplicaSet[],
+    pods: readonly Pod[],
+    now: number,
+  ) => Promise<WatchAnalysis | undefined>
   warn?: (line: string) => void
   debug?: (line: string) => void
 }
@@ -175,6 +182,10 @@ export class LiveWatch {
 
   private schedule(): void {
     if (this.ended || this.pending) return
+    if (this.analyzing) {
+      this.again = true
+      return
+    }
     const wait = Math.max(0, this.lastEmit + (this.opts.minFrameMs ?? 200) - Date.now())
     this.pending = setTimeout(() => {
       this.pending = undefined
@@ -197,10 +208,41 @@ export class LiveWatch {
       return
     }
     this.seenDeployment = true
-    const observation = observe(d, this.replicaSets.list(), this.pods.list(), now)
+    const replicaSets = this.replicaSets.list()
+    const pods = this.pods.list()
+    const observation = observe(d, replicaSets, pods, now)
     const events = this.newEvents
     this.newEvents = []
-    this.onUpdate({time: now, elapsed: now - this.start, observation, events})
+    const update: WatchUpdate = {time: now, elapsed: now - this.start, observation, events}
+    if (this.opts.analyze && !observation.rollout.done) {
+      // One analysis at a time; changes meanwhile schedule the next update as usual.
+      this.analyzing = true
+      this.opts
+        .analyze(d, replicaSets, pods, now)
+        .catch((err: unknown) => {
+          this.opts.debug?.(`analysis failed: ${err instanceof Error ? err.message : String(err)}`)
+          return undefined
+        })
+        .then((analysis) => {
+          this.analyzing = false
+          if (this.ended) return
+          this.deliver(analysis ? {...update, analysis} : update)
+          if (this.again) {
+            this.again = false
+            this.schedule()
+          }
+        })
+      return
+    }
+    this.deliver(update)
+  }
+
+  private analyzing = false
+  private again = false
+
+  private deliver(update: WatchUpdate): void {
+    const observation = update.observation
+    this.onUpdate(update)
     const end = endOf(observation, this.opts)
     if (end) {
       void this.end(end)

@@ -14,6 +14,17 @@ export interface WatchUpdate {
   observation: Observation
   events: SimEvent[]
   actions?: SimAction[]
+  /** explain's analysis of this state (live view); without it the frame's own blockers are used. */
+  analysis?: WatchAnalysis
+}
+
+/** What `explain` says of a state: its verdict code, blockers and the controller's next pass. */
+export interface WatchAnalysis {
+  /** `CODE/reason`, as explain prints them. */
+  verdict: string
+  blockers: string[]
+  /** The next pass's writes (or its requeue), in words. */
+  next: string[]
 }
 
 /** How the watch ended. */
@@ -83,6 +94,8 @@ export interface WatchFrame {
   blockers: string[]
   /** The latest events, oldest first. */
   events: TimedEvent[]
+  /** explain's verdict code and what the controller's next pass would do (live view). */
+  explain?: {verdict: string; next: string[]}
   outcome?: WatchOutcome
 }
 
@@ -201,9 +214,10 @@ export class FrameBuilder {
       time: u.time,
       elapsed: u.elapsed,
       replicaSets: o.replicaSets,
-      blockers: blockersOf(o),
+      blockers: u.analysis && !o.rollout.done ? u.analysis.blockers : blockersOf(o),
       events: [...this.events],
     }
+    if (u.analysis && !o.rollout.done) frame.explain = {verdict: u.analysis.verdict, next: u.analysis.next}
     const deadline = deadlineOf(o)
     if (deadline) frame.deadline = deadline
     const eta = this.eta(u.time, newAvailable, d.replicas, o)
@@ -216,6 +230,7 @@ export class FrameBuilder {
   finish(outcome: WatchOutcome): WatchFrame | undefined {
     if (!this.last) return undefined
     this.last = {...this.last, outcome, blockers: outcome.kind === 'complete' ? [] : this.last.blockers}
+    if (outcome.kind === 'complete') delete this.last.explain
     return this.last
   }
 

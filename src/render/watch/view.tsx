@@ -237,8 +237,9 @@ export function layout(frame: WatchFrame, rows: number, footer: boolean): {podLi
     ? 1 + (frame.outcome.message !== frame.status ? 1 : 0) + (frame.outcome.summary ? 1 : 0)
     : 0
   const blockers = frame.blockers.length > 0 ? 2 + frame.blockers.length : 0
+  const next = frame.explain && frame.explain.next.length > 0 ? 2 + frame.explain.next.length : 0
   // One line is kept free: ink's output ends with a newline.
-  const fixed = 3 + 1 + withPods.length * 2 + collapsed + blockers + outcome + (footer ? 1 : 0) + 1
+  const fixed = 3 + 1 + withPods.length * 2 + collapsed + blockers + next + outcome + (footer ? 1 : 0) + 1
   let events = Math.min(frame.events.length, 5)
   const podLines = (ev: number) => rows - fixed - (ev > 0 ? ev + 2 : 0)
   const mostPods = Math.max(0, ...withPods.map((rs) => rs.pods.length))
@@ -270,6 +271,16 @@ export function WatchView({frame, columns = 100, rows = 60, footer}: WatchViewPr
           {frame.blockers.map((b) => (
             <Text key={b} wrap="truncate-end">
               {'  '}· {b}
+            </Text>
+          ))}
+        </Box>
+      ) : null}
+      {frame.explain && frame.explain.next.length > 0 ? (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>next pass ({frame.explain.verdict})</Text>
+          {frame.explain.next.map((n) => (
+            <Text key={n} wrap="truncate-end">
+              {'  '}→ {n}
             </Text>
           ))}
         </Box>
