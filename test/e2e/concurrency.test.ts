@@ -19,6 +19,12 @@ import {cliAsync, type RunResult} from './helpers.js'
 
 const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 const SLOW = {timeout: 300_000}
+/**
+ * vitest sets NODE_ENV=test, and under it oclif swaps dist/commands for src/commands run through
+ * tsx: the CLI would no longer be the built one, and each run would cost three times the CPU.
+ */
+const BUILT = {NODE_ENV: 'production'}
+const cli = (args: string[], env: NodeJS.ProcessEnv) => cliAsync(args, {env: {...BUILT, ...env}})
 const HASH = '546d57cb89' // pod-template-hash of the template below
 
 function deployment(namespace: string) {
@@ -118,12 +124,12 @@ const web = (ns: string) => (server.store.list('deployments', ns) as unknown as 
 /** Runs reconcile-once passes until one changes nothing, then checks dry-run sync agrees. */
 async function converge(ns: string): Promise<void> {
   for (let pass = 0; pass < 3; pass++) {
-    const r = await cliAsync(['reconcile-once', '-n', ns, '-o', 'json', '--no-record-events'], {env: direct})
+    const r = await cli(['reconcile-once', '-n', ns, '-o', 'json', '--no-record-events'], direct)
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     if ((JSON.parse(r.stdout) as SyncResult).results[0]!.actions.length === 0) break
   }
-  const settled = await cliAsync(['dry-run', 'sync', '-n', ns, '--exit-code'], {env: direct})
+  const settled = await cli(['dry-run', 'sync', '-n', ns, '--exit-code'], direct)
   expect(settled.stderr).toBe('')
   expect(settled.code).toBe(0)
 }
@@ -161,7 +167,7 @@ describe.concurrent('two reconcile-once passes on one Deployment at once', SLOW,
   it('without retries: one creates the ReplicaSet, the other stops with a conflict', async () => {
     const ns = 'race-plain'
     gated.add(ns)
-    const pass = () => cliAsync(['reconcile-once', '-n', ns, '--no-record-events'], {env: viaGate})
+    const pass = () => cli(['reconcile-once', '-n', ns, '--no-record-events'], viaGate)
     // Both passes have read (no ReplicaSet yet) before either create reaches the server.
     const [a, b] = await Promise.all([pass(), pass(), releaseWhenHeld(ns, 2)])
     const [winner, loser] = a.code === 0 ? [a, b] : [b, a]
@@ -184,8 +190,7 @@ describe.concurrent('two reconcile-once passes on one Deployment at once', SLOW,
   it('with --retries 2: the loser re-reads, adopts nothing new and both succeed', async () => {
     const ns = 'race-retries'
     gated.add(ns)
-    const pass = () =>
-      cliAsync(['reconcile-once', '-n', ns, '--retries', '2', '--no-record-events'], {env: viaGate})
+    const pass = () => cli(['reconcile-once', '-n', ns, '--retries', '2', '--no-record-events'], viaGate)
     const [a, b] = await Promise.all([pass(), pass(), releaseWhenHeld(ns, 2)])
     gated.delete(ns)
     expect(a.code).toBe(0)
@@ -224,7 +229,7 @@ describe.concurrent(`reconcile-once racing ${KUBECTL ? 'kubectl scale' : 'a scal
   /** The pass reads replicas 3; the scale to 5 lands before its first write. */
   async function race(ns: string, ...flags: string[]): Promise<RunResult> {
     gated.add(ns)
-    const pass = cliAsync(['reconcile-once', '-n', ns, '--no-record-events', ...flags], {env: viaGate})
+    const pass = cli(['reconcile-once', '-n', ns, '--no-record-events', ...flags], viaGate)
     const [create] = await heldIn(ns, 1)
     await scale(ns, 5)
     gated.delete(ns)

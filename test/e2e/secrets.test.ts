@@ -37,6 +37,11 @@ function limiter(n: number) {
   }
 }
 const slot = limiter(3)
+/**
+ * vitest sets NODE_ENV=test, and under it oclif swaps dist/commands for src/commands run through
+ * tsx: the CLI would no longer be the built one, and each run would cost three times the CPU.
+ */
+const BUILT = {NODE_ENV: 'production'}
 
 function deployment(namespace: string) {
   return {
@@ -161,7 +166,7 @@ afterAll(async () => {
 })
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  slot(() => cliAsync(args, {env: {KUBECONFIG: kubeconfig, ...env}}))
+  slot(() => cliAsync(args, {env: {...BUILT, KUBECONFIG: kubeconfig, ...env}}))
 
 function expectNoSecret(r: RunResult): void {
   const printed = `${r.stdout}\n${r.stderr}`
