@@ -187,8 +187,8 @@ class Watch {
   stderr = ''
   readonly exited: Promise<RunResult>
 
-  constructor(server: ApiServer, args: string[]) {
-    this.child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), 'rollout', 'watch', NAME, ...args], {
+  constructor(server: ApiServer, args: string[], name = NAME) {
+    this.child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), 'rollout', 'watch', name, ...args], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -347,6 +347,9 @@ describe('rollout watch (live)', () => {
       /^error: timed out waiting for the condition: deployment "web" rollout did not finish within 1.5s\n$/,
     )
     expect(r.stdout).toContain('0 out of 2 new replicas have been updated')
+    const missing = await new Watch(server, ['-n', NS], 'nope').exited
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('Error from server (NotFound): deployments.apps "nope" not found\n')
   })
 
   it('recovers from a dropped watch: resumes and still sees the rollout finish', async () => {

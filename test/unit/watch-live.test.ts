@@ -1,7 +1,11 @@
 import {describe, expect, it} from 'vitest'
 import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
+import {parseFeatureGates} from '../../src/controller/features.js'
+import {frameToString} from '../../src/render/watch/app.js'
+import {FrameBuilder} from '../../src/render/watch/frame.js'
 import {endJson, updateJson} from '../../src/render/watch/ndjson.js'
 import {observe} from '../../src/sim/observe.js'
+import {analyze} from '../../src/watch/analysis.js'
 import {endOf, labelSelectorOf} from '../../src/watch/live.js'
 
 const UID = 'd-uid'
@@ -129,5 +133,26 @@ describe('live NDJSON', () => {
       t: 2.25,
       complete: false,
     })
+  })
+})
+
+describe('explain in the live view', () => {
+  it('shows explain blockers and the next pass instead of the frame own guesses', async () => {
+    const d = deployment(
+      {replicas: 0, updatedReplicas: 0},
+      {strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}},
+    )
+    const analysis = await analyze(d, [], [], NOW, parseFeatureGates(undefined))
+    expect(analysis?.verdict).toMatch(/^\w+\/\w+/)
+    expect(analysis?.next.some((n) => n.startsWith('create replicasets '))).toBe(true)
+    const frame = new FrameBuilder().push({
+      time: NOW,
+      elapsed: 0,
+      observation: observe(d, [], [], NOW),
+      events: [],
+      ...(analysis ? {analysis} : {}),
+    })
+    expect(frame.explain?.next).toEqual(analysis?.next)
+    expect(frameToString(frame, 120)).toContain(`next pass (${analysis?.verdict})`)
   })
 })
