@@ -441,8 +441,11 @@ function unknownFieldsIn(v: unknown, k: Known, path: PathElem[], errs: FieldErro
     if (!child) continue
     if ('list' in child) {
       const list = v[key]
-      if (Array.isArray(list))
-        list.forEach((item, i) => unknownFieldsIn(item, child.list, [...path, key, i], errs))
+      if (Array.isArray(list)) {
+        list.forEach((item, i) => {
+          unknownFieldsIn(item, child.list, [...path, key, i], errs)
+        })
+      }
     } else unknownFieldsIn(v[key], child, [...path, key], errs)
   }
 }
