@@ -252,7 +252,8 @@ export class MemoryStore {
     if (resource !== 'pods') {
       const specChanged = !deepEqual((old as Loose).spec, obj.spec)
       const annotationsChanged =
-        resource === 'deployments' && !deepEqual(old.metadata.annotations ?? {}, obj.metadata.annotations ?? {})
+        resource === 'deployments' &&
+        !deepEqual(old.metadata.annotations ?? {}, obj.metadata.annotations ?? {})
       obj.metadata.generation = (old.metadata.generation ?? 0) + (specChanged || annotationsChanged ? 1 : 0)
     }
     return this.replace(resource, obj as KubeObject)

@@ -142,7 +142,8 @@ async function getNewReplicaSet(
 ): Promise<ReplicaSet | undefined> {
   ctx.trace.enter('getNewReplicaSet')
   const existingNewRS = findNewReplicaSet(d, rsList)
-  const newRevision = (maxRevision(oldRSs) + 1n).toString()
+  // int64 arithmetic: one past the largest revision wraps, as Go's does.
+  const newRevision = BigInt.asIntN(64, maxRevision(oldRSs) + 1n).toString()
   const now = ctx.clock.now()
 
   if (existingNewRS) {

@@ -459,11 +459,9 @@ describe.concurrent('revision annotations past 2^53 and past int64', SLOW, () =>
     expect(revisionOf(r, 'replicasets')).toEqual([undefined])
   })
 
-  // Upstream computes `maxOldRevision+1` in int64, which wraps to -2^63 and is what it writes on the
-  // Deployment. The port formats the BigInt unwrapped (src/controller/sync.ts, getNewReplicaSet), so
-  // it writes 2^63, a value no int64 holds. Known defect outside the loader: when it is fixed this
-  // test starts failing and `.fails` must go.
-  it.fails('the largest int64: the Deployment gets the wrapped revision, as upstream writes it', async () => {
+  // Upstream computes `maxOldRevision+1` in int64, which wraps to -2^63, and writes that on the
+  // Deployment.
+  it('the largest int64: the Deployment gets the wrapped revision, as upstream writes it', async () => {
     const r = await runOnce(sync(`${BAD}/revision-int64-max.yaml`, '-o', 'json'))
     expect(revisionOf(r, 'deployments')).toEqual(['-9223372036854775808', '-9223372036854775808'])
   })
@@ -487,7 +485,8 @@ describe.concurrent('usage errors: exit 2, one line', SLOW, () => {
         '--feature-gates',
         'DeploymentReplicaSetTerminatingReplicas=maybe',
       ],
-      message: 'invalid value of DeploymentReplicaSetTerminatingReplicas=maybe, err: strconv.ParseBool',
+      message:
+        'invalid value of DeploymentReplicaSetTerminatingReplicas=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax',
     },
     {
       name: 'a feature gate without a value',

@@ -22,7 +22,7 @@ export function cli(args: string[], options: {input?: string; env?: NodeJS.Proce
     cwd: ROOT,
     input: options.input ?? '',
     encoding: 'utf8',
-    env: {...process.env, NO_COLOR: '1', DEBUG: '', ...options.env},
+    env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...options.env},
     timeout: 60_000,
   })
   return {code: r.status, stdout: r.stdout, stderr: r.stderr}
@@ -84,7 +84,7 @@ export function cliAsync(
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {
       cwd: ROOT,
-      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...options.env},
+      env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...options.env},
     })
     let stdout = ''
     let stderr = ''
