@@ -49,7 +49,9 @@ export function parseFeatureGates(
     }
     const parsed = parseGoBool(raw)
     if (parsed === undefined)
-      throw new FeatureGateError(`invalid value of ${name}=${raw}, err: strconv.ParseBool`)
+      throw new FeatureGateError(
+        `invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`,
+      )
     values[name] = parsed
   }
   return {values, enabled: (name) => values[name] ?? false}
