@@ -74,17 +74,8 @@ export class PassOptions {
     this.now = flags.now === undefined ? Math.floor(Date.now() / 1000) * 1000 : parseRFC3339(flags.now)
     this.gates = parseFeatureGates(flags['feature-gates'])
     this.verbosity = flags.v ?? 0
-    this.connectionFlags = {
-      kubeconfig: flags.kubeconfig,
-      context: flags.context,
-      cluster: flags.cluster,
-      user: flags.user,
-      namespace: flags.namespace,
-      'request-timeout': flags['request-timeout'],
-      'insecure-skip-tls-verify': flags['insecure-skip-tls-verify'],
-      as: flags.as,
-      'as-group': flags['as-group'],
-    }
+    const {connectionFlagsOf} = await import('../cluster/live/kubeconfig.js')
+    this.connectionFlags = connectionFlagsOf(flags)
     if (this.connectionFlags['request-timeout'] !== undefined) {
       const {parseDuration} = await import('../cluster/live/kubeconfig.js')
       parseDuration(this.connectionFlags['request-timeout'])

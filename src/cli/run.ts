@@ -60,17 +60,8 @@ export class RunOptions {
     this.onceSynced = flags['once-synced']
     this.force = flags.force
     this.verbosity = flags.v ?? 0
-    this.connectionFlags = {
-      kubeconfig: flags.kubeconfig,
-      context: flags.context,
-      cluster: flags.cluster,
-      user: flags.user,
-      namespace: flags.namespace,
-      'request-timeout': flags['request-timeout'],
-      'insecure-skip-tls-verify': flags['insecure-skip-tls-verify'],
-      as: flags.as,
-      'as-group': flags['as-group'],
-    }
+    const {connectionFlagsOf} = await import('../cluster/live/kubeconfig.js')
+    this.connectionFlags = connectionFlagsOf(flags)
   }
 
   async validateOptions(): Promise<void> {

@@ -46,6 +46,21 @@ export function parseDuration(text: string, flag = '--request-timeout'): number 
   return Math.round(total)
 }
 
+/** The connection flags out of a command's parsed flags (the same names on every command). */
+export function connectionFlagsOf(flags: ConnectionFlags): ConnectionFlags {
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    cluster: flags.cluster,
+    user: flags.user,
+    namespace: flags.namespace,
+    'request-timeout': flags['request-timeout'],
+    'insecure-skip-tls-verify': flags['insecure-skip-tls-verify'],
+    as: flags.as,
+    'as-group': flags['as-group'],
+  }
+}
+
 export async function connect(flags: ConnectionFlags): Promise<Connection> {
   const {KubeConfig} = await import('./kube.js')
   const kc = new KubeConfig()
