@@ -2,22 +2,9 @@
 // one chosen column wraps inside its cells (at spaces, commas, slashes, colons), with the
 // three-space gutter narrowed to two if that is what it takes. cli-table3 is loaded on first use.
 
-const BLANK = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-}
+import {BORDERLESS} from './table.js'
+
+const BLANK = BORDERLESS
 
 export interface FitOptions {
   /** The width to fit, in columns. */

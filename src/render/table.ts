@@ -1,7 +1,8 @@
 // kubectl-style tables (no borders, three spaces between columns) through cli-table3, which is
 // loaded on first use so that `--help` and the JSON paths never pay for it.
 
-const BLANK_CHARS = {
+/** cli-table3's box-drawing characters, all blank: kubectl prints tables without borders. */
+export const BORDERLESS = {
   top: '',
   'top-mid': '',
   'top-left': '',
@@ -16,8 +17,9 @@ const BLANK_CHARS = {
   'mid-mid': '',
   right: '',
   'right-mid': '',
-  middle: '   ',
 }
+
+const BLANK_CHARS = {...BORDERLESS, middle: '   '}
 
 /** Renders rows under a header; cells may hold several lines. Trailing padding is trimmed. */
 export async function kubectlTable(head: string[], rows: string[][]): Promise<string> {
