@@ -8,6 +8,8 @@ export type DocumentFormat = 'json' | 'yaml'
 export async function renderDocument(value: unknown, format: DocumentFormat): Promise<string> {
   const json = JSON.stringify(value, null, 2)
   if (format === 'json') return `${json}\n`
-  const {stringify} = await import('yaml')
-  return stringify(JSON.parse(json), {version: '1.1', lineWidth: 0, indentSeq: false})
+  // yaml is CommonJS: its `default` is module.exports both in Node and in the esbuild bundle, where a
+  // dynamic import has no named exports.
+  const {default: yaml} = await import('yaml')
+  return yaml.stringify(JSON.parse(json), {version: '1.1', lineWidth: 0, indentSeq: false})
 }
