@@ -3,8 +3,10 @@
 import {mkdtempSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import fc from 'fast-check'
 import {afterAll, describe, expect, it} from 'vitest'
 import {loadWorld, loadWorldFromText} from '../../src/cluster/load/index.js'
+import {parseJson} from '../../src/cluster/load/json.js'
 import {InputError} from '../../src/cluster/world.js'
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/load')
@@ -309,6 +311,82 @@ describe('JSON', () => {
     // JSON.stringify indents every item alike: item i starts 5 + i * (lines per item) lines down.
     const perItem = JSON.stringify(items[0], null, 2).split('\n').length
     expect(w.pods.slice(0, 3).map((p) => w.sources.get(p)?.line)).toEqual([5, 5 + perItem, 5 + 2 * perItem])
+  })
+})
+
+describe('JSON Lists read item by item', () => {
+  const parsed = (text: string): unknown => {
+    const bytes = Buffer.from(text)
+    let wholeText = 0
+    const docs = parseJson('t.json', {
+      bytes,
+      text: () => {
+        wholeText++
+        return text
+      },
+    })
+    return {value: docs.map((d) => d.value), wholeText}
+  }
+
+  it('gives what JSON.parse gives, without the whole text, for a List and a top-level array', () => {
+    const list =
+      '{"apiVersion": "v1", "items": [\n {"a": [1, {"b": "]"}]},\n\t{"c": "\\"}"} ], "kind": "List"}'
+    expect(parsed(list)).toEqual({value: [JSON.parse(list)], wholeText: 0})
+    expect(parsed('[ {"a": 1} , [2] ]')).toEqual({value: [[{a: 1}, [2]]], wholeText: 0})
+    expect(parsed('{"items": [], "kind": "List"}')).toEqual({
+      value: [{items: [], kind: 'List'}],
+      wholeText: 0,
+    })
+  })
+
+  it.each([
+    ['scalars among the items', '{"items": [1, {"a": 1}, "x"]}'],
+    ['a second items key (the last wins)', '{"items": [{"a": 1}], "items": [{"b": 2}]}'],
+    ['an escaped spelling of items', '{"items": [{"a": 1}], "\\u0069tems": []}'],
+    ['items that is not an array', '{"items": {"a": [1]}, "kind": "List"}'],
+    ['items nested deeper', '{"spec": {"items": [{"a": 1}]}}'],
+  ])('falls back to the whole text when the structure is not plain: %s', (_, text) => {
+    expect(parsed(text)).toEqual({value: [JSON.parse(text)], wholeText: 1})
+  })
+
+  it.each([
+    ['{"items": [{"a": 1} {"b": 2}]}', "t.json:1:21: invalid JSON: unexpected '{' (expected ',' or ']')"],
+    ['{"items": [{"a": 1},, {"b": 2}]}', "t.json:1:21: invalid JSON: unexpected ',' (expected a value)"],
+    ['{"items": [{"a": 1},]}', "t.json:1:21: invalid JSON: unexpected ']' (expected a value)"],
+    [
+      '{"items": [{"a": 1}, {"b" 2}]}',
+      "t.json:1:27: invalid JSON: unexpected '2' (expected ':' after a property name)",
+    ],
+  ])('reports errors between and inside items as the whole-text parse does: %j', (text, msg) => {
+    expect(errorOf(() => loadWorldFromText(text, 't.json'))).toBe(msg)
+  })
+
+  it('agrees with JSON.parse on generated Lists in any layout (property)', () => {
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof(
+        {depthSize: 'small'},
+        fc.constantFrom(null, true, false, 0, -1.5, 1e21, '', ']', '[', '{', '"', '\\', 'items', ',', 'é☃'),
+        fc.string(),
+        fc.array(tie('v'), {maxLength: 3}),
+        fc.dictionary(fc.constantFrom('items', 'a', 'kind', '', 'x"y', '\\'), tie('v'), {maxKeys: 3}),
+      ),
+    })).v
+    const list = fc.record({
+      apiVersion: fc.constant('v1'),
+      items: fc.array(value, {maxLength: 4}),
+      kind: fc.constant('List'),
+    })
+    fc.assert(
+      fc.property(
+        fc.oneof(list, fc.array(value, {maxLength: 4})),
+        fc.constantFrom(undefined, 0, 1, '\t', ' \r\n'),
+        (v, indent) => {
+          const text = JSON.stringify(v, null, indent as string | number | undefined)
+          expect((parsed(text) as {value: unknown[]}).value).toEqual([JSON.parse(text)])
+        },
+      ),
+      {seed: 20261130, numRuns: 400},
+    )
   })
 })
 

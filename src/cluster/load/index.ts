@@ -5,9 +5,9 @@
 import type {World} from '../world.js'
 import {Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
-import {looksLikeJson, parseJson} from './json.js'
+import {type JsonSource, parseJson} from './json.js'
 import {expandPaths, readFileBytes, readStdin} from './read.js'
-import {checkText, decodeText, MAX_YAML_BYTES} from './text.js'
+import {bytesToText, checkBytes, checkText, MAX_YAML_BYTES, startsLikeJson} from './text.js'
 import {parseYaml} from './yaml.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
@@ -40,37 +40,66 @@ function hasExt(name: string, ...exts: string[]): boolean {
   return exts.some((e) => lower.endsWith(e))
 }
 
+/** One input's content: its checked bytes, and its text, decoded once when a reader asks for it. */
+class Input implements JsonSource {
+  private decoded: string | undefined
+  private encoded: Buffer | undefined
+
+  private constructor(bytes: Buffer | undefined, text: string | undefined) {
+    this.encoded = bytes
+    this.decoded = text
+  }
+
+  static ofBytes(bytes: Buffer): Input {
+    return new Input(bytes, undefined)
+  }
+
+  static ofText(text: string): Input {
+    return new Input(undefined, text)
+  }
+
+  get bytes(): Buffer {
+    this.encoded ??= Buffer.from(this.decoded ?? '')
+    return this.encoded
+  }
+
+  text(): string {
+    this.decoded ??= bytesToText(this.encoded ?? Buffer.alloc(0))
+    return this.decoded
+  }
+}
+
 /**
- * Parses one input's text. `.json` files are JSON. Anything else that starts like JSON is tried as
- * JSON first (JSON.parse is far faster than a YAML parser) and read as YAML when it is not JSON,
- * YAML's flow style being a superset; a `.yaml` file then reports YAML's error, other input JSON's.
+ * Parses one input. `.json` files are JSON. Anything else that starts like JSON is tried as JSON
+ * first (JSON.parse is far faster than a YAML parser) and read as YAML when it is not JSON, YAML's
+ * flow style being a superset; a `.yaml` file then reports YAML's error, other input JSON's.
  */
-function parseText(file: string, text: string, bytes?: Buffer): {docs: ParsedDoc[]; fromYaml: boolean} {
-  if (hasExt(file, '.json')) return {docs: parseJson(file, text, bytes), fromYaml: false}
-  if (looksLikeJson(text)) {
+function parseInput(file: string, input: Input): {docs: ParsedDoc[]; fromYaml: boolean} {
+  if (hasExt(file, '.json')) return {docs: parseJson(file, input), fromYaml: false}
+  if (startsLikeJson(input.bytes)) {
     try {
-      return {docs: parseJson(file, text, bytes), fromYaml: false}
+      return {docs: parseJson(file, input), fromYaml: false}
     } catch (jsonErr) {
-      if (text.length > MAX_YAML_BYTES) throw jsonErr
+      if (input.bytes.length > MAX_YAML_BYTES) throw jsonErr
       try {
-        return {docs: parseYaml(file, text), fromYaml: true}
+        return {docs: parseYaml(file, input.text()), fromYaml: true}
       } catch (yamlErr) {
         throw hasExt(file, '.yaml', '.yml') ? yamlErr : jsonErr
       }
     }
   }
-  return {docs: parseYaml(file, text), fromYaml: true}
+  return {docs: parseYaml(file, input.text()), fromYaml: true}
 }
 
-function addText(c: Collector, file: string, text: string, bytes?: Buffer): void {
-  const {docs, fromYaml} = parseText(file, text, bytes)
+function addInput(c: Collector, file: string, input: Input): void {
+  const {docs, fromYaml} = parseInput(file, input)
   c.addDocs(file, docs, fromYaml)
 }
 
 /** Loads one text as if it were the file `fileName` (tests, stdin). */
 export function loadWorldFromText(text: string, fileName: string, opts: LoadOptions = {}): World {
   const c = collector(opts)
-  addText(c, fileName, checkText(fileName, text))
+  addInput(c, fileName, Input.ofText(checkText(fileName, text)))
   return c.finish()
 }
 
@@ -81,11 +110,12 @@ export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promis
   for (const f of files) {
     if (f.path === undefined && opts.stdin) {
       const text = await opts.stdin()
-      addText(c, f.name, checkText(f.name, text))
+      addInput(c, f.name, Input.ofText(checkText(f.name, text)))
       continue
     }
     const bytes = f.path === undefined ? await readStdin() : await readFileBytes(f)
-    addText(c, f.name, decodeText(f.name, bytes), bytes)
+    checkBytes(f.name, bytes)
+    addInput(c, f.name, Input.ofBytes(bytes))
   }
   return c.finish()
 }

@@ -1,7 +1,7 @@
 // JSON input. JSON.parse does the parsing (it is several times faster than anything written in
 // JS); a structural pre-scan supplies what it cannot: the depth guard, the boundaries of a stream of
-// concatenated values, and the start line of each List item. Positions of syntax errors are worked
-// out only after JSON.parse has failed.
+// concatenated values, and the start line and extent of each List item. Positions of syntax errors
+// are worked out only after JSON.parse has failed.
 
 import {InputError} from '../world.js'
 import {MAX_DEPTH, type ParsedDoc, syntaxError, tooDeep} from './doc.js'
@@ -11,6 +11,19 @@ interface TopValue {
   end: number
   line: number
   itemLines: number[]
+  /** Byte offsets of the List items (the elements of `items`, or of a top-level array). */
+  itemStarts: number[]
+  itemEnds: number[]
+  /** Offsets of the items array's brackets, and how many items arrays the scan met. */
+  itemsOpen: number
+  itemsClose: number
+  itemsArrays: number
+}
+
+/** What the JSON reader reads: a file's bytes, and its text only when a path needs the whole of it. */
+export interface JsonSource {
+  bytes: Buffer
+  text(): string
 }
 
 interface Scan {
@@ -96,13 +109,30 @@ function scan(b: Buffer): Scan {
     itemsKey = false
     if (c === LBRACE || c === LBRACKET) {
       if (depth === 0) {
-        top = {start: i, end: n, line, itemLines: []}
+        top = {
+          start: i,
+          end: n,
+          line,
+          itemLines: [],
+          itemStarts: [],
+          itemEnds: [],
+          itemsOpen: -1,
+          itemsClose: -1,
+          itemsArrays: 0,
+        }
         tops.push(top)
-        if (c === LBRACKET) itemsDepth = 1
+        if (c === LBRACKET) {
+          itemsDepth = 1
+          top.itemsOpen = i
+          top.itemsArrays++
+        }
       } else if (depth === itemsDepth && top) {
         top.itemLines.push(line)
-      } else if (itemsArray && depth === 1 && c === LBRACKET) {
+        top.itemStarts.push(i)
+      } else if (itemsArray && depth === 1 && c === LBRACKET && top) {
         itemsDepth = 2
+        top.itemsOpen = i
+        top.itemsArrays++
       }
       itemsArray = false
       depth++
@@ -113,7 +143,11 @@ function scan(b: Buffer): Scan {
     itemsArray = false
     if (c === RBRACE || c === RBRACKET) {
       depth--
-      if (depth < itemsDepth) itemsDepth = -1
+      if (depth === itemsDepth && top) top.itemEnds.push(i + 1)
+      else if (depth < itemsDepth) {
+        itemsDepth = -1
+        if (top) top.itemsClose = i
+      }
       if (depth === 0 && top) top.end = i + 1
       if (depth < 0) {
         if (stray < 0) stray = i
@@ -317,19 +351,72 @@ function parseFailure(file: string, text: string, err: unknown): Error {
   return syntaxError(file, text, m ? Number(m[1]) : 0, `invalid JSON: ${msg}`)
 }
 
+/** Whether b[from, to) is JSON whitespace with exactly `commas` commas. */
+function isSeparator(b: Buffer, from: number, to: number, commas: number): boolean {
+  let seen = 0
+  for (let i = from; i < to; i++) {
+    const c = b[i]
+    if (c === 0x2c /* , */) seen++
+    else if (c !== SP && c !== NL && c !== CR && c !== TAB) return false
+  }
+  return seen === commas
+}
+
+/**
+ * A List (or top-level array) parsed one item at a time: the same value JSON.parse gives for the
+ * whole text, without a string as large as the file. For a 236 MB snapshot that string, the file's
+ * bytes and the objects were all alive at once; now the strings are an item long and die young.
+ * Returns undefined whenever the scan's view of the structure is not certain (stray tokens between
+ * items, a second items key, escapes in the List's own keys, any parse error); the caller then
+ * parses the whole text, which also words the error.
+ */
+function parseByItems(b: Buffer, t: TopValue): {value: unknown} | undefined {
+  const {itemStarts: starts, itemEnds: ends} = t
+  if (t.itemsArrays !== 1 || t.itemsClose < 0 || starts.length !== ends.length) return undefined
+  let prev = t.itemsOpen + 1
+  for (let k = 0; k < starts.length; k++) {
+    if (!isSeparator(b, prev, starts[k], k === 0 ? 0 : 1)) return undefined
+    prev = ends[k]
+  }
+  if (!isSeparator(b, prev, t.itemsClose, 0)) return undefined
+  const items: unknown[] = new Array(starts.length)
+  try {
+    for (let k = 0; k < starts.length; k++) items[k] = JSON.parse(b.toString('utf8', starts[k], ends[k]))
+  } catch {
+    return undefined
+  }
+  if (t.itemsOpen === t.start) return t.itemsClose === t.end - 1 ? {value: items} : undefined
+  // The List without its items: `{"apiVersion": "v1", "items": [` + `], "kind": "List", ...}`.
+  const head = b.toString('utf8', t.start, t.itemsOpen + 1)
+  const tail = b.toString('utf8', t.itemsClose, t.end)
+  // An escaped key could be another spelling of "items" that JSON.parse would let win.
+  if (head.includes('\\') || tail.includes('\\')) return undefined
+  let list: unknown
+  try {
+    list = JSON.parse(head + tail)
+  } catch {
+    return undefined
+  }
+  const rec = list as {items?: unknown}
+  if (!Array.isArray(rec?.items) || rec.items.length !== 0) return undefined
+  rec.items = items
+  return {value: list}
+}
+
 /**
  * Parses JSON input: one value, or several concatenated ones as `kubectl get -o json` prints them
- * one after the other. `bytes` is the UTF-8 form of `text` when the caller has it (a file's
- * contents); it is what the pre-scan reads. Throws InputError naming file:line:column.
+ * one after the other. The pre-scan reads the bytes; the whole text is asked for only when a List
+ * cannot be parsed item by item, or to word an error. Throws InputError naming file:line:column.
  */
-export function parseJson(file: string, text: string, bytes?: Buffer): ParsedDoc[] {
-  const b = bytes ?? Buffer.from(text)
+export function parseJson(file: string, src: JsonSource): ParsedDoc[] {
+  const b = src.bytes
   const s = scan(b)
   if (s.deep >= 0) {
     const {line, col} = lineColAtByte(b, s.deep)
     throw tooDeep(file, line, col)
   }
   if (s.stray >= 0) {
+    const text = src.text()
     const p = findProblem(text)
     if (p) throw syntaxError(file, text, p.pos, p.msg)
     const {line, col} = lineColAtByte(b, s.stray)
@@ -339,14 +426,17 @@ export function parseJson(file: string, text: string, bytes?: Buffer): ParsedDoc
   }
   const docs: ParsedDoc[] = []
   if (s.tops.length === 1) {
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch (err) {
-      throw parseFailure(file, text, err)
-    }
     const t = s.tops[0]
-    docs.push({value, line: t.line, index: 0, itemLines: t.itemLines})
+    let parsed = parseByItems(b, t)
+    if (!parsed) {
+      const text = src.text()
+      try {
+        parsed = {value: JSON.parse(text)}
+      } catch (err) {
+        throw parseFailure(file, text, err)
+      }
+    }
+    docs.push({value: parsed.value, line: t.line, index: 0, itemLines: t.itemLines})
     return docs
   }
   s.tops.forEach((t, index) => {
@@ -355,19 +445,9 @@ export function parseJson(file: string, text: string, bytes?: Buffer): ParsedDoc
       value = JSON.parse(b.toString('utf8', t.start, t.end))
     } catch (err) {
       // The whole text is searched, so that the position is the file's.
-      throw parseFailure(file, text, err)
+      throw parseFailure(file, src.text(), err)
     }
     docs.push({value, line: t.line, index, itemLines: t.itemLines})
   })
   return docs
-}
-
-/** Whether the text looks like JSON (kubectl's decoder sniffs the first significant character). */
-export function looksLikeJson(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (isWs(c)) continue
-    return c === LBRACE || c === LBRACKET
-  }
-  return false
 }

@@ -36,15 +36,20 @@ export function sniffFormat(file: string, head: Uint8Array): Format {
   const lower = file.toLowerCase()
   if (lower.endsWith('.json')) return 'json'
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) return 'yaml'
+  return startsLikeJson(head) ? 'json' : 'yaml'
+}
+
+/** Whether the first significant byte opens a JSON object or array (kubectl's decoder sniffs so). */
+export function startsLikeJson(head: Uint8Array): boolean {
   let i = 0
   // A UTF-8 byte order mark.
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3
   for (; i < head.length; i++) {
     const c = head[i]
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue
-    return c === 0x7b /* { */ || c === 0x5b /* [ */ ? 'json' : 'yaml'
+    return c === 0x7b /* { */ || c === 0x5b /* [ */
   }
-  return 'yaml'
+  return false
 }
 
 /** Offset of the first byte that is not part of a well-formed UTF-8 sequence. */
@@ -82,22 +87,25 @@ function firstInvalidUtf8(buf: Uint8Array): number {
 }
 
 /**
- * The text of a file, or an InputError when it is not text. NUL bytes are refused even though they
- * are valid UTF-8: no manifest contains them, and a binary file usually does.
+ * Refuses what is not text with an InputError. NUL bytes are refused even though they are valid
+ * UTF-8: no manifest contains them, and a binary file usually does.
  */
-export function decodeText(file: string, buf: Uint8Array): string {
-  const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength)
+export function checkBytes(file: string, b: Buffer): void {
   const nul = b.indexOf(0)
   if (nul >= 0) throw new InputError(`${file}: not a text file (NUL byte at byte ${nul})`)
   if (!isUtf8(b)) {
     throw new InputError(`${file}: not a text file (invalid UTF-8 at byte ${firstInvalidUtf8(b)})`)
   }
+}
+
+/** The text of bytes that passed checkBytes, without a byte order mark. */
+export function bytesToText(b: Buffer): string {
   let text = b.toString('utf8')
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   return text
 }
 
-/** decodeText's NUL check for input that arrives as a string (tests, an injected stdin). */
+/** checkBytes' NUL check for input that arrives as a string (tests, an injected stdin). */
 export function checkText(file: string, text: string): string {
   const nul = text.indexOf('\0')
   if (nul >= 0) {
