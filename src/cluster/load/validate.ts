@@ -430,23 +430,28 @@ const KNOWN_FIELDS: Record<string, Known> = {
   Pod: known(TOP, {metadata: OBJECT_META_KEYS}),
 }
 
+/** `path` is a stack shared by the whole walk, copied only into an error. */
 function unknownFieldsIn(v: unknown, k: Known, path: PathElem[], errs: FieldError[]): void {
   if (!isObject(v)) return
-  for (const key of Object.keys(v)) {
+  for (const key in v) {
     if (!k.keys.has(key)) {
       errs.push(unknownField([...path, key]))
       continue
     }
     const child = k.children?.[key]
     if (!child) continue
+    path.push(key)
     if ('list' in child) {
       const list = v[key]
       if (Array.isArray(list)) {
-        list.forEach((item, i) => {
-          unknownFieldsIn(item, child.list, [...path, key, i], errs)
-        })
+        for (let i = 0; i < list.length; i++) {
+          path.push(i)
+          unknownFieldsIn(list[i], child.list, path, errs)
+          path.pop()
+        }
       }
-    } else unknownFieldsIn(v[key], child, [...path, key], errs)
+    } else unknownFieldsIn(v[key], child, path, errs)
+    path.pop()
   }
 }
 
