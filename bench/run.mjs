@@ -82,7 +82,8 @@ for (const n of SIZES) {
 const small = join(root, 'examples', 'rolling-update.yaml')
 m.version = measure('--version', tool('--version'))
 m.help = measure('--help', tool('--help'))
-m.small = measure('dry-run sync (small file)', tool('dry-run', 'sync', '-f', small, '-o', 'json', '--now', '2026-11-29T10:05:00Z'))
+// -n demo: the examples' namespace, so that the pass has a Deployment to sync.
+m.small = measure('dry-run sync (small file)', tool('dry-run', 'sync', '-f', small, '-n', 'demo', '-o', 'json', '--now', '2026-11-29T10:05:00Z'))
 if (kubectl) m.kubectlVersion = measure('kubectl version --client', [kubectl, 'version', '--client'])
 m.nodeNoop = measure('node -e 0', [node, '-e', '0'])
 
