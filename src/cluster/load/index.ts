@@ -8,7 +8,7 @@ import type {ParsedDoc} from './doc.js'
 import {looksLikeJson, parseJson} from './json.js'
 import {expandPaths, readFileBytes, readStdin} from './read.js'
 import {checkText, decodeText, MAX_YAML_BYTES} from './text.js'
-import {parseYaml} from './yaml.js'
+import {parseYaml} from './yaml-fast.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
 export {MAX_DEPTH} from './doc.js'
