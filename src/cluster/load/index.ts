@@ -8,7 +8,7 @@ import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
 import {expandPaths, readFileBytes, readStdin} from './read.js'
 import {bytesToText, checkBytes, checkText, MAX_YAML_BYTES, startsLikeJson} from './text.js'
-import {parseYaml} from './yaml.js'
+import {parseYaml} from './yaml-fast.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
 export {MAX_DEPTH} from './doc.js'

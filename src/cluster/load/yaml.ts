@@ -1,6 +1,8 @@
 // YAML input, read the way kubectl reads it (YAML 1.1 scalars: `on` is true, `0644` is 420), with
 // the guards that hostile input needs: nesting is bounded while parsing (the composer recurses),
-// aliases are bounded before and during expansion, unknown tags are refused.
+// aliases are bounded before and during expansion, unknown tags are refused. This is the exact
+// reader: it words every error and knows every node's position, but builds a full document model,
+// which is slow on big files; ./yaml-fast.ts reads the common case faster and leaves the rest here.
 
 import {
   Composer,
@@ -34,7 +36,8 @@ const DROPPED_TAGS = new Set([
 const k8sTags = (tags: Tags): Tags =>
   tags.filter((t) => !(typeof t === 'object' && (t.format === 'TIME' || DROPPED_TAGS.has(t.tag))))
 
-const YAML_OPTIONS = {version: '1.1', customTags: k8sTags, uniqueKeys: true} as const
+/** The exact reader's options; the fast path resolves plain scalars with this schema's tags. */
+export const YAML_OPTIONS = {version: '1.1', customTags: k8sTags, uniqueKeys: true} as const
 
 /** yaml's expansion limit: an anchor's uses times the aliases inside it may not exceed this. */
 const MAX_ALIAS_COUNT = 100
@@ -189,7 +192,7 @@ function walk(
 }
 
 /** Parses multi-document YAML. Empty documents are left out. Throws InputError with file:line:col. */
-export function parseYaml(file: string, text: string): ParsedDoc[] {
+export function parseYamlExact(file: string, text: string): ParsedDoc[] {
   const lc = new LineCounter()
   const parser = new Parser(lc.addNewLine)
   const composer = new Composer(YAML_OPTIONS)
