@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/result.js'
-import {ROOT} from './helpers.js'
+import {limiter, ROOT} from './helpers.js'
 
 const NOW = '2026-11-29T10:00:00Z'
 const BAD = 'test/fixtures/bad'
@@ -23,30 +23,8 @@ interface Run {
   stderr: string
 }
 
-/** Runs at most `n` of the given tasks at once; a finished task hands its slot to the next. */
-function limiter(n: number) {
-  let active = 0
-  const waiting: Array<() => void> = []
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active < n) active++
-    else await new Promise<void>((resolve) => waiting.push(resolve))
-    try {
-      return await task()
-    } finally {
-      const next = waiting.shift()
-      if (next) next()
-      else active--
-    }
-  }
-}
-
 // Two shared cores: more processes at once only make each slower.
 const slot = limiter(3)
-/**
- * vitest sets NODE_ENV=test, and under it oclif swaps dist/commands for src/commands run through
- * tsx: the CLI would no longer be the built one, and each run would cost three times the CPU.
- */
-const BUILT = {NODE_ENV: 'production'}
 
 /** The built CLI, with a kill timeout and optionally a V8 heap limit; stdin may be bytes. */
 function run(
@@ -64,7 +42,7 @@ function spawnCli(
     const node = opts.heapMb ? [`--max-old-space-size=${opts.heapMb}`] : []
     const child = spawn(process.execPath, [...node, join(ROOT, 'bin/run.js'), ...args], {
       cwd: ROOT,
-      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...BUILT, ...opts.env},
+      env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...opts.env},
     })
     let stdout = ''
     let stderr = ''

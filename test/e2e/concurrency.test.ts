@@ -19,12 +19,7 @@ import {cliAsync, type RunResult} from './helpers.js'
 
 const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 const SLOW = {timeout: 300_000}
-/**
- * vitest sets NODE_ENV=test, and under it oclif swaps dist/commands for src/commands run through
- * tsx: the CLI would no longer be the built one, and each run would cost three times the CPU.
- */
-const BUILT = {NODE_ENV: 'production'}
-const cli = (args: string[], env: NodeJS.ProcessEnv) => cliAsync(args, {env: {...BUILT, ...env}})
+const cli = (args: string[], env: NodeJS.ProcessEnv) => cliAsync(args, {env})
 const HASH = '546d57cb89' // pod-template-hash of the template below
 
 function deployment(namespace: string) {

@@ -10,37 +10,15 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/result.js'
 import {type ApiServer, type RequestLog, startApiServer} from '../apiserver/index.js'
-import {cliAsync, type RunResult} from './helpers.js'
+import {cliAsync, limiter, type RunResult} from './helpers.js'
 
 // The machine is shared and loaded (two cores): at most a few CLI processes at a time, so none of
 // them starves, and generous test timeouts, which include the wait for a slot.
 const SLOW = {timeout: 300_000}
 
-/** Runs at most `n` of the given tasks at once; a finished task hands its slot to the next. */
-function limiter(n: number) {
-  let active = 0
-  const waiting: Array<() => void> = []
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active < n) active++
-    else await new Promise<void>((resolve) => waiting.push(resolve))
-    try {
-      return await task()
-    } finally {
-      const next = waiting.shift()
-      if (next) next()
-      else active--
-    }
-  }
-}
-
 const slot = limiter(3)
-/**
- * vitest sets NODE_ENV=test, and under it oclif swaps dist/commands for src/commands run through
- * tsx: the CLI would no longer be the built one, and each run would cost three times the CPU.
- */
-const BUILT = {NODE_ENV: 'production'}
 const cli = (args: string[], options: {env?: NodeJS.ProcessEnv} = {}) =>
-  slot(() => cliAsync(args, {env: {...BUILT, ...options.env}}))
+  slot(() => cliAsync(args, {env: options.env}))
 
 function deployment(namespace: string, name = 'web') {
   return {

@@ -14,6 +14,27 @@ export interface RunResult {
   stderr: string
 }
 
+/**
+ * Runs at most `n` of the given tasks at once; a finished task hands its slot to the next. The e2e
+ * files that start many CLI processes share two cores: more at once only make each slower.
+ */
+export function limiter(n: number) {
+  let active = 0
+  const waiting: Array<() => void> = []
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active < n) active++
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+    try {
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else active--
+    }
+  }
+}
+
+// NODE_ENV=production below: vitest sets NODE_ENV=test, and the CLI must behave as shipped.
 export function cli(args: string[], options: {input?: string; env?: NodeJS.ProcessEnv} = {}): RunResult {
   if (!existsSync(join(ROOT, 'dist/commands'))) {
     throw new Error('dist/ is missing: run `npm run build` before the e2e tests (npm test does)')

@@ -11,7 +11,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
-import {cliAsync, type RunResult} from './helpers.js'
+import {cliAsync, limiter, type RunResult} from './helpers.js'
 
 const SLOW = {timeout: 300_000}
 
@@ -20,28 +20,7 @@ const PASSWORD = 'sekret-basic-password-77ab31'
 const EXEC_TOKEN = 'sekret-exec-token-c3e8f6021b'
 const URL_PASSWORD = 'sekret-url-password-a4d2'
 
-/** Runs at most `n` of the given tasks at once; a finished task hands its slot to the next. */
-function limiter(n: number) {
-  let active = 0
-  const waiting: Array<() => void> = []
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active < n) active++
-    else await new Promise<void>((resolve) => waiting.push(resolve))
-    try {
-      return await task()
-    } finally {
-      const next = waiting.shift()
-      if (next) next()
-      else active--
-    }
-  }
-}
 const slot = limiter(3)
-/**
- * vitest sets NODE_ENV=test, and under it oclif swaps dist/commands for src/commands run through
- * tsx: the CLI would no longer be the built one, and each run would cost three times the CPU.
- */
-const BUILT = {NODE_ENV: 'production'}
 
 function deployment(namespace: string) {
   return {
@@ -166,7 +145,7 @@ afterAll(async () => {
 })
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  slot(() => cliAsync(args, {env: {...BUILT, KUBECONFIG: kubeconfig, ...env}}))
+  slot(() => cliAsync(args, {env: {KUBECONFIG: kubeconfig, ...env}}))
 
 function expectNoSecret(r: RunResult): void {
   const printed = `${r.stdout}\n${r.stderr}`
