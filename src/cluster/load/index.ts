@@ -105,7 +105,7 @@ export function loadWorldFromText(text: string, fileName: string, opts: LoadOpti
 
 /** Loads the objects of every `-f` argument into one World. */
 export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promise<World> {
-  const files = await expandPaths(paths, opts.recursive ?? false)
+  const files = expandPaths(paths, opts.recursive ?? false)
   const c = collector(opts)
   for (const f of files) {
     if (f.path === undefined && opts.stdin) {
