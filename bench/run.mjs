@@ -21,7 +21,7 @@ if (!generator) {
   console.error('error: ../shared/bench/gen-cluster.mjs not found')
   process.exit(1)
 }
-const cli = join(root, 'bin', 'run.js')
+const cli = join(root, 'bin', 'run.cjs')
 if (!existsSync(join(root, 'oclif.manifest.json'))) {
   console.error('error: build first (npm run build): the benchmark measures the shipped build with its manifest')
   process.exit(1)

@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import {execute} from '../dist/main.js'
-
-await execute({dir: import.meta.url})
+// CommonJS on purpose: Node then never starts its ESM loader for a file-mode call (dist/ is
+// CommonJS too, see scripts/bundle.mjs).
+require('../dist/main.cjs').execute({dir: __dirname})

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Build step: esbuild bundles src/ into dist/ (one entry per oclif command, plus dist/main.js for
-// bin/run.js), splitting shared code and every dynamic import into chunks. A plugin call then
-// loads a handful of files instead of ~150 of ours and ~100 of @oclif/core's CommonJS graph: start-up
-// went from ~330 to ~230 ms for --version and from ~480 to ~410 ms for a small file (README, Stack).
+// Build step: esbuild bundles src/ into dist/ (one entry per oclif command, plus dist/main.cjs for
+// bin/run.cjs), splitting shared code and every dynamic import into chunks. A plugin call then
+// loads a handful of files instead of ~150 of ours and ~100 of @oclif/core's CommonJS graph.
 // Heavy dependencies stay behind dynamic imports, so ink, React and client-node still load only
 // when a command needs them. Type checking is `npm run typecheck`; esbuild only strips types.
+// The output is CommonJS wherever Node allows it (pass 2 below); the README's Benchmark section has
+// the start-up each step bought.
 import {mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
-import {build} from 'esbuild'
+import {basename, dirname, join, relative} from 'node:path'
+import {build, transform} from 'esbuild'
 
 function commandFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -22,7 +23,9 @@ const stub = join('dist', 'stub', 'react-devtools-core.js')
 mkdirSync(join('dist', 'stub'), {recursive: true})
 writeFileSync(stub, 'export default {connectToDevTools() {}}\n')
 
-await build({
+// Pass 1: an ESM build with splitting, which is how esbuild shares code between entries and
+// dynamic imports. Kept in memory: pass 2 decides each file's module format.
+const esm = await build({
   entryPoints: ['src/main.ts', ...commandFiles('src/commands')],
   outdir: 'dist',
   outbase: 'src',
@@ -35,14 +38,119 @@ await build({
   // @oclif/core reads tsconfig files with TypeScript only in development mode, never when shipped.
   external: ['typescript', 'ts-node', 'tsx'],
   alias: {'react-devtools-core': `./${stub}`},
-  // CommonJS dependencies (@oclif/core's, client-node's) call require().
-  banner: {
-    js: "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
   // React's production build; oclif's development-mode switch (NODE_ENV=test or development) would
   // otherwise look for src/ through tsx.
   define: {'process.env.NODE_ENV': '"production"'},
-  sourcemap: 'linked',
+  // Inline in pass 1 so that pass 2's transform chains it into the map it writes beside each file.
+  sourcemap: 'inline',
   legalComments: 'linked',
+  metafile: true,
+  write: false,
   logLevel: 'warning',
 })
+
+// Pass 2: every file becomes CommonJS (.cjs) unless it has to stay ESM (.mjs). Node 20 loads
+// CommonJS through its synchronous loader; its ESM loader resolves, reads and links each file
+// asynchronously, which cost ~40 ms of a small-file call (README, Benchmark). A file stays ESM when
+// it awaits at top level (yoga-layout, under ink) or statically imports a file that stays ESM;
+// CommonJS reaches those through a real import().
+const outputs = new Map() // dist-relative path -> {code, map, imports}
+for (const file of esm.outputFiles) {
+  const rel = relative('dist', file.path)
+  if (!rel.endsWith('.js')) {
+    mkdirSync(dirname(file.path), {recursive: true})
+    writeFileSync(file.path, file.contents)
+    continue
+  }
+  const meta = esm.metafile.outputs[join('dist', rel)]
+  outputs.set(rel, {
+    code: file.text,
+    imports: (meta?.imports ?? []).filter((i) => !i.external).map((i) => ({path: relative('dist', i.path), kind: i.kind})),
+  })
+}
+
+const staysEsm = new Set()
+for (const [rel, out] of outputs) {
+  if (/\bawait\b/.test(out.code) && (await awaitsAtTopLevel(out.code))) staysEsm.add(rel)
+}
+for (let changed = true; changed; ) {
+  changed = false
+  for (const [rel, out] of outputs) {
+    if (staysEsm.has(rel)) continue
+    if (out.imports.some((i) => i.kind === 'import-statement' && staysEsm.has(i.path))) {
+      staysEsm.add(rel)
+      changed = true
+    }
+  }
+}
+
+async function awaitsAtTopLevel(code) {
+  try {
+    await transform(code, {format: 'cjs', loader: 'js', platform: 'node', target: 'node20', logLevel: 'silent'})
+    return false
+  } catch (err) {
+    if (String(err.message).includes('Top-level await')) return true
+    throw err
+  }
+}
+
+const renamed = (rel) => rel.replace(/\.js$/, staysEsm.has(rel) ? '.mjs' : '.cjs')
+
+/** The specifier `from` uses for `to`, as esbuild wrote it ("./chunks/x.js", "../chunks/x.js"). */
+function specifier(from, to) {
+  const s = relative(dirname(from), to)
+  return s.startsWith('.') ? s : `./${s}`
+}
+
+for (const [rel, out] of outputs) {
+  let code = out.code
+  const esmFile = staysEsm.has(rel)
+  for (const imp of out.imports) {
+    const from = JSON.stringify(specifier(rel, imp.path))
+    const to = JSON.stringify(specifier(renamed(rel), renamed(imp.path)))
+    code = code.split(from).join(to)
+  }
+  const target = join('dist', renamed(rel))
+  const result = await transform(code, {
+    // import() is kept by esbuild in CommonJS output (Node supports it there); the rewrite below
+    // turns the ones that reach CommonJS files into require(), so those skip the ESM loader too.
+    format: esmFile ? 'esm' : 'cjs',
+    // CommonJS dependencies bundled into an ESM file call require().
+    banner: esmFile
+      ? "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);"
+      : undefined,
+    loader: 'js',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'external',
+    sourcefile: renamed(rel),
+    // Pass 1 already reported what concerns our code; the rest is third-party code.
+    logLevel: 'error',
+  })
+  code = result.code
+  if (!esmFile) {
+    for (const imp of out.imports) {
+      if (imp.kind !== 'dynamic-import' || staysEsm.has(imp.path)) continue
+      const to = JSON.stringify(specifier(renamed(rel), renamed(imp.path)))
+      code = code.split(`import(${to})`).join(`Promise.resolve().then(() => require(${to}))`)
+    }
+  }
+  code = asciiOnly(code, target)
+  mkdirSync(dirname(target), {recursive: true})
+  writeFileSync(target, `${code}//# sourceMappingURL=${basename(target)}.map\n`)
+  writeFileSync(`${target}.map`, result.map)
+}
+
+/**
+ * esbuild escapes non-ASCII characters in strings but leaves them in regular expression literals and
+ * comments (ansis, js-yaml, our own comments). One such character makes Node decode the whole file
+ * the slow way and V8 hold it as a two-byte string: oclif's chunk took ~8 ms to read instead of ~2.
+ * A \uXXXX escape means the same in a regular expression and nothing in a comment. The columns
+ * of the rest of such a line shift by five per escaped character in the source map.
+ */
+function asciiOnly(code, file) {
+  return code.replace(/[^\x00-\x7f]/g, (ch, at) => {
+    if (code[at - 1] === '\\') throw new Error(`${file}: cannot escape ${JSON.stringify(ch)} after a backslash`)
+    return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
+  })
+}

@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/result.js'
-import {limiter, ROOT} from './helpers.js'
+import {BIN, limiter, ROOT} from './helpers.js'
 
 const NOW = '2026-11-29T10:00:00Z'
 const BAD = 'test/fixtures/bad'
@@ -40,7 +40,7 @@ function spawnCli(
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
     const node = opts.heapMb ? [`--max-old-space-size=${opts.heapMb}`] : []
-    const child = spawn(process.execPath, [...node, join(ROOT, 'bin/run.js'), ...args], {
+    const child = spawn(process.execPath, [...node, BIN, ...args], {
       cwd: ROOT,
       env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...opts.env},
     })

@@ -1,4 +1,4 @@
-// Runs the BUILT command line (node bin/run.js) as a user would; `npm test` builds first.
+// Runs the BUILT command line (node bin/run.cjs) as a user would; `npm test` builds first.
 
 import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
@@ -7,6 +7,8 @@ import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+/** The shipped entry point, as npm links it to kubectl-deployctl. */
+export const BIN = join(ROOT, 'bin/run.cjs')
 
 export interface RunResult {
   code: number | null
@@ -39,7 +41,7 @@ export function cli(args: string[], options: {input?: string; env?: NodeJS.Proce
   if (!existsSync(join(ROOT, 'dist/commands'))) {
     throw new Error('dist/ is missing: run `npm run build` before the e2e tests (npm test does)')
   }
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd: ROOT,
     input: options.input ?? '',
     encoding: 'utf8',
@@ -103,7 +105,7 @@ export function cliAsync(
   options: {input?: string; env?: NodeJS.ProcessEnv} = {},
 ): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), ...args], {
+    const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
       env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...options.env},
     })

@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
-import {ROOT, type RunResult} from './helpers.js'
+import {BIN, ROOT, type RunResult} from './helpers.js'
 
 const PODS = resolveResource('pods')
 const NAME = 'web'
@@ -188,7 +188,7 @@ class Watch {
   readonly exited: Promise<RunResult>
 
   constructor(server: ApiServer, args: string[], name = NAME) {
-    this.child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), 'rollout', 'watch', name, ...args], {
+    this.child = spawn(process.execPath, [BIN, 'rollout', 'watch', name, ...args], {
       cwd: ROOT,
       env: {
         ...process.env,

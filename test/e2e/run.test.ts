@@ -11,7 +11,7 @@ import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.j
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {manageReplicas, podsOwnedBy, relatedPodsOf, replicaSetStatus} from '../../src/sim/replicaset.js'
 import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
-import {ROOT, type RunResult} from './helpers.js'
+import {BIN, ROOT, type RunResult} from './helpers.js'
 
 const GATES = parseFeatureGates(undefined)
 const PODS = resolveResource('pods')
@@ -142,7 +142,7 @@ class RunProcess {
   readonly exited: Promise<RunResult>
 
   constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), 'run', ...args], {
+    this.child = spawn(process.execPath, [BIN, 'run', ...args], {
       cwd: ROOT,
       env: {...process.env, NO_COLOR: '1', DEBUG: '', ...env},
     })
