@@ -1,7 +1,9 @@
 // The shared base of every command: the flags defined once, and error handling in one place.
 // Kept light (only @oclif/core and local modules without dependencies) so that `--help` is fast.
 
-import {Command, Errors, Flags} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
+import * as Flags from '@oclif/core/flags'
 import {InputError, UsageError} from './cluster/world.js'
 import {FeatureGateError} from './controller/features.js'
 

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {BaseCommand, outputFlag, passFlags, processIO} from '../base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
 

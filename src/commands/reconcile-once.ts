@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, passFlags, processIO} from '../base-command.js'
 import {RECONCILE_OUTPUT_FORMATS, ReconcileOnceOptions} from '../cli/reconcile-once.js'
 

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, passFlags, processIO} from '../base-command.js'
 import {RunOptions} from '../cli/run.js'
 

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, outputFlag, passFlags, processIO} from '../../base-command.js'
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
 
