@@ -3,6 +3,8 @@
 // (client-node supplies TLS and auth), read as newline-delimited JSON events.
 
 import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
+import * as http from 'node:http'
+import * as https from 'node:https'
 import {statusError} from '../cluster/live/api.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 
@@ -60,7 +62,7 @@ export function openWatch(
     const headers = opts.headers as Record<string, string | number | string[]>
     if (conn.impersonate?.user) headers['Impersonate-User'] = conn.impersonate.user
     if (conn.impersonate?.groups.length) headers['Impersonate-Group'] = conn.impersonate.groups
-    const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http')
+    const mod = url.protocol === 'https:' ? https : http
     if (stopped) {
       finish({kind: 'closed'})
       return

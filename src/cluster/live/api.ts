@@ -3,6 +3,8 @@
 // untouched (client-node's typed models drop fields they do not know and turn times into Dates).
 
 import type {IncomingMessage, RequestOptions} from 'node:http'
+import * as http from 'node:http'
+import * as https from 'node:https'
 import {StatusError, type StatusReason} from '../../controller/api/errors.js'
 import type {Connection} from './kubeconfig.js'
 
@@ -91,7 +93,7 @@ export class ApiClient {
     const headers = opts.headers as Record<string, string | number | string[]>
     if (this.conn.impersonate?.user) headers['Impersonate-User'] = this.conn.impersonate.user
     if (this.conn.impersonate?.groups.length) headers['Impersonate-Group'] = this.conn.impersonate.groups
-    const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http')
+    const mod = url.protocol === 'https:' ? https : http
     const started = Date.now()
     const entry: RequestLogEntry = {
       method: spec.method,
