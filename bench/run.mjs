@@ -10,20 +10,31 @@ import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+// --name value, or --name alone for true.
+const argv = process.argv.slice(2)
 const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]?.startsWith('--') || all[i + 1] === undefined ? 'true' : all[i + 1]]] : acc), []),
+  argv.flatMap((a, i) => {
+    if (!a.startsWith('--')) return []
+    const next = argv[i + 1]
+    return [[a.slice(2), next === undefined || next.startsWith('--') ? 'true' : next]]
+  }),
 )
 const quick = args.quick === 'true'
 const RUNS = Number(args.runs ?? (quick ? 3 : 5))
 const SIZES = (args.sizes ?? (quick ? '100,1000' : '100,1000,5000')).split(',').map(Number)
-const generator = [join(root, '..', 'shared', 'bench', 'gen-cluster.mjs'), '/work/shared/bench/gen-cluster.mjs'].find(existsSync)
+const generator = [
+  join(root, '..', 'shared', 'bench', 'gen-cluster.mjs'),
+  '/work/shared/bench/gen-cluster.mjs',
+].find(existsSync)
 if (!generator) {
   console.error('error: ../shared/bench/gen-cluster.mjs not found')
   process.exit(1)
 }
 const cli = join(root, 'bin', 'run.cjs')
 if (!existsSync(join(root, 'oclif.manifest.json'))) {
-  console.error('error: build first (npm run build): the benchmark measures the shipped build with its manifest')
+  console.error(
+    'error: build first (npm run build): the benchmark measures the shipped build with its manifest',
+  )
   process.exit(1)
 }
 const kubectl = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
@@ -31,7 +42,11 @@ const dir = mkdtempSync(join(tmpdir(), 'deployctl-bench-'))
 
 function generate(n, format) {
   const file = join(dir, `snap-${n}.${format}`)
-  const r = spawnSync(process.execPath, [generator, '--deployments', String(n), '--format', format, '--now', '2026-01-01T00:00:00Z'], {maxBuffer: 1 << 30})
+  const r = spawnSync(
+    process.execPath,
+    [generator, '--deployments', String(n), '--format', format, '--now', '2026-01-01T00:00:00Z'],
+    {maxBuffer: 1 << 30},
+  )
   if (r.status !== 0) throw new Error(`generator failed: ${r.stderr}`)
   writeFileSync(file, r.stdout)
   return file
@@ -41,9 +56,13 @@ function generate(n, format) {
 function once(cmd) {
   const rssFile = join(dir, 'rss')
   const t0 = performance.now()
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', rssFile, ...cmd], {stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26})
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', rssFile, ...cmd], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 1 << 26,
+  })
   const ms = performance.now() - t0
-  if (r.status !== 0) throw new Error(`${cmd.join(' ')} exited ${r.status}: ${String(r.stderr).slice(0, 400)}`)
+  if (r.status !== 0)
+    throw new Error(`${cmd.join(' ')} exited ${r.status}: ${String(r.stderr).slice(0, 400)}`)
   return {ms, rssKB: Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1))}
 }
 
@@ -54,36 +73,76 @@ function measure(name, cmd) {
   const median = ms[Math.floor(ms.length / 2)]
   const rss = Math.max(...runs.map((r) => r.rssKB))
   process.stderr.write(`  ${name}: ${median.toFixed(0)} ms, ${(rss / 1024).toFixed(0)} MB\n`)
-  return {name, cmd: cmd.join(' '), medianMs: Math.round(median), minMs: Math.round(ms[0]), maxMs: Math.round(ms.at(-1)), peakRssMB: Math.round(rss / 1024)}
+  return {
+    name,
+    cmd: cmd.join(' '),
+    medianMs: Math.round(median),
+    minMs: Math.round(ms[0]),
+    maxMs: Math.round(ms.at(-1)),
+    peakRssMB: Math.round(rss / 1024),
+  }
 }
 
 const node = process.execPath
-const results = {date: new Date().toISOString(), node: process.version, runs: RUNS, measurements: {}, ratios: {}, sizes: {}}
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  runs: RUNS,
+  measurements: {},
+  ratios: {},
+  sizes: {},
+}
 const m = results.measurements
 const tool = (...a) => [node, cli, ...a]
-const parseBaseline = (file) => [node, '-e', `JSON.parse(require('fs').readFileSync(${JSON.stringify(file)}, 'utf8'))`]
+const parseBaseline = (file) => [
+  node,
+  '-e',
+  `JSON.parse(require('fs').readFileSync(${JSON.stringify(file)}, 'utf8'))`,
+]
 
 process.stderr.write(`snapshots in ${dir}\n`)
 for (const n of SIZES) {
   const json = generate(n, 'json')
   results.sizes[n] = {jsonBytes: statSync(json).size}
   m[`parse-${n}`] = measure(`JSON.parse baseline, ${n}`, parseBaseline(json))
-  m[`dry-run-${n}`] = measure(`dry-run sync -A, ${n}`, tool('dry-run', 'sync', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'))
+  m[`dry-run-${n}`] = measure(
+    `dry-run sync -A, ${n}`,
+    tool('dry-run', 'sync', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
+  )
   if (existsSync(join(root, 'dist', 'commands', 'explain.js'))) {
-    m[`explain-${n}`] = measure(`explain -A, ${n}`, tool('explain', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'))
+    m[`explain-${n}`] = measure(
+      `explain -A, ${n}`,
+      tool('explain', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
+    )
   }
   if (n === 1000) {
     const yaml = generate(n, 'yaml')
     results.sizes[n].yamlBytes = statSync(yaml).size
-    m[`dry-run-yaml-${n}`] = measure(`dry-run sync -A (YAML), ${n}`, tool('dry-run', 'sync', '-A', '-f', yaml, '-o', 'json', '--now', '2026-01-01T00:05:00Z'))
-    if (kubectl) m[`kubectl-${n}`] = measure(`kubectl label --local, ${n}`, [kubectl, 'label', '--local', '-f', json, 'x=y', '-o', 'json'])
+    m[`dry-run-yaml-${n}`] = measure(
+      `dry-run sync -A (YAML), ${n}`,
+      tool('dry-run', 'sync', '-A', '-f', yaml, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
+    )
+    if (kubectl)
+      m[`kubectl-${n}`] = measure(`kubectl label --local, ${n}`, [
+        kubectl,
+        'label',
+        '--local',
+        '-f',
+        json,
+        'x=y',
+        '-o',
+        'json',
+      ])
   }
 }
 const small = join(root, 'examples', 'rolling-update.yaml')
 m.version = measure('--version', tool('--version'))
 m.help = measure('--help', tool('--help'))
 // -n demo: the examples' namespace, so that the pass has a Deployment to sync.
-m.small = measure('dry-run sync (small file)', tool('dry-run', 'sync', '-f', small, '-n', 'demo', '-o', 'json', '--now', '2026-11-29T10:05:00Z'))
+m.small = measure(
+  'dry-run sync (small file)',
+  tool('dry-run', 'sync', '-f', small, '-n', 'demo', '-o', 'json', '--now', '2026-11-29T10:05:00Z'),
+)
 if (kubectl) m.kubectlVersion = measure('kubectl version --client', [kubectl, 'version', '--client'])
 m.nodeNoop = measure('node -e 0', [node, '-e', '0'])
 
@@ -94,7 +153,9 @@ r['dry-run/kubectl @1000'] = ratio('dry-run-1000', 'kubectl-1000')
 r['yaml/json @1000'] = ratio('dry-run-yaml-1000', 'dry-run-1000')
 if (SIZES.includes(5000)) {
   r['growth 5000/1000'] = ratio('dry-run-5000', 'dry-run-1000')
-  r['peak RSS 5000 / snapshot size'] = Number(((m['dry-run-5000'].peakRssMB * 2 ** 20) / results.sizes[5000].jsonBytes).toFixed(2))
+  r['peak RSS 5000 / snapshot size'] = Number(
+    ((m['dry-run-5000'].peakRssMB * 2 ** 20) / results.sizes[5000].jsonBytes).toFixed(2),
+  )
   if (m['explain-5000']) r['explain growth 5000/1000'] = ratio('explain-5000', 'explain-1000')
 }
 r['start-up small file / kubectl version'] = ratio('small', 'kubectlVersion')
@@ -111,13 +172,17 @@ const targets = {
   '--version / kubectl version': 2.0,
   '--help / kubectl version': 2.0,
 }
-console.log(`\nkubectl-deployctl benchmark, ${results.date.slice(0, 10)}, node ${process.version}, median of ${RUNS} runs\n`)
+console.log(
+  `\nkubectl-deployctl benchmark, ${results.date.slice(0, 10)}, node ${process.version}, median of ${RUNS} runs\n`,
+)
 console.log('| measurement | median ms | peak RSS MB |\n|---|---:|---:|')
 for (const v of Object.values(m)) console.log(`| ${v.name} | ${v.medianMs} | ${v.peakRssMB} |`)
 console.log('\n| ratio | value | target | met |\n|---|---:|---:|---|')
 for (const [k, v] of Object.entries(r)) {
   const t = targets[k]
-  console.log(`| ${k} | ${v ?? 'n/a'} | ${t === undefined ? '' : `≤ ${t}`} | ${t === undefined || v === null ? '' : v <= t ? 'yes' : 'NO'} |`)
+  console.log(
+    `| ${k} | ${v ?? 'n/a'} | ${t === undefined ? '' : `≤ ${t}`} | ${t === undefined || v === null ? '' : v <= t ? 'yes' : 'NO'} |`,
+  )
 }
 mkdirSync(join(root, 'bench'), {recursive: true})
 writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)

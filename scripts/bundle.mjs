@@ -6,7 +6,7 @@
 // when a command needs them. Type checking is `npm run typecheck`; esbuild only strips types.
 // The output is CommonJS wherever Node allows it (pass 2 below); the README's Benchmark section has
 // the start-up each step bought.
-import {mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {basename, dirname, join, relative} from 'node:path'
 import {build, transform} from 'esbuild'
 
@@ -23,6 +23,18 @@ const stub = join('dist', 'stub', 'react-devtools-core.js')
 mkdirSync(join('dist', 'stub'), {recursive: true})
 writeFileSync(stub, 'export default {connectToDevTools() {}}\n')
 
+// oclif's `debug` import goes to a stand-in that loads the real package only when DEBUG is set.
+const debugOnDemand = {
+  name: 'debug-on-demand',
+  setup(b) {
+    b.onResolve({filter: /^debug$/}, (args) =>
+      args.importer.includes(`${join('node_modules', '@oclif', 'core')}`)
+        ? {path: join(process.cwd(), 'src', 'startup', 'debug-on-demand.cjs')}
+        : undefined,
+    )
+  },
+}
+
 // Pass 1: an ESM build with splitting, which is how esbuild shares code between entries and
 // dynamic imports. Kept in memory: pass 2 decides each file's module format.
 const esm = await build({
@@ -38,6 +50,7 @@ const esm = await build({
   // @oclif/core reads tsconfig files with TypeScript only in development mode, never when shipped.
   external: ['typescript', 'ts-node', 'tsx'],
   alias: {'react-devtools-core': `./${stub}`},
+  plugins: [debugOnDemand],
   // React's production build; oclif's development-mode switch (NODE_ENV=test or development) would
   // otherwise look for src/ through tsx.
   define: {'process.env.NODE_ENV': '"production"'},
@@ -48,6 +61,21 @@ const esm = await build({
   write: false,
   logLevel: 'warning',
 })
+
+// The compile cache loads before everything else and serves the rest: built alone, so that it shares
+// no chunk with the files it compiles.
+await build({
+  entryPoints: ['src/startup/compile-cache.ts'],
+  outfile: 'dist/startup/compile-cache.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+})
+
+copyFileSync(join('src', 'startup', 'import-esm.cjs'), join('dist', 'startup', 'import-esm.cjs'))
 
 // Pass 2: every file becomes CommonJS (.cjs) unless it has to stay ESM (.mjs). Node 20 loads
 // CommonJS through its synchronous loader; its ESM loader resolves, reads and links each file
@@ -65,7 +93,9 @@ for (const file of esm.outputFiles) {
   const meta = esm.metafile.outputs[join('dist', rel)]
   outputs.set(rel, {
     code: file.text,
-    imports: (meta?.imports ?? []).filter((i) => !i.external).map((i) => ({path: relative('dist', i.path), kind: i.kind})),
+    imports: (meta?.imports ?? [])
+      .filter((i) => !i.external)
+      .map((i) => ({path: relative('dist', i.path), kind: i.kind})),
   })
 }
 
@@ -86,7 +116,13 @@ for (let changed = true; changed; ) {
 
 async function awaitsAtTopLevel(code) {
   try {
-    await transform(code, {format: 'cjs', loader: 'js', platform: 'node', target: 'node20', logLevel: 'silent'})
+    await transform(code, {
+      format: 'cjs',
+      loader: 'js',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'silent',
+    })
     return false
   } catch (err) {
     if (String(err.message).includes('Top-level await')) return true
@@ -108,13 +144,21 @@ for (const [rel, out] of outputs) {
   for (const imp of out.imports) {
     const from = JSON.stringify(specifier(rel, imp.path))
     const to = JSON.stringify(specifier(renamed(rel), renamed(imp.path)))
+    // From CommonJS, an ES module chunk is reached through a file Node compiles itself: the
+    // compile cache's vm.Script has no import() (src/startup/compile-cache.ts).
+    if (!esmFile && imp.kind === 'dynamic-import' && staysEsm.has(imp.path)) {
+      const helper = JSON.stringify(specifier(renamed(rel), 'startup/import-esm.cjs'))
+      code = code.split(`import(${from})`).join(`require(${helper}).importFrom(__dirname, ${to})`)
+    }
     code = code.split(from).join(to)
   }
   const target = join('dist', renamed(rel))
   const result = await transform(code, {
-    // import() is kept by esbuild in CommonJS output (Node supports it there); the rewrite below
-    // turns the ones that reach CommonJS files into require(), so those skip the ESM loader too.
     format: esmFile ? 'esm' : 'cjs',
+    // In CommonJS, every import() left becomes require(): those of our chunks (so that they skip
+    // the ESM loader too) and those in third-party code that this CLI never runs (oclif's loaders
+    // of ESM plugins and of tsx in development mode).
+    supported: esmFile ? undefined : {'dynamic-import': false},
     // CommonJS dependencies bundled into an ESM file call require().
     banner: esmFile
       ? "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);"
@@ -128,13 +172,6 @@ for (const [rel, out] of outputs) {
     logLevel: 'error',
   })
   code = result.code
-  if (!esmFile) {
-    for (const imp of out.imports) {
-      if (imp.kind !== 'dynamic-import' || staysEsm.has(imp.path)) continue
-      const to = JSON.stringify(specifier(renamed(rel), renamed(imp.path)))
-      code = code.split(`import(${to})`).join(`Promise.resolve().then(() => require(${to}))`)
-    }
-  }
   code = asciiOnly(code, target)
   mkdirSync(dirname(target), {recursive: true})
   writeFileSync(target, `${code}//# sourceMappingURL=${basename(target)}.map\n`)
@@ -149,8 +186,9 @@ for (const [rel, out] of outputs) {
  * of the rest of such a line shift by five per escaped character in the source map.
  */
 function asciiOnly(code, file) {
-  return code.replace(/[^\x00-\x7f]/g, (ch, at) => {
-    if (code[at - 1] === '\\') throw new Error(`${file}: cannot escape ${JSON.stringify(ch)} after a backslash`)
+  return code.replace(/[\u0080-\uffff]/g, (ch, at) => {
+    if (code[at - 1] === '\\')
+      throw new Error(`${file}: cannot escape ${JSON.stringify(ch)} after a backslash`)
     return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
   })
 }
