@@ -5,7 +5,6 @@
 // Everything is indexed once so that a pass over thousands of Deployments stays linear: ReplicaSets
 // by namespace in input order, pods by controllerRef UID, every object by namespace/name.
 
-import {createHash} from 'node:crypto'
 import {
   newAlreadyExists,
   newConflict,
@@ -23,6 +22,7 @@ import type {
 } from '../controller/api/types.js'
 import type {Client, Listers, PatchType} from '../controller/interfaces.js'
 import type {Action, ActionResource} from '../result.js'
+import {hexDigest} from './digest.js'
 import {deepCopy, deepEqual, deepFreeze, isPlainObject, type JsonObject} from './json.js'
 import type {SourceRef, World} from './world.js'
 
@@ -55,7 +55,7 @@ export function controllerRefOf(o: KubeObject): OwnerReference | undefined {
 
 /** A UID derived from the object's identity, so that reruns of a pass print the same output. */
 export function deterministicUid(resource: Resource, namespace: string, name: string): string {
-  const h = createHash('sha256').update(`${resource}/${namespace}/${name}`).digest('hex')
+  const h = hexDigest('sha256', `${resource}/${namespace}/${name}`)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
 }
 

@@ -4,7 +4,7 @@
 // restart count; a terminating one disappears after `terminateAfter`. Pure: every function takes the
 // time and returns new objects (the store freezes the ones it is given).
 
-import {createHash} from 'node:crypto'
+import {hexDigest} from '../cluster/digest.js'
 import {rfc3339} from '../cluster/memory.js'
 import type {Container, ContainerStatus, Pod, PodCondition, PodStatus} from '../controller/api/types.js'
 import {PodFailed, PodSucceeded} from '../controller/api/types.js'
@@ -570,5 +570,5 @@ function imageId(image: string | undefined): string {
   const ref = normalizeImage(image ?? '')
   const at = ref.lastIndexOf(':')
   const repo = at > ref.lastIndexOf('/') ? ref.slice(0, at) : ref
-  return `${repo}@sha256:${createHash('sha256').update(ref).digest('hex')}`
+  return `${repo}@sha256:${hexDigest('sha256', ref)}`
 }

@@ -5,7 +5,7 @@
 // Only absent fields are filled in; a written value is never replaced. Runs after decodeCheck, so
 // every field it reads is absent or of the right JSON type.
 
-import {createHash} from 'node:crypto'
+import {hexDigest} from '../digest.js'
 
 type Obj = Record<string, unknown>
 
@@ -168,7 +168,7 @@ export const SYNTHETIC_CREATION_TIMESTAMP = '2024-01-01T00:00:00Z'
 
 /** A UID shaped like the API server's (8-4-4-4-12 hex), derived from the object's identity. */
 export function syntheticUid(kind: string, namespace: string, name: string): string {
-  const h = createHash('sha1').update(`${kind}/${namespace}/${name}`).digest('hex')
+  const h = hexDigest('sha1', `${kind}/${namespace}/${name}`)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
 }
 
