@@ -23,13 +23,16 @@ const stub = join('dist', 'stub', 'react-devtools-core.js')
 mkdirSync(join('dist', 'stub'), {recursive: true})
 writeFileSync(stub, 'export default {connectToDevTools() {}}\n')
 
-// oclif's `debug` import goes to a stand-in that loads the real package only when DEBUG is set.
-const debugOnDemand = {
-  name: 'debug-on-demand',
+// @oclif/core loads some packages on every start that it uses only now and then; its imports of
+// them go to stand-ins that load the real package when first used (src/startup/on-demand/).
+const ON_DEMAND = ['debug', 'supports-color', 'tinyglobby', 'wsl-utils', 'child_process', 'perf_hooks']
+const onDemand = {
+  name: 'on-demand',
   setup(b) {
-    b.onResolve({filter: /^debug$/}, (args) =>
-      args.importer.includes(`${join('node_modules', '@oclif', 'core')}`)
-        ? {path: join(process.cwd(), 'src', 'startup', 'debug-on-demand.cjs')}
+    const filter = new RegExp(`^(node:)?(${ON_DEMAND.join('|')})$`)
+    b.onResolve({filter}, (args) =>
+      args.importer.includes(join('node_modules', '@oclif', 'core'))
+        ? {path: join(process.cwd(), 'src', 'startup', 'on-demand', `${args.path.replace(/^node:/, '')}.cjs`)}
         : undefined,
     )
   },
@@ -50,7 +53,7 @@ const esm = await build({
   // @oclif/core reads tsconfig files with TypeScript only in development mode, never when shipped.
   external: ['typescript', 'ts-node', 'tsx'],
   alias: {'react-devtools-core': `./${stub}`},
-  plugins: [debugOnDemand],
+  plugins: [onDemand],
   // React's production build; oclif's development-mode switch (NODE_ENV=test or development) would
   // otherwise look for src/ through tsx.
   define: {'process.env.NODE_ENV': '"production"'},

@@ -1,4 +1,4 @@
-// Stands in for the `debug` package where @oclif/core imports it (scripts/bundle.mjs). oclif makes
+// Stands in for `debug` where @oclif/core imports it (scripts/bundle.mjs). oclif makes
 // its loggers with debug(namespace), and loading debug loads tty, net and supports-color on every
 // start (~9 ms) to print nothing unless DEBUG is set. The real package is loaded when it is set.
 'use strict'
