@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import {afterAll, describe, expect, it} from 'vitest'
 import {loadWorld, loadWorldFromText} from '../../src/cluster/load/index.js'
 import {parseJson} from '../../src/cluster/load/json.js'
+import {readJsonListFile, STREAM_MIN_BYTES} from '../../src/cluster/load/read.js'
 import {InputError} from '../../src/cluster/world.js'
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/load')
@@ -387,6 +388,52 @@ describe('JSON Lists read item by item', () => {
       ),
       {seed: 20261130, numRuns: 400},
     )
+  })
+})
+
+describe('big JSON files, read a piece at a time', () => {
+  const pods = (n: number, extra = '') =>
+    Array.from({length: n}, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `p-${i}${extra}`,
+        namespace: `ns-${i % 7}`,
+        labels: {app: 'web'},
+        annotations: {note: 'é☃ "quoted" ]'},
+      },
+      spec: {containers: [{name: 'c', image: 'nginx:1.27'}]},
+    }))
+  const bigList = (extra = '') =>
+    JSON.stringify({apiVersion: 'v1', kind: 'List', items: pods(12_000, extra)}, null, 2)
+
+  it('loads the same World, sources included, as the whole text gives', async () => {
+    const text = bigList()
+    expect(Buffer.byteLength(text)).toBeGreaterThan(STREAM_MIN_BYTES)
+    const file = tmpFile('big-list.json', text)
+    // The file takes the streaming path (it would be undefined if the whole file had to decide).
+    expect(readJsonListFile({name: file, path: file})?.[0]?.itemLines).toHaveLength(12_000)
+    const streamed = await loadWorld([file])
+    const whole = loadWorldFromText(text, file)
+    expect(streamed.pods).toEqual(whole.pods)
+    expect(streamed.pods.map((p) => streamed.sources.get(p))).toEqual(
+      whole.pods.map((p) => whole.sources.get(p)),
+    )
+  })
+
+  it('words errors in a big file as the whole-file path does', async () => {
+    const text = bigList()
+    // A missing comma between two items, deep in the file.
+    const at = text.indexOf('}\n    },\n    {', text.length / 2) + 7
+    const broken = `${text.slice(0, at)}${text.slice(at + 1)}`
+    const file = tmpFile('big-broken.json', broken)
+    expect(await asyncErrorOf(loadWorld([file]))).toBe(errorOf(() => loadWorldFromText(broken, file)))
+    expect(await asyncErrorOf(loadWorld([file]))).toMatch(/^.*big-broken\.json:\d+:\d+: invalid JSON/)
+    const nul = tmpFile(
+      'big-nul.json',
+      Buffer.concat([Buffer.from(text.slice(0, -10)), Buffer.from([0]), Buffer.from(text.slice(-10))]),
+    )
+    expect(await asyncErrorOf(loadWorld([nul]))).toMatch(/not a text file \(NUL byte at byte \d+\)$/)
   })
 })
 

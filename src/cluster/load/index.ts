@@ -6,7 +6,7 @@ import type {World} from '../world.js'
 import {Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
-import {expandPaths, readFileBytes, readStdin} from './read.js'
+import {expandPaths, readFileBytes, readJsonListFile, readStdin} from './read.js'
 import {bytesToText, checkBytes, checkText, MAX_YAML_BYTES, startsLikeJson} from './text.js'
 import {parseYaml} from './yaml-fast.js'
 
@@ -111,6 +111,11 @@ export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promis
     if (f.path === undefined && opts.stdin) {
       const text = await opts.stdin()
       addInput(c, f.name, Input.ofText(checkText(f.name, text)))
+      continue
+    }
+    const streamed = readJsonListFile(f)
+    if (streamed) {
+      c.addDocs(f.name, streamed, false)
       continue
     }
     const bytes = f.path === undefined ? await readStdin() : await readFileBytes(f)

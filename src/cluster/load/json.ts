@@ -5,6 +5,21 @@
 
 import {InputError} from '../world.js'
 import {MAX_DEPTH, type ParsedDoc, syntaxError, tooDeep} from './doc.js'
+import {
+  BACKSLASH,
+  COLON,
+  CR,
+  closingQuote,
+  isItemsKey,
+  LBRACE,
+  LBRACKET,
+  NL,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  SP,
+  TAB,
+} from './json-bytes.js'
 
 interface TopValue {
   start: number
@@ -33,18 +48,6 @@ interface Scan {
   /** Offset of the first bracket nested deeper than MAX_DEPTH, or -1. */
   deep: number
 }
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const NL = 0x0a
-const SP = 0x20
-const CR = 0x0d
-const TAB = 0x09
-const LBRACE = 0x7b
-const RBRACE = 0x7d
-const LBRACKET = 0x5b
-const RBRACKET = 0x5d
-const COLON = 0x3a
 
 /**
  * One linear pass that looks only at brackets, strings and newlines. It does not validate (JSON.parse
@@ -78,23 +81,9 @@ function scan(b: Buffer): Scan {
       continue
     }
     if (c === QUOTE) {
-      let j = b.indexOf(QUOTE, i + 1)
-      while (j > 0 && b[j - 1] === BACKSLASH) {
-        let k = j - 1
-        while (b[k] === BACKSLASH) k--
-        if ((j - 1 - k) % 2 === 0) break
-        j = b.indexOf(QUOTE, j + 1)
-      }
+      const j = closingQuote(b, i)
       if (j < 0) break
-      // "items": 0x69 0x74 0x65 0x6d 0x73
-      itemsKey =
-        depth === 1 &&
-        j - i === 6 &&
-        b[i + 1] === 0x69 &&
-        b[i + 2] === 0x74 &&
-        b[i + 3] === 0x65 &&
-        b[i + 4] === 0x6d &&
-        b[i + 5] === 0x73
+      itemsKey = depth === 1 && isItemsKey(b, i, j)
       itemsArray = false
       if (depth === 0 && stray < 0) stray = i
       i = j + 1

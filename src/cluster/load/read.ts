@@ -18,7 +18,9 @@ import {
 } from 'node:fs'
 import {join} from 'node:path'
 import {InputError} from '../world.js'
-import {type Format, limitFor, MAX_JSON_BYTES, sniffFormat, tooLarge} from './text.js'
+import type {ParsedDoc} from './doc.js'
+import {readJsonListStream} from './json-stream.js'
+import {type Format, limitFor, MAX_JSON_BYTES, sniffFormat, startsLikeJson, tooLarge} from './text.js'
 
 export const STDIN_NAME = 'STDIN'
 
@@ -146,6 +148,39 @@ export async function readFileBytes(f: InputFile): Promise<Buffer> {
   } catch (err) {
     if (err instanceof InputError) throw err
     throw describeFsError(f.name, err)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** JSON files this big are first read a piece at a time, as a List (./json-stream.ts). */
+export const STREAM_MIN_BYTES = 4 * 1024 * 1024
+
+/**
+ * The documents of a big JSON List file, read without holding the file in memory; undefined when
+ * the file is small, not JSON, not a plain List, or anything else the whole-file path must decide
+ * (which then also words any error).
+ */
+export function readJsonListFile(f: InputFile): ParsedDoc[] | undefined {
+  if (f.path === undefined) return undefined
+  let fd: number
+  try {
+    fd = openSync(f.path, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile() || st.size < STREAM_MIN_BYTES || st.size > MAX_JSON_BYTES) return undefined
+    const head = Buffer.alloc(SNIFF_BYTES)
+    readSync(fd, head, 0, head.length, 0)
+    if (sniffFormat(f.name, head) !== 'json' || !startsLikeJson(head)) return undefined
+    return readJsonListStream({
+      size: st.size,
+      read: (into, offset, length, position) => readSync(fd, into, offset, length, position),
+    })
+  } catch {
+    return undefined
   } finally {
     closeSync(fd)
   }
