@@ -53,12 +53,13 @@ function generate(n, format) {
 }
 
 /** One run: wall ms from spawn to exit, peak RSS in KB from GNU time. */
-function once(cmd) {
+function once(cmd, env = process.env) {
   const rssFile = join(dir, 'rss')
   const t0 = performance.now()
   const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', rssFile, ...cmd], {
     stdio: ['ignore', 'ignore', 'pipe'],
     maxBuffer: 1 << 26,
+    env,
   })
   const ms = performance.now() - t0
   if (r.status !== 0)
@@ -67,8 +68,28 @@ function once(cmd) {
 }
 
 function measure(name, cmd) {
-  once(cmd) // warm-up: file cache, V8 code cache
-  const runs = Array.from({length: RUNS}, () => once(cmd))
+  once(cmd) // warm-up: file cache
+  return summary(
+    name,
+    cmd,
+    Array.from({length: RUNS}, () => once(cmd)),
+  )
+}
+
+/**
+ * Short commands, measured in turns (one run of each per round) so that the machine's drift over a
+ * minute weighs on all of them alike; their ratios compare medians of the same rounds.
+ */
+function measureInTurns(entries, rounds) {
+  for (const e of entries) once(e.cmd, e.env)
+  const runs = entries.map(() => [])
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, e] of entries.entries()) runs[k].push(once(e.cmd, e.env))
+  }
+  return entries.map((e, k) => summary(e.name, e.cmd, runs[k]))
+}
+
+function summary(name, cmd, runs) {
   const ms = runs.map((r) => r.ms).sort((a, b) => a - b)
   const median = ms[Math.floor(ms.length / 2)]
   const rss = Math.max(...runs.map((r) => r.rssKB))
@@ -109,7 +130,7 @@ for (const n of SIZES) {
     `dry-run sync -A, ${n}`,
     tool('dry-run', 'sync', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
   )
-  if (existsSync(join(root, 'dist', 'commands', 'explain.js'))) {
+  if (existsSync(join(root, 'dist', 'commands', 'explain.cjs'))) {
     m[`explain-${n}`] = measure(
       `explain -A, ${n}`,
       tool('explain', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
@@ -136,15 +157,53 @@ for (const n of SIZES) {
   }
 }
 const small = join(root, 'examples', 'rolling-update.yaml')
-m.version = measure('--version', tool('--version'))
-m.help = measure('--help', tool('--help'))
 // -n demo: the examples' namespace, so that the pass has a Deployment to sync.
-m.small = measure(
-  'dry-run sync (small file)',
-  tool('dry-run', 'sync', '-f', small, '-n', 'demo', '-o', 'json', '--now', '2026-11-29T10:05:00Z'),
+const smallRun = tool(
+  'dry-run',
+  'sync',
+  '-f',
+  small,
+  '-n',
+  'demo',
+  '-o',
+  'json',
+  '--now',
+  '2026-11-29T10:05:00Z',
 )
-if (kubectl) m.kubectlVersion = measure('kubectl version --client', [kubectl, 'version', '--client'])
-m.nodeNoop = measure('node -e 0', [node, '-e', '0'])
+const startUp = [
+  {key: 'version', name: '--version', cmd: tool('--version')},
+  {key: 'help', name: '--help', cmd: tool('--help')},
+  {key: 'small', name: 'dry-run sync (small file)', cmd: smallRun},
+  ...(kubectl
+    ? [{key: 'kubectlVersion', name: 'kubectl version --client', cmd: [kubectl, 'version', '--client']}]
+    : []),
+  {key: 'nodeNoop', name: 'node -e 0', cmd: [node, '-e', '0']},
+]
+// These machines set NODE_EXTRA_CA_CERTS, which makes every node process read a CA bundle at start
+// (kubectl does not); the same three runs without it show what a user's machine would.
+if (process.env.NODE_EXTRA_CA_CERTS) {
+  const {NODE_EXTRA_CA_CERTS: _, ...env} = process.env
+  startUp.push({
+    key: 'smallNoCA',
+    name: 'dry-run sync (small file), no NODE_EXTRA_CA_CERTS',
+    cmd: smallRun,
+    env,
+  })
+  if (kubectl) {
+    const cmd = [kubectl, 'version', '--client']
+    startUp.push({
+      key: 'kubectlVersionNoCA',
+      name: 'kubectl version --client, no NODE_EXTRA_CA_CERTS',
+      cmd,
+      env,
+    })
+  }
+  startUp.push({key: 'nodeNoopNoCA', name: 'node -e 0, no NODE_EXTRA_CA_CERTS', cmd: [node, '-e', '0'], env})
+}
+const startUpRuns = measureInTurns(startUp, Math.max(RUNS, 15))
+startUp.forEach((e, k) => {
+  m[e.key] = startUpRuns[k]
+})
 
 const r = results.ratios
 const ratio = (a, b) => (m[a] && m[b] ? Number((m[a].medianMs / m[b].medianMs).toFixed(2)) : null)
@@ -161,6 +220,11 @@ if (SIZES.includes(5000)) {
 r['start-up small file / kubectl version'] = ratio('small', 'kubectlVersion')
 r['--version / kubectl version'] = ratio('version', 'kubectlVersion')
 r['--help / kubectl version'] = ratio('help', 'kubectlVersion')
+if (m.smallNoCA)
+  r['start-up small file / kubectl version, no NODE_EXTRA_CA_CERTS'] = ratio(
+    'smallNoCA',
+    'kubectlVersionNoCA',
+  )
 
 const targets = {
   'dry-run/parse @1000': 2.0,
@@ -173,7 +237,7 @@ const targets = {
   '--help / kubectl version': 2.0,
 }
 console.log(
-  `\nkubectl-deployctl benchmark, ${results.date.slice(0, 10)}, node ${process.version}, median of ${RUNS} runs\n`,
+  `\nkubectl-deployctl benchmark, ${results.date.slice(0, 10)}, node ${process.version}, median of ${RUNS} runs (start-up: ${Math.max(RUNS, 15)}, in turns)\n`,
 )
 console.log('| measurement | median ms | peak RSS MB |\n|---|---:|---:|')
 for (const v of Object.values(m)) console.log(`| ${v.name} | ${v.medianMs} | ${v.peakRssMB} |`)
