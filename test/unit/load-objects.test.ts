@@ -1,12 +1,8 @@
 // The loader's object side: kinds, identity, defaulting, decoding and validation messages.
 
 import {describe, expect, it} from 'vitest'
-import {
-  type LoadOptions,
-  loadWorldFromText,
-  SYNTHETIC_CREATION_TIMESTAMP,
-  syntheticUid,
-} from '../../src/cluster/load/index.js'
+import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
+import {type LoadOptions, SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from '../../src/cluster/load/index.js'
 import {InputError, type World} from '../../src/cluster/world.js'
 
 type Obj = Record<string, unknown>

@@ -7,8 +7,11 @@ import {join} from 'node:path'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {MAX_DEPTH, type ParsedDoc} from '../../src/cluster/load/doc.js'
-import {parseYamlExact} from '../../src/cluster/load/yaml.js'
-import {parseYaml, parseYamlFast} from '../../src/cluster/load/yaml-fast.js'
+import * as exactReader from '../../src/cluster/load/yaml.js'
+import {parseYaml, parseYamlFast, provideExactReader} from '../../src/cluster/load/yaml-fast.js'
+
+const {parseYamlExact} = exactReader
+provideExactReader(exactReader)
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20261130
 const RUNS = process.env.FC_RUNS ? Number(process.env.FC_RUNS) : 400

@@ -4,7 +4,8 @@
 
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {loadWorld, loadWorldFromText} from '../../src/cluster/load/index.js'
+import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
+import {loadWorld} from '../../src/cluster/load/index.js'
 import type {World} from '../../src/cluster/world.js'
 import {
   parseFailNewPods,

@@ -8,7 +8,7 @@ import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
 import {expandPaths, readFileBytes, readJsonListFile, readStdin} from './read.js'
 import {bytesToText, checkBytes, checkText, MAX_YAML_BYTES, startsLikeJson} from './text.js'
-import {parseYaml} from './yaml-fast.js'
+import {loadExactReader, NeedsExactReader, parseYaml} from './yaml-fast.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
 export {MAX_DEPTH} from './doc.js'
@@ -96,31 +96,84 @@ function addInput(c: Collector, file: string, input: Input): void {
   c.addDocs(file, docs, fromYaml)
 }
 
-/** Loads one text as if it were the file `fileName` (tests, stdin). */
-export function loadWorldFromText(text: string, fileName: string, opts: LoadOptions = {}): World {
+/** Loads one text as if it were the file `fileName`. Needs the exact YAML reader loaded (./from-text.ts). */
+export function loadWorldFromLoadedText(text: string, fileName: string, opts: LoadOptions = {}): World {
   const c = collector(opts)
   addInput(c, fileName, Input.ofText(checkText(fileName, text)))
   return c.finish()
 }
 
-/** Loads the objects of every `-f` argument into one World. */
+/**
+ * Loads the objects of every `-f` argument into one World. The exact YAML reader is loaded only
+ * when a text needs it (./yaml-fast.ts): a parse that needs it is retried once it is loaded, and a
+ * message that needs a field's line (rare: invalid input) starts the load over, with the warnings
+ * of the first attempt dropped and stdin read only once.
+ */
 export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promise<World> {
+  const stdin = once<string | Buffer>(opts.stdin ?? readStdin)
+  const warned: string[] = []
+  try {
+    const world = await loadOnce(paths, opts, stdin, (line) => warned.push(line))
+    for (const line of warned) (opts.warn ?? defaultWarn)(line)
+    return world
+  } catch (err) {
+    if (!(err instanceof NeedsExactReader)) throw err
+  }
+  await loadExactReader()
+  return loadOnce(paths, opts, stdin, opts.warn ?? defaultWarn)
+}
+
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined
+  return () => {
+    p ??= f()
+    return p
+  }
+}
+
+async function loadOnce(
+  paths: string[],
+  opts: LoadOptions,
+  stdin: () => Promise<string | Buffer>,
+  warn: (line: string) => void,
+): Promise<World> {
   const files = expandPaths(paths, opts.recursive ?? false)
-  const c = collector(opts)
+  const c = collector({...opts, warn})
   for (const f of files) {
-    if (f.path === undefined && opts.stdin) {
-      const text = await opts.stdin()
-      addInput(c, f.name, Input.ofText(checkText(f.name, text)))
-      continue
-    }
     const streamed = readJsonListFile(f)
     if (streamed) {
       c.addDocs(f.name, streamed, false)
       continue
     }
-    const bytes = f.path === undefined ? await readStdin() : await readFileBytes(f)
-    checkBytes(f.name, bytes)
-    addInput(c, f.name, Input.ofBytes(bytes))
+    let input: Input
+    if (f.path === undefined) {
+      const content = await stdin()
+      if (typeof content === 'string') input = Input.ofText(checkText(f.name, content))
+      else {
+        checkBytes(f.name, content)
+        input = Input.ofBytes(content)
+      }
+    } else {
+      const bytes = await readFileBytes(f)
+      checkBytes(f.name, bytes)
+      input = Input.ofBytes(bytes)
+    }
+    const {docs, fromYaml} = await parseWithExactReader(f.name, input)
+    c.addDocs(f.name, docs, fromYaml)
   }
   return c.finish()
+}
+
+/** parseInput, loading the exact YAML reader first when the text turns out to need it. */
+async function parseWithExactReader(
+  file: string,
+  input: Input,
+): Promise<{docs: ParsedDoc[]; fromYaml: boolean}> {
+  try {
+    return parseInput(file, input)
+  } catch (err) {
+    if (!(err instanceof NeedsExactReader)) throw err
+  }
+  await loadExactReader()
+  return parseInput(file, input)
 }

@@ -8,35 +8,59 @@
 // merges (.inf, .nan, `<<`, null keys), or when nesting gets deep.
 
 import {type EventType, loadAll, Schema, type State, Type} from 'js-yaml'
-import {Document, isScalar, type ScalarTag} from 'yaml'
 import {MAX_DEPTH, type ParsedDoc} from './doc.js'
 import type {Path} from './problems.js'
-import {parseYamlExact, YAML_OPTIONS} from './yaml.js'
+import {IMPLICIT_SCALARS} from './yaml11.js'
+
+type ExactReader = typeof import('./yaml.js')
 
 /**
- * Plain scalars resolve with the exact reader's own YAML 1.1 tags, tried in its order: one
- * definition of what `on`, `0644` or `1_000` mean. Quoted and block scalars are strings in both.
- * The tag names are private, so any tag written in the text (which DECLINE catches anyway) is
- * unknown to js-yaml and fails.
+ * The exact reader, loaded on demand: a text the fast path reads never needs it, unless a message
+ * needs a field's line. Code that can reach it first awaits loadExactReader(), or catches
+ * NeedsExactReader, awaits, and starts over (./index.ts does).
+ */
+let exactReader: ExactReader | undefined
+
+export class NeedsExactReader extends Error {
+  constructor() {
+    super('the exact YAML reader is not loaded')
+  }
+}
+
+/** Whether the exact reader is loaded (tests of the lazy path). */
+export function exactReaderLoaded(): boolean {
+  return exactReader !== undefined
+}
+
+/** For code that imports the exact reader statically anyway (./from-text.ts). */
+export function provideExactReader(reader: ExactReader): void {
+  exactReader = reader
+}
+
+export async function loadExactReader(): Promise<ExactReader> {
+  exactReader ??= await import('./yaml.js')
+  return exactReader
+}
+
+function exact(): ExactReader {
+  if (exactReader === undefined) throw new NeedsExactReader()
+  return exactReader
+}
+
+/**
+ * Plain scalars resolve as the exact reader resolves them (./yaml11.ts), tried in its order.
+ * Quoted and block scalars are strings in both. The tag names are private, so any tag written in
+ * the text (which DECLINE catches anyway) is unknown to js-yaml and fails.
  */
 function implicitTypes(): Type[] {
-  const doc = new Document(null, YAML_OPTIONS)
-  const fail = (msg: string): never => {
-    throw new Error(msg)
-  }
-  return doc.schema.tags
-    .filter((t): t is ScalarTag & {test: RegExp} => t.default === true && t.test instanceof RegExp)
-    .map(
-      (tag, i) =>
-        new Type(`tag:kubectl-deployctl,2026:implicit-${i}`, {
-          kind: 'scalar',
-          resolve: (s: string) => tag.test.test(s),
-          construct: (s: string) => {
-            const v = tag.resolve(s, fail, doc.options)
-            return isScalar(v) ? v.value : v
-          },
-        }),
-    )
+  return IMPLICIT_SCALARS.map(
+    (s, i) =>
+      new Type(`tag:kubectl-deployctl,2026:implicit-${i}`, {
+        kind: 'scalar',
+        resolve: (source: string) => s.test.test(source),
+        construct: (source: string) => s.resolve(source),
+      }),
+  )
 }
 
 const SCHEMA = new Schema({implicit: implicitTypes()})
@@ -178,7 +202,7 @@ export function parseYamlFast(file: string, text: string): ParsedDoc[] | undefin
     return undefined
   }
   if (roots.length !== values.length) return undefined
-  let exact: ParsedDoc[] | undefined
+  let exactDocs: ParsedDoc[] | undefined
   const out: ParsedDoc[] = []
   for (const [index, value] of values.entries()) {
     if (value === null || value === undefined) continue
@@ -186,8 +210,8 @@ export function parseYamlFast(file: string, text: string): ParsedDoc[] | undefin
     const line = startLine(text, roots[index])
     // Field lines are for messages only: the exact reader works them out the first time one is needed.
     const locate = (path: Path): number | undefined => {
-      exact ??= parseYamlExact(file, text)
-      return exact.find((d) => d.line === line)?.locate?.(path)
+      exactDocs ??= exact().parseYamlExact(file, text)
+      return exactDocs.find((d) => d.line === line)?.locate?.(path)
     }
     out.push({value, line, index, itemLines: itemLines(text, value, itemOpens), locate})
   }
@@ -196,5 +220,5 @@ export function parseYamlFast(file: string, text: string): ParsedDoc[] | undefin
 
 /** Parses multi-document YAML. Empty documents are left out. Throws InputError with file:line:col. */
 export function parseYaml(file: string, text: string): ParsedDoc[] {
-  return parseYamlFast(file, text) ?? parseYamlExact(file, text)
+  return parseYamlFast(file, text) ?? exact().parseYamlExact(file, text)
 }
