@@ -67,18 +67,9 @@ function once(cmd, env = process.env) {
   return {ms, rssKB: Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1))}
 }
 
-function measure(name, cmd) {
-  once(cmd) // warm-up: file cache
-  return summary(
-    name,
-    cmd,
-    Array.from({length: RUNS}, () => once(cmd)),
-  )
-}
-
 /**
- * Short commands, measured in turns (one run of each per round) so that the machine's drift over a
- * minute weighs on all of them alike; their ratios compare medians of the same rounds.
+ * Commands measured in turns (one run of each per round, after one warm-up run each) so that the
+ * machine's drift weighs on all of them alike; their ratios compare medians of the same rounds.
  */
 function measureInTurns(entries, rounds) {
   for (const e of entries) once(e.cmd, e.env)
@@ -122,39 +113,44 @@ const parseBaseline = (file) => [
 ]
 
 process.stderr.write(`snapshots in ${dir}\n`)
+const now = ['--now', '2026-01-01T00:05:00Z']
 for (const n of SIZES) {
   const json = generate(n, 'json')
   results.sizes[n] = {jsonBytes: statSync(json).size}
-  m[`parse-${n}`] = measure(`JSON.parse baseline, ${n}`, parseBaseline(json))
-  m[`dry-run-${n}`] = measure(
-    `dry-run sync -A, ${n}`,
-    tool('dry-run', 'sync', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
-  )
+  // Each size's commands in turns, as the start-up ones below: their ratios compare runs of the same
+  // rounds rather than minutes apart.
+  const entries = [
+    {key: `parse-${n}`, name: `JSON.parse baseline, ${n}`, cmd: parseBaseline(json)},
+    {
+      key: `dry-run-${n}`,
+      name: `dry-run sync -A, ${n}`,
+      cmd: tool('dry-run', 'sync', '-A', '-f', json, '-o', 'json', ...now),
+    },
+  ]
   if (existsSync(join(root, 'dist', 'commands', 'explain.cjs'))) {
-    m[`explain-${n}`] = measure(
-      `explain -A, ${n}`,
-      tool('explain', '-A', '-f', json, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
-    )
+    entries.push({
+      key: `explain-${n}`,
+      name: `explain -A, ${n}`,
+      cmd: tool('explain', '-A', '-f', json, '-o', 'json', ...now),
+    })
   }
   if (n === 1000) {
     const yaml = generate(n, 'yaml')
     results.sizes[n].yamlBytes = statSync(yaml).size
-    m[`dry-run-yaml-${n}`] = measure(
-      `dry-run sync -A (YAML), ${n}`,
-      tool('dry-run', 'sync', '-A', '-f', yaml, '-o', 'json', '--now', '2026-01-01T00:05:00Z'),
-    )
-    if (kubectl)
-      m[`kubectl-${n}`] = measure(`kubectl label --local, ${n}`, [
-        kubectl,
-        'label',
-        '--local',
-        '-f',
-        json,
-        'x=y',
-        '-o',
-        'json',
-      ])
+    entries.push({
+      key: `dry-run-yaml-${n}`,
+      name: `dry-run sync -A (YAML), ${n}`,
+      cmd: tool('dry-run', 'sync', '-A', '-f', yaml, '-o', 'json', ...now),
+    })
+    if (kubectl) {
+      const cmd = [kubectl, 'label', '--local', '-f', json, 'x=y', '-o', 'json']
+      entries.push({key: `kubectl-${n}`, name: `kubectl label --local, ${n}`, cmd})
+    }
   }
+  const runs = measureInTurns(entries, RUNS)
+  entries.forEach((e, k) => {
+    m[e.key] = runs[k]
+  })
 }
 const small = join(root, 'examples', 'rolling-update.yaml')
 // -n demo: the examples' namespace, so that the pass has a Deployment to sync.
@@ -237,7 +233,7 @@ const targets = {
   '--help / kubectl version': 2.0,
 }
 console.log(
-  `\nkubectl-deployctl benchmark, ${results.date.slice(0, 10)}, node ${process.version}, median of ${RUNS} runs (start-up: ${Math.max(RUNS, 15)}, in turns)\n`,
+  `\nkubectl-deployctl benchmark, ${results.date.slice(0, 10)}, node ${process.version}, median of ${RUNS} runs in turns (start-up: ${Math.max(RUNS, 15)})\n`,
 )
 console.log('| measurement | median ms | peak RSS MB |\n|---|---:|---:|')
 for (const v of Object.values(m)) console.log(`| ${v.name} | ${v.medianMs} | ${v.peakRssMB} |`)
