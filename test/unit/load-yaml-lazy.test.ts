@@ -86,6 +86,28 @@ describe('the exact YAML reader, on demand', () => {
     expect(warnings[0]).toMatch(/warn\.yaml:24: ReplicaSet demo\/c: spec\.replicas: Invalid value: -1/)
   })
 
+  it('still prints the warnings that came before an error', async () => {
+    const {loadWorld} = await freshLoader()
+    const warnings: string[] = []
+    // A JSON object with an invalid field (a warning under --validate warn; JSON needs no exact
+    // reader for its line), then a YAML file with a syntax error (an error from the exact reader).
+    const bad = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {name: 'j', namespace: 'demo'},
+      spec: {replicas: -1},
+    }
+    const first = file('first.json', JSON.stringify(bad))
+    const second = file('second.yaml', 'kind: Pod\nmetadata: {name: [\n')
+    const err = await loadWorld([first, second], {
+      validate: 'warn',
+      warn: (line) => warnings.push(line),
+    }).catch((e: Error) => e)
+    expect(String(err)).toMatch(/second\.yaml:\d+:\d+: /)
+    expect(warnings).toHaveLength(4)
+    expect(warnings[0]).toMatch(/first\.json:1: ReplicaSet demo\/j: spec\.replicas: Invalid value: -1/)
+  })
+
   it('reads YAML the fast path leaves (an anchor) through the exact reader', async () => {
     const {loadWorld, exactReaderLoaded} = await freshLoader()
     const anchored = rs('d')

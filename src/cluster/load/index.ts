@@ -112,12 +112,19 @@ export function loadWorldFromLoadedText(text: string, fileName: string, opts: Lo
 export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promise<World> {
   const stdin = once<string | Buffer>(opts.stdin ?? readStdin)
   const warned: string[] = []
+  const flush = () => {
+    for (const line of warned) (opts.warn ?? defaultWarn)(line)
+  }
   try {
     const world = await loadOnce(paths, opts, stdin, (line) => warned.push(line))
-    for (const line of warned) (opts.warn ?? defaultWarn)(line)
+    flush()
     return world
   } catch (err) {
-    if (!(err instanceof NeedsExactReader)) throw err
+    if (!(err instanceof NeedsExactReader)) {
+      // As without the buffer: the notes and warnings before an error, then the error.
+      flush()
+      throw err
+    }
   }
   await loadExactReader()
   return loadOnce(paths, opts, stdin, opts.warn ?? defaultWarn)
