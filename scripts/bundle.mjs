@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Build step: esbuild bundles src/ into dist/ (one entry per oclif command, plus dist/main.cjs for
-// bin/run.cjs), splitting shared code and every dynamic import into chunks. A plugin call then
-// loads a handful of files instead of ~150 of ours and ~100 of @oclif/core's CommonJS graph.
+// bin/run.cjs), splitting shared code and every dynamic import into chunks. A small-file dry-run
+// then loads about 35 files instead of ~150 of ours and ~100 of @oclif/core's CommonJS graph.
 // Heavy dependencies stay behind dynamic imports, so ink, React and client-node still load only
 // when a command needs them. Type checking is `npm run typecheck`; esbuild only strips types.
 // The output is CommonJS wherever Node allows it (pass 2 below); the README's Benchmark section has
