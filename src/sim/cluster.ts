@@ -19,6 +19,7 @@ import {
   failFromNow,
   isPodActive,
   type KubeletContext,
+  leastLoadedNode,
   nextPodEventAt,
   nodeOf,
   type PodPlan,
@@ -28,7 +29,14 @@ import {
   terminatePod,
 } from './pods.js'
 import {generateName, Random, seedOf} from './random.js'
-import {manageReplicas, nextAvailableAt, podsOwnedBy, relatedPodsOf, replicaSetStatus} from './replicaset.js'
+import {
+  manageReplicas,
+  nextAvailableAt,
+  podFromTemplate,
+  podsOwnedBy,
+  relatedPodsOf,
+  replicaSetStatus,
+} from './replicaset.js'
 import type {SimAction, SimEvent} from './types.js'
 
 export interface ClusterOptions {
@@ -178,21 +186,8 @@ export class SimulatedCluster {
   private kubelet(placed: Pod[]): KubeletContext {
     return {
       timings: this.timings,
-      pickNode: () => {
-        // `placed` and this.pods overlap while the kubelet walks the list; count each pod once.
-        const load = new Map(this.nodes.map((n) => [n, 0]))
-        const seen = new Set<string>()
-        for (const p of [...placed, ...this.pods]) {
-          const name = p.metadata.name ?? ''
-          if (seen.has(name)) continue
-          seen.add(name)
-          const node = nodeOf(p)
-          if (node !== '' && isPodActive(p) && load.has(node)) load.set(node, (load.get(node) ?? 0) + 1)
-        }
-        let best = this.nodes[0] ?? 'node-1'
-        for (const n of this.nodes) if ((load.get(n) ?? 0) < (load.get(best) ?? 0)) best = n
-        return best
-      },
+      // `placed` and this.pods overlap while the kubelet walks the list; each pod counts once.
+      pickNode: () => leastLoadedNode(this.nodes, [...placed, ...this.pods]),
     }
   }
 
@@ -274,34 +269,20 @@ export class SimulatedCluster {
     const rsName = rs.metadata.name ?? ''
     let name = generateName(`${rsName}-`, this.random)
     while (this.plans.has(name)) name = generateName(`${rsName}-`, this.random)
-    const template = rs.spec.template ?? {}
+    const fromTemplate = podFromTemplate(rs)
     const pod: Pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
+      ...fromTemplate,
       metadata: {
+        ...fromTemplate.metadata,
         name,
-        generateName: `${rsName}-`,
         namespace: this.namespace,
         uid: deterministicUid('pods', this.namespace, name),
         creationTimestamp: rfc3339(t),
-        ...(template.metadata?.labels ? {labels: {...template.metadata.labels}} : {}),
-        ...(template.metadata?.annotations ? {annotations: {...template.metadata.annotations}} : {}),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rsName,
-            uid: rs.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
       },
-      spec: structuredClone(template.spec ?? {}),
       status: {phase: 'Pending'},
     }
     const failure = newest ? this.nextFailure(rs) : undefined
-    this.plans.set(name, planForNewPod(t, this.timings, failure))
+    this.plans.set(name, planForNewPod(t, this.timings, failure, pod))
     this.pods = [...this.pods, pod]
     return pod
   }

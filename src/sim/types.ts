@@ -25,4 +25,6 @@ export interface SimEvent {
   object: string
   message: string
   source: Actor
+  /** The part of the object the event is about: the kubelet's container events carry `spec.containers{NAME}`. */
+  fieldPath?: string
 }

@@ -42,9 +42,7 @@ describe('rollout watch, line mode', () => {
     const r = cli(['rollout', 'watch', 'web', ...EXAMPLE, ...NOW, '--line-mode', '--fail-new-pods', '1'])
     expect(r.code).toBe(1)
     const lines = r.stdout.trimEnd().split('\n')
-    expect(lines).toContain(
-      'web [10:00:15 +5s] pod/web-6f448484c8-zzqph: BackOff: Back-off pulling image "nginx:1.27"',
-    )
+    expect(lines).toContain('web [10:00:15 +5s] pod/web-6f448484c8-zzqph: Failed: Error: ImagePullBackOff')
     expect(lines.at(-1)).toBe('web [10:10:31 +10m21s] error: deployment "web" exceeded its progress deadline')
   })
 
