@@ -93,6 +93,8 @@ export class SimulatedCluster {
   private readonly orphanCandidates = new Set<string>()
   private readonly failures = new Map<string, number>()
   private readonly retries = new Map<string, number>()
+  /** When a ready pod of a ReplicaSet with minReadySeconds becomes available, by ReplicaSet. */
+  private readonly availabilityChecks = new Map<string, number>()
   private flushScheduled = false
   private timer: {handle: NodeJS.Timeout; at: number} | undefined
   private eventSeq = 0
@@ -210,10 +212,12 @@ export class SimulatedCluster {
     const now = this.now()
     this.collectOrphans()
     this.runKubelet(now)
-    for (const [key, at] of this.retries) {
-      if (at > now) continue
-      this.retries.delete(key)
-      this.dirtyReplicaSets.add(key)
+    for (const due of [this.retries, this.availabilityChecks]) {
+      for (const [key, at] of due) {
+        if (at > now) continue
+        due.delete(key)
+        this.dirtyReplicaSets.add(key)
+      }
     }
     const keys = [...this.dirtyReplicaSets]
     this.dirtyReplicaSets.clear()
@@ -246,9 +250,15 @@ export class SimulatedCluster {
     }
     for (const plan of this.plans.values()) consider(nextPodEventAt(plan))
     for (const at of this.retries.values()) consider(at)
+    // upstream: the ReplicaSet controller requeues a ReplicaSet when a pod's minReadySeconds pass.
     const pods = this.access.list('pods') as unknown as Pod[]
+    this.availabilityChecks.clear()
     for (const rs of this.access.list('replicasets') as unknown as ReplicaSet[]) {
-      if ((rs.spec.minReadySeconds ?? 0) > 0) consider(nextAvailableAt(rs, podsOwnedBy(rs, pods), now))
+      if ((rs.spec.minReadySeconds ?? 0) === 0) continue
+      const at = nextAvailableAt(rs, podsOwnedBy(rs, pods), now)
+      if (at === undefined) continue
+      this.availabilityChecks.set(`${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`, at)
+      consider(at)
     }
     return next
   }
