@@ -2,8 +2,12 @@
 // and a kubelet do to ReplicaSets and pods, seen through the API as any client sees it. Timings are
 // short; every assertion waits for an eventual state with a generous deadline, never for a moment.
 
+import {spawn, spawnSync} from 'node:child_process'
+import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from './index.js'
+
+const ROOT = join(import.meta.dirname, '../..')
 
 type Obj = Record<string, unknown>
 // biome-ignore lint/suspicious/noExplicitAny: test access to nested JSON
@@ -305,4 +309,53 @@ describe('without simulate', () => {
     // Document.swagger (field 1) = "2.0".
     expect([...body.subarray(0, 5)]).toEqual([0x0a, 3, ...Buffer.from('2.0')])
   })
+})
+
+describe('npm run apiserver -- --simulate', () => {
+  const tsx = join(ROOT, 'node_modules/.bin/tsx')
+  const main = join(ROOT, 'test/apiserver/main.ts')
+
+  it('refuses timings without --simulate', () => {
+    const r = spawnSync(tsx, [main, '--port', '0', '--pod-ready-after', '1s'], {encoding: 'utf8'})
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain('--pod-ready-after and --terminate-after need --simulate')
+    const bad = spawnSync(tsx, [main, '--simulate', '--terminate-after', 'soon'], {encoding: 'utf8'})
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toContain('--terminate-after: invalid duration "soon"')
+  })
+
+  it('moves a loaded example: the Recreate example’s terminating pod goes after --terminate-after', async () => {
+    const child = spawn(
+      tsx,
+      [
+        main,
+        '--port',
+        '0',
+        '--simulate',
+        '--terminate-after',
+        '200ms',
+        '--load',
+        join(ROOT, 'examples/recreate.yaml'),
+      ],
+      {stdio: ['ignore', 'pipe', 'inherit']},
+    )
+    try {
+      let out = ''
+      child.stdout.setEncoding('utf8').on('data', (c: string) => {
+        out += c
+      })
+      const url = await eventually(() => /listening on (\S+)/.exec(out)?.[1], 'the server to listen')
+      const podPath = `${url}/api/v1/namespaces/demo/pods/db-migrator-865b64595c-hh9gf`
+      const status = async () => (await fetch(podPath)).status
+      expect(await status()).toBe(200)
+      const deadline = Date.now() + DEADLINE_MS
+      while ((await status()) !== 404) {
+        if (Date.now() > deadline) throw new Error('the terminating pod is still there')
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    } finally {
+      child.kill('SIGTERM')
+      await new Promise((r) => child.once('close', r))
+    }
+  }, 30_000)
 })
