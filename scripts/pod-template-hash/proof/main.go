@@ -72,8 +72,12 @@ func asDecoded(v reflect.Value) {
 		v.Set(reflect.ValueOf(back))
 		return
 	case timeType:
+		// upstream: Time.Marshal writes nothing for the zero time, and Unmarshal of nothing is
+		// time.Time{} (whatever Location the JSON decoding had given it).
 		t := v.Addr().Interface().(*metav1.Time)
-		if !t.IsZero() {
+		if t.IsZero() {
+			t.Time = time.Time{}
+		} else {
 			t.Time = time.Unix(t.Unix(), 0).Local()
 		}
 		return
@@ -332,15 +336,28 @@ func main() {
 		}
 		vectors = append(vectors, v)
 	}
-	out, err := json.MarshalIndent(map[string]interface{}{
+	// One vector per line, so that a regeneration's diff shows which templates changed.
+	header, err := json.Marshal(map[string]interface{}{
 		"source":          data.Source,
 		"checkedTypes":    n,
 		"go":              goVersion(),
 		"collisionCounts": collisionCounts,
-		"vectors":         vectors,
-	}, "", " ")
+	})
 	must(err)
-	must(os.WriteFile(*outPath, append(out, '\n'), 0o644))
+	var out bytes.Buffer
+	out.Write(header[:len(header)-1])
+	out.WriteString(`,"vectors":[` + "\n")
+	for i, v := range vectors {
+		line, err := json.Marshal(v)
+		must(err)
+		out.Write(line)
+		if i < len(vectors)-1 {
+			out.WriteString(",")
+		}
+		out.WriteString("\n")
+	}
+	out.WriteString("]}\n")
+	must(os.WriteFile(*outPath, out.Bytes(), 0o644))
 	fmt.Fprintf(os.Stderr, "hashproof: %d types checked, %d vectors -> %s\n", n, len(vectors), *outPath)
 }
 

@@ -23,15 +23,16 @@ import {decodedQuantity, type ParsedQuantity, QuantityError} from './quantity.js
 
 /** A template value that no API server would have stored (a string where a number belongs, ...). */
 export class PodTemplateHashError extends Error {
-  constructor(
-    readonly detail: string,
-    readonly path: string[] = [],
-  ) {
+  /** where in the template, outermost first: ".spec", ".containers", "[0]", ... */
+  readonly path: string[] = []
+  constructor(readonly detail: string) {
     super(detail)
   }
-  override get message(): string {
-    const at = this.path.join('').replace(/^\./, '')
-    return at ? `${at}: ${this.detail}` : this.detail
+  /** Adds an enclosing path segment, as the error travels out of the template. */
+  within(segment: string): this {
+    this.path.unshift(segment)
+    this.message = `${this.path.join('').replace(/^\./, '')}: ${this.detail}`
+    return this
   }
 }
 
@@ -350,8 +351,7 @@ function splitMap(ref: GoTypeRef): [GoTypeRef, GoTypeRef] {
 }
 
 function prefixed(err: unknown, segment: string): unknown {
-  if (err instanceof PodTemplateHashError) err.path.unshift(segment)
-  return err
+  return err instanceof PodTemplateHashError ? err.within(segment) : err
 }
 
 // --- types whose JSON is not their Go structure ------------------------------------------------------
