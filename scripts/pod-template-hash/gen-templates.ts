@@ -80,7 +80,11 @@ const hand = (name: string, template: Json, keepText = false) => cases.push({nam
 
 hand('empty object', {}, true)
 hand('null metadata and spec', {metadata: null, spec: null})
-hand('defaulted nginx, creationTimestamp null', base({}, {labels: {app: 'web'}, creationTimestamp: null}), true)
+hand(
+  'defaulted nginx, creationTimestamp null',
+  base({}, {labels: {app: 'web'}, creationTimestamp: null}),
+  true,
+)
 
 // Every quantity form the API accepts, in limits and requests, and as an emptyDir sizeLimit.
 const QUANTITIES: Json[] = [
@@ -162,7 +166,10 @@ QUANTITIES.forEach((q, i) => {
     withContainer({resources: {limits: {cpu: q, memory: q}, requests: {cpu: q, 'example.com/gpu': q}}}),
     i < 3,
   )
-  hand(`quantity ${JSON.stringify(q)} as sizeLimit`, base({volumes: [{name: 'scratch', emptyDir: {sizeLimit: q}}]}))
+  hand(
+    `quantity ${JSON.stringify(q)} as sizeLimit`,
+    base({volumes: [{name: 'scratch', emptyDir: {sizeLimit: q}}]}),
+  )
 })
 hand('quantity null in a resource list', withContainer({resources: {limits: {cpu: null}}}))
 hand(
@@ -177,12 +184,24 @@ hand(
 hand('labels {} and annotations {}', base({}, {labels: {}, annotations: {}}))
 hand('labels absent', base({}, {}))
 hand('labels null', base({}, {labels: null}))
-hand('empty slices', withContainer({command: [], args: [], env: [], ports: [], volumeMounts: []}, {volumes: []}))
+hand(
+  'empty slices',
+  withContainer({command: [], args: [], env: [], ports: [], volumeMounts: []}, {volumes: []}),
+)
 hand('empty nodeSelector and tolerations', base({nodeSelector: {}, tolerations: [], imagePullSecrets: []}))
-hand('empty pointers to structs stay', withContainer({securityContext: {}, lifecycle: {}}, {affinity: {}, dnsConfig: {}}))
+hand(
+  'empty pointers to structs stay',
+  withContainer({securityContext: {}, lifecycle: {}}, {affinity: {}, dnsConfig: {}}),
+)
 hand('securityContext absent', {spec: {containers: [{name: 'a', image: 'b'}]}})
-hand('zero-valued pointers', base({hostUsers: false, enableServiceLinks: false, priority: 0, activeDeadlineSeconds: 0}))
-hand('empty strings in lists and maps', withContainer({args: ['', ' ', ''], command: ['']}, {nodeSelector: {'': ''}}))
+hand(
+  'zero-valued pointers',
+  base({hostUsers: false, enableServiceLinks: false, priority: 0, activeDeadlineSeconds: 0}),
+)
+hand(
+  'empty strings in lists and maps',
+  withContainer({args: ['', ' ', ''], command: ['']}, {nodeSelector: {'': ''}}),
+)
 
 // int-or-string: probe ports, lifecycle hooks.
 for (const port of [8080, '8080', 'http', 0, '', -1, 2147483647]) {
@@ -199,7 +218,10 @@ for (const port of [8080, '8080', 'http', 0, '', -1, 2147483647]) {
         failureThreshold: 3,
       },
       readinessProbe: {tcpSocket: {port}, periodSeconds: 5},
-      lifecycle: {preStop: {httpGet: {port, path: '/stop'}}, postStart: {tcpSocket: {port, host: 'localhost'}}},
+      lifecycle: {
+        preStop: {httpGet: {port, path: '/stop'}},
+        postStart: {tcpSocket: {port, host: 'localhost'}},
+      },
     }),
   )
 }
@@ -218,7 +240,10 @@ hand(
   base({
     volumes: [
       {name: 'a', emptyDir: {medium: 'Memory', sizeLimit: '64Mi'}},
-      {name: 'b', configMap: {name: 'cm', defaultMode: 420, items: [{key: 'k', path: 'p', mode: 256}], optional: true}},
+      {
+        name: 'b',
+        configMap: {name: 'cm', defaultMode: 420, items: [{key: 'k', path: 'p', mode: 256}], optional: true},
+      },
       {name: 'c', secret: {secretName: 's', defaultMode: 256}},
       {name: 'd', hostPath: {path: '/var/log', type: ''}},
       {name: 'e', persistentVolumeClaim: {claimName: 'data', readOnly: true}},
@@ -229,7 +254,11 @@ hand(
           sources: [
             {serviceAccountToken: {expirationSeconds: 3607, path: 'token', audience: 'api'}},
             {configMap: {name: 'kube-root-ca.crt', items: [{key: 'ca.crt', path: 'ca.crt'}]}},
-            {downwardAPI: {items: [{path: 'ns', fieldRef: {apiVersion: 'v1', fieldPath: 'metadata.namespace'}}]}},
+            {
+              downwardAPI: {
+                items: [{path: 'ns', fieldRef: {apiVersion: 'v1', fieldPath: 'metadata.namespace'}}],
+              },
+            },
             {clusterTrustBundle: {signerName: 'x/y', path: 'b.pem', labelSelector: {matchLabels: {a: 'b'}}}},
           ],
         },
@@ -237,11 +266,16 @@ hand(
       {
         name: 'g',
         downwardAPI: {
-          items: [{path: 'cpu', resourceFieldRef: {containerName: 'app', resource: 'limits.cpu', divisor: '1m'}}],
+          items: [
+            {path: 'cpu', resourceFieldRef: {containerName: 'app', resource: 'limits.cpu', divisor: '1m'}},
+          ],
         },
       },
       {name: 'h', nfs: {server: 'nfs.example', path: '/exports', readOnly: false}},
-      {name: 'i', csi: {driver: 'csi.example', volumeAttributes: {z: '1', a: '2'}, nodePublishSecretRef: {name: 's'}}},
+      {
+        name: 'i',
+        csi: {driver: 'csi.example', volumeAttributes: {z: '1', a: '2'}, nodePublishSecretRef: {name: 's'}},
+      },
       {
         name: 'j',
         ephemeral: {
@@ -299,14 +333,17 @@ hand(
 hand(
   'scheduling: affinity, tolerations, spread, gates, scheduling group',
   base({
-    nodeSelector: {'kubernetes.io/os': 'linux', 'disk': 'ssd'},
+    nodeSelector: {'kubernetes.io/os': 'linux', disk: 'ssd'},
     affinity: {
       nodeAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: {
           nodeSelectorTerms: [{matchExpressions: [{key: 'zone', operator: 'In', values: ['a', 'b']}]}],
         },
         preferredDuringSchedulingIgnoredDuringExecution: [
-          {weight: 10, preference: {matchFields: [{key: 'metadata.name', operator: 'NotIn', values: ['n1']}]}},
+          {
+            weight: 10,
+            preference: {matchFields: [{key: 'metadata.name', operator: 'NotIn', values: ['n1']}]},
+          },
         ],
       },
       podAntiAffinity: {
@@ -370,7 +407,9 @@ hand(
           {name: 'http', containerPort: 8080, protocol: 'TCP'},
           {containerPort: 53, protocol: 'UDP', hostPort: 53, hostIP: '0.0.0.0'},
         ],
-        volumeMounts: [{name: 'v', mountPath: '/data', subPath: 'x', readOnly: true, mountPropagation: 'None'}],
+        volumeMounts: [
+          {name: 'v', mountPath: '/data', subPath: 'x', readOnly: true, mountPropagation: 'None'},
+        ],
         volumeDevices: [{name: 'blk', devicePath: '/dev/xvda'}],
         resizePolicy: [{resourceName: 'cpu', restartPolicy: 'NotRequired'}],
         stdin: true,
@@ -379,7 +418,11 @@ hand(
       },
     ],
     hostAliases: [{ip: '127.0.0.1', hostnames: ['foo.local', 'bar.local']}],
-    dnsConfig: {nameservers: ['1.1.1.1'], searches: ['svc.cluster.local'], options: [{name: 'ndots', value: '2'}]},
+    dnsConfig: {
+      nameservers: ['1.1.1.1'],
+      searches: ['svc.cluster.local'],
+      options: [{name: 'ndots', value: '2'}],
+    },
     readinessGates: [{conditionType: 'example.com/ready'}],
     os: {name: 'linux'},
     hostNetwork: true,
@@ -402,8 +445,8 @@ hand(
   base(
     {},
     {
-      labels: {app: 'web', 'b:c': 'd e', 'é': 'ü', '😀': '\u{1f600}', Z: 'upper', a: 'lower', '': 'empty key'},
-      annotations: {'note': 'line\nbreak\ttab "quoted" (paren) {brace} <nil> map[x:y] \\ \u0000 \u2028 \u00a0'},
+      labels: {app: 'web', 'b:c': 'd e', é: 'ü', '😀': '\u{1f600}', Z: 'upper', a: 'lower', '': 'empty key'},
+      annotations: {note: 'line\nbreak\ttab "quoted" (paren) {brace} <nil> map[x:y] \\ \u0000 \u2028 \u00a0'},
       name: 'x',
       generateName: 'web-',
       namespace: 'demo',
@@ -412,7 +455,14 @@ hand(
       generation: 7,
       finalizers: ['example.com/f'],
       ownerReferences: [
-        {apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u', controller: true, blockOwnerDeletion: true},
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: 'web',
+          uid: 'u',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
       deletionGracePeriodSeconds: 30,
     },
@@ -420,19 +470,47 @@ hand(
   true,
 )
 hand('lone surrogate in a label value', base({}, {labels: {bad: 'x\ud800y'}}))
-hand('map key order across the BMP and astral planes', base({nodeSelector: {'\uffff': '1', '\u{10000}': '2', '\ue000': '3', z: '4'}}))
+hand(
+  'map key order across the BMP and astral planes',
+  base({nodeSelector: {'\uffff': '1', '\u{10000}': '2', '\ue000': '3', z: '4'}}),
+)
 
 // Times: null is the zero time; others travel as whole seconds and come back in time.Local.
-for (const ts of [null, '0001-01-01T00:00:00Z', '1970-01-01T00:00:00Z', '2026-11-29T10:00:00Z', '2026-11-29T10:00:00.999Z', '2026-11-29T12:00:00+02:00', '1969-12-31T23:59:59Z']) {
-  hand(`creationTimestamp ${JSON.stringify(ts)}`, base({}, {labels: {app: 'web'}, creationTimestamp: ts}), ts === '2026-11-29T10:00:00Z')
+for (const ts of [
+  null,
+  '0001-01-01T00:00:00Z',
+  '1970-01-01T00:00:00Z',
+  '2026-11-29T10:00:00Z',
+  '2026-11-29T10:00:00.999Z',
+  '2026-11-29T12:00:00+02:00',
+  '1969-12-31T23:59:59Z',
+]) {
+  hand(
+    `creationTimestamp ${JSON.stringify(ts)}`,
+    base({}, {labels: {app: 'web'}, creationTimestamp: ts}),
+    ts === '2026-11-29T10:00:00Z',
+  )
 }
-hand('deletionTimestamp and managedFields', base({}, {
-  deletionTimestamp: '2026-11-29T10:00:00Z',
-  managedFields: [
-    {manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2026-11-29T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {'f:metadata': {'f:labels': {'.': {}, 'f:app': {}}}}},
-    {manager: 'empty', operation: 'Apply', fieldsV1: {}, subresource: 'status'},
-  ],
-}))
+hand(
+  'deletionTimestamp and managedFields',
+  base(
+    {},
+    {
+      deletionTimestamp: '2026-11-29T10:00:00Z',
+      managedFields: [
+        {
+          manager: 'kubectl',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: '2026-11-29T10:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: {'f:metadata': {'f:labels': {'.': {}, 'f:app': {}}}},
+        },
+        {manager: 'empty', operation: 'Apply', fieldsV1: {}, subresource: 'status'},
+      ],
+    },
+  ),
+)
 
 // --- random templates ------------------------------------------------------------------------------
 
@@ -448,18 +526,65 @@ function random(): number {
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!
 const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1))
 
-const STRINGS = ['', 'a', 'web', 'nginx:1.27', 'app.kubernetes.io/name', ' ', 'x y', 'ü', '日本', '😀', 'a:b', '(x)', '{}', '<nil>', 'map[]', '"q"', 'line\nbreak', '0', 'true', 'TCP', 'Always', 'IfNotPresent']
+const STRINGS = [
+  '',
+  'a',
+  'web',
+  'nginx:1.27',
+  'app.kubernetes.io/name',
+  ' ',
+  'x y',
+  'ü',
+  '日本',
+  '😀',
+  'a:b',
+  '(x)',
+  '{}',
+  '<nil>',
+  'map[]',
+  '"q"',
+  'line\nbreak',
+  '0',
+  'true',
+  'TCP',
+  'Always',
+  'IfNotPresent',
+]
 function randomString(): string {
   if (random() < 0.7) return pick(STRINGS)
   let s = ''
-  for (let n = int(1, 12); n > 0; n--) s += String.fromCodePoint(pick([int(0x20, 0x7e), int(0x20, 0x7e), int(0xa0, 0x2fff), int(0x1f300, 0x1f5ff)]))
+  for (let n = int(1, 12); n > 0; n--)
+    s += String.fromCodePoint(
+      pick([int(0x20, 0x7e), int(0x20, 0x7e), int(0xa0, 0x2fff), int(0x1f300, 0x1f5ff)]),
+    )
   return s
 }
 function randomQuantity(): Json {
   if (random() < 0.5) return pick(QUANTITIES)
   const digits = String(int(0, 10 ** int(1, 9)))
   const frac = random() < 0.3 ? `.${String(int(0, 999)).padStart(int(1, 4), '0')}` : ''
-  const suffix = pick(['', '', 'm', 'n', 'u', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'e3', 'e-2', 'E6'])
+  const suffix = pick([
+    '',
+    '',
+    'm',
+    'n',
+    'u',
+    'k',
+    'M',
+    'G',
+    'T',
+    'P',
+    'E',
+    'Ki',
+    'Mi',
+    'Gi',
+    'Ti',
+    'Pi',
+    'Ei',
+    'e3',
+    'e-2',
+    'E6',
+  ])
   return `${random() < 0.1 ? '-' : ''}${digits}${frac}${suffix}`
 }
 function randomTime(): Json {
