@@ -465,19 +465,29 @@ const SPECIAL: Record<string, Special> = {
 
 // --- rendering and hashing ---------------------------------------------------------------------------
 
-let root: Node | undefined
-function rootNode(): Node {
-  if (!root) {
-    const compiler = new Compiler(hashTypeData)
-    root = compiler.node(hashTypeData.source.root)
-  }
-  return root
+/** Renders and hashes pod templates with the types of one Kubernetes version. */
+export interface PodTemplateHasher {
+  /** dump.ForHash(template): go-spew's "%#v" of the v1.PodTemplateSpec the controller decodes */
+  spew(template: unknown): string
+  /** controller.ComputeHash(template, collisionCount) */
+  hash(template: unknown, collisionCount: number | undefined): string
 }
+
+/** A hasher for other type data than v1.36's (tests of pairs seen on clusters of other versions). */
+export function podTemplateHasher(data: HashTypeData): PodTemplateHasher {
+  let root: Node | undefined
+  const spew = (template: unknown) => {
+    root ??= new Compiler(data).node(data.source.root)
+    return `(${root.tname})${root.json(template ?? null)}`
+  }
+  return {spew, hash: (template, collisionCount) => hashText(spew(template), collisionCount)}
+}
+
+const v136 = podTemplateHasher(hashTypeData)
 
 /** dump.ForHash(template): go-spew's "%#v" of the v1.PodTemplateSpec kube-controller-manager decodes. */
 export function podTemplateSpew(template: unknown): string {
-  const node = rootNode()
-  return `(${node.tname})${node.json(template ?? null)}`
+  return v136.spew(template)
 }
 
 const FNV_OFFSET = 0x811c9dc5
@@ -537,7 +547,11 @@ export function safeEncodeString(s: string): string {
  * `template` (as the API server stores it) with the Deployment's status.collisionCount.
  */
 export function computePodTemplateHash(template: unknown, collisionCount: number | undefined): string {
-  let h = fnv1aString(podTemplateSpew(template))
+  return v136.hash(template, collisionCount)
+}
+
+function hashText(text: string, collisionCount: number | undefined): string {
+  let h = fnv1aString(text)
   if (collisionCount != null) {
     const extra = new Uint8Array(8)
     new DataView(extra.buffer).setUint32(0, collisionCount >>> 0, true)
