@@ -607,7 +607,7 @@ function randomInt(kind: string): number {
   return Math.max(lo, Math.min(hi, Math.round((random() * 2 - 1) * (random() < 0.5 ? hi : 100000))))
 }
 
-const types = hashTypeData.types
+const types = hashTypeData().types
 /** A JSON value for a Go type, `depth` levels into the template. */
 function gen(ref: string, depth: number): Json | undefined {
   if (ref.startsWith('*')) return random() < 0.5 ? undefined : gen(ref.slice(1), depth)
@@ -665,7 +665,7 @@ function gen(ref: string, depth: number): Json | undefined {
 
 const count = Number(opts.random)
 for (let i = 0; i < count; i++) {
-  cases.push({name: `random #${i} (seed ${opts.seed})`, template: gen(hashTypeData.source.root, 0) ?? null})
+  cases.push({name: `random #${i} (seed ${opts.seed})`, template: gen(hashTypeData().source.root, 0) ?? null})
 }
 
 writeFileSync(out, `${JSON.stringify(cases)}\n`)

@@ -288,11 +288,22 @@ const lines = [
   '',
   "import type {HashTypeData} from './hash-types.js'",
   '',
-  `export const hashTypeData: HashTypeData = {`,
-  `  source: ${JSON.stringify(source)},`,
-  '  types: {',
-  ...sorted.map((k) => `    ${JSON.stringify(k)}: ${JSON.stringify(decls.get(k))},`),
-  '  },',
+  `const source: HashTypeData['source'] = ${JSON.stringify(source)}`,
+  '',
+  '// JSON, one type per line, parsed on first use: loading the controller then costs a string scan,',
+  '// not the construction of ~170 objects that only a pass creating a ReplicaSet needs.',
+  'const types = `{',
+  sorted
+    .map((k) =>
+      `${JSON.stringify(k)}: ${JSON.stringify(decls.get(k))}`.replace(/[\\`]|\$\{/g, (c) => `\\${c}`),
+    )
+    .join(',\n'),
+  '}`',
+  '',
+  'let data: HashTypeData | undefined',
+  'export function hashTypeData(): HashTypeData {',
+  '  data ??= {source, types: JSON.parse(types)}',
+  '  return data',
   '}',
   '',
 ]

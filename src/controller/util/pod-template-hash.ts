@@ -483,11 +483,12 @@ export function podTemplateHasher(data: HashTypeData): PodTemplateHasher {
   return {spew, hash: (template, collisionCount) => hashText(spew(template), collisionCount)}
 }
 
-const v136 = podTemplateHasher(hashTypeData)
+let v136: PodTemplateHasher | undefined
+const current = (): PodTemplateHasher => (v136 ??= podTemplateHasher(hashTypeData()))
 
 /** dump.ForHash(template): go-spew's "%#v" of the v1.PodTemplateSpec kube-controller-manager decodes. */
 export function podTemplateSpew(template: unknown): string {
-  return v136.spew(template)
+  return current().spew(template)
 }
 
 const FNV_OFFSET = 0x811c9dc5
@@ -547,7 +548,7 @@ export function safeEncodeString(s: string): string {
  * `template` (as the API server stores it) with the Deployment's status.collisionCount.
  */
 export function computePodTemplateHash(template: unknown, collisionCount: number | undefined): string {
-  return v136.hash(template, collisionCount)
+  return current().hash(template, collisionCount)
 }
 
 function hashText(text: string, collisionCount: number | undefined): string {
@@ -559,6 +560,3 @@ function hashText(text: string, collisionCount: number | undefined): string {
   }
   return safeEncodeString(String(h >>> 0))
 }
-
-/** Which upstream sources the type data was generated from. */
-export const podTemplateHashSource = hashTypeData.source

@@ -38,10 +38,10 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 describe('pod-template-hash golden vectors (Go, go-spew, k8s.io/api v0.36)', () => {
   it('come from the same upstream sources as the type data', () => {
-    expect(file.source).toEqual(hashTypeData.source)
-    expect(file.checkedTypes).toBe(Object.keys(hashTypeData.types).length)
-    expect(hashTypeData.source.typeCounts['core/v1']).toBe(144)
-    expect(hashTypeData.source.typeCounts['meta/v1']).toBe(9)
+    expect(file.source).toEqual(hashTypeData().source)
+    expect(file.checkedTypes).toBe(Object.keys(hashTypeData().types).length)
+    expect(hashTypeData().source.typeCounts['core/v1']).toBe(144)
+    expect(hashTypeData().source.typeCounts['meta/v1']).toBe(9)
   })
 
   it('are hundreds, the examples and the hand-written cases among them', () => {
