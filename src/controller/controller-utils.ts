@@ -3,7 +3,7 @@
 
 import type {ObjectMeta, OwnerReference, Pod, PodTemplateSpec, ReplicaSet} from './api/types.js'
 import {timeValue} from './util/equality.js'
-import {computePodTemplateHash} from './util/pod-template-hash.js'
+import {computePodTemplateHash, PodTemplateHashError} from './util/pod-template-hash.js'
 
 export function specReplicas(rs: {spec?: {replicas?: number}}): number {
   return rs.spec?.replicas ?? 0
@@ -85,5 +85,11 @@ export {safeEncodeString} from './util/pod-template-hash.js'
  * util/pod-template-hash.ts and the golden vectors in test/fixtures/pod-template-hash.
  */
 export function computeHash(template: PodTemplateSpec, collisionCount: number | undefined): string {
-  return computePodTemplateHash(template, collisionCount)
+  try {
+    return computePodTemplateHash(template, collisionCount)
+  } catch (err) {
+    // A value no API server would store (the loader checks most, not quantities): name the field.
+    if (err instanceof PodTemplateHashError) throw err.within('.spec.template')
+    throw err
+  }
 }

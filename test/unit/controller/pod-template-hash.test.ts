@@ -104,6 +104,11 @@ describe('pod-template-hash rendering', () => {
   })
 
   it('says which field of a template no API server would store is wrong', () => {
+    expect(() =>
+      computeHash({spec: {containers: [{...container, resources: {limits: {cpu: '1x'}}}]}}, undefined),
+    ).toThrow(
+      /^spec\.template\.spec\.containers\[0\]\.resources\.limits\["cpu"\]: "1x": quantities must match/,
+    )
     const bad = {spec: {containers: [{...container, ports: [{containerPort: '80'}]}]}}
     expect(() => podTemplateSpew(bad)).toThrow(PodTemplateHashError)
     expect(() => podTemplateSpew(bad)).toThrow(
