@@ -345,7 +345,7 @@ describe('npm run apiserver -- --simulate', () => {
         out += c
       })
       const url = await eventually(() => /listening on (\S+)/.exec(out)?.[1], 'the server to listen')
-      const podPath = `${url}/api/v1/namespaces/demo/pods/db-migrator-865b64595c-hh9gf`
+      const podPath = `${url}/api/v1/namespaces/demo/pods/db-migrator-77c9c4567b-hh9gf`
       const status = async () => (await fetch(podPath)).status
       expect(await status()).toBe(200)
       const deadline = Date.now() + DEADLINE_MS
