@@ -57,6 +57,9 @@ const plainSort = {
   },
 }
 
+// The oldest Node that package.json's engines allows: esbuild lowers newer syntax for it.
+const TARGET = 'node22'
+
 // Pass 1: an ESM build with splitting, which is how esbuild shares code between entries and
 // dynamic imports. Kept in memory: pass 2 decides each file's module format.
 const esm = await build({
@@ -67,7 +70,7 @@ const esm = await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: TARGET,
   chunkNames: 'chunks/[name]-[hash]',
   // @oclif/core reads tsconfig files with TypeScript only in development mode, never when shipped.
   external: ['typescript', 'ts-node', 'tsx'],
@@ -92,7 +95,7 @@ await build({
   bundle: true,
   format: 'cjs',
   platform: 'node',
-  target: 'node20',
+  target: TARGET,
   sourcemap: 'linked',
   logLevel: 'warning',
 })
@@ -142,7 +145,7 @@ async function awaitsAtTopLevel(code) {
       format: 'cjs',
       loader: 'js',
       platform: 'node',
-      target: 'node20',
+      target: TARGET,
       logLevel: 'silent',
     })
     return false
@@ -187,7 +190,7 @@ for (const [rel, out] of outputs) {
       : undefined,
     loader: 'js',
     platform: 'node',
-    target: 'node20',
+    target: TARGET,
     sourcemap: 'external',
     sourcefile: renamed(rel),
     // Pass 1 already reported what concerns our code; the rest is third-party code.
