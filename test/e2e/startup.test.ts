@@ -1,10 +1,10 @@
 // What a file-mode call loads. Start-up time is the benchmark's business (npm run bench); these
 // tests keep the decisions behind it from quietly coming undone: no ES module, none of the Node
 // modules that only live mode, colours or DEBUG need, the stand-ins for oclif's on-demand packages
-// still doing their job when they are needed.
+// still doing their job when they are needed, and Node's compile cache switched on.
 
 import {spawnSync} from 'node:child_process'
-import {closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -87,5 +87,36 @@ describe('a file-mode call', () => {
     expect(r.code).toBe(0)
     // biome-ignore lint/suspicious/noControlCharactersInRegex: an ANSI escape is what is looked for
     expect(r.stdout).toMatch(/\u001b\[1mVERSION/)
+  })
+
+  it("keeps the bundle's compiled code in Node's compile cache, unless NODE_DISABLE_COMPILE_CACHE", () => {
+    /** The dist/ files whose code a call left in the compile cache of the temp directory `tmp`. */
+    const cached = (env: NodeJS.ProcessEnv = {}) => {
+      const tmp = mkdtempSync(join(tmpdir(), 'deployctl-cc-'))
+      try {
+        return cachedFiles(tmp, env)
+      } finally {
+        rmSync(tmp, {recursive: true, force: true})
+      }
+    }
+    const cachedFiles = (tmp: string, env: NodeJS.ProcessEnv) => {
+      const {NODE_COMPILE_CACHE: _, ...rest} = process.env
+      const r = spawnSync(process.execPath, [BIN, ...small], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {...rest, TMPDIR: tmp, NODE_ENV: 'production', NO_COLOR: '1', ...env},
+      })
+      expect(r.status).toBe(0)
+      let dirs: string[]
+      try {
+        dirs = readdirSync(join(tmp, 'node-compile-cache'))
+      } catch {
+        return 0
+      }
+      // One directory per Node version and V8 flags, one file per compiled module.
+      return dirs.flatMap((d) => readdirSync(join(tmp, 'node-compile-cache', d))).length
+    }
+    expect(cached()).toBeGreaterThan(10)
+    expect(cached({NODE_DISABLE_COMPILE_CACHE: '1'})).toBe(0)
   })
 })
