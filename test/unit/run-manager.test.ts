@@ -146,7 +146,13 @@ describe('runManager with leader election', () => {
 describe('client hooks', () => {
   it('refuse a write when this replica may not write, before and after waiting for a token', async () => {
     let may = true
-    const hooks = clientHooks({mayWrite: () => may, limiter: {wait: async () => ((may = false), 5)}})
+    const limiter = {
+      wait: async () => {
+        may = false // leadership lost while the request waited for its token
+        return 5
+      },
+    }
+    const hooks = clientHooks({mayWrite: () => may, limiter})
     const url = new URL('http://h:1/apis/apps/v1/namespaces/d/replicasets')
     await expect(hooks.before?.('POST', url)).rejects.toBeInstanceOf(NotLeaderError)
     may = false
