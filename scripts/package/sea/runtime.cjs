@@ -81,7 +81,8 @@ exports.start = function start(app) {
 
   const run = (args) => {
     const argv = args ?? process.argv.slice(2)
-    if (argv[0] === '__complete' && app.complete) return app.complete().main(argv.slice(1))
+    if (argv[0] === '__complete' && app.complete)
+      return app.complete().main(argv.slice(1), {manifest: app.manifest, topics: app.pjson.oclif?.topics})
     return app.main().execute({
       args: argv,
       loadOptions: {root: state.root, pjson: structuredClone(app.pjson), isRoot: true},
