@@ -152,7 +152,9 @@ for (const p of platforms) {
   }
   writeFileSync(join(dir, 'sea.json'), JSON.stringify(config))
   log(`${p.os}/${p.arch}: SEA blob (node ${p.version}${native ? ', start-up snapshot' : ''})`)
-  const {NODE_OPTIONS: _, ...env} = process.env
+  // A bare environment: the snapshot's warm-up runs the CLI, and what it reads of the environment
+  // while loading (NODE_OPTIONS, VITEST, DEBUG...) must not be the packaging machine's.
+  const env = {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, LANG: 'C.UTF-8'}
   execFileSync(builder.exe, ['--experimental-sea-config', join(dir, 'sea.json')], {
     cwd: dir,
     env,

@@ -108,24 +108,48 @@ exports.start = function start(app) {
   Promise.resolve(run()).then(exit)
 }
 
-/** Runs each command line once with its output dropped, so that its code is compiled in the snapshot. */
+/**
+ * Runs each command line once with its output dropped, so that its code is compiled in the snapshot.
+ * process.stdout and process.stderr are stand-ins meanwhile: Node makes the real ones on first use
+ * for what fd 1 and 2 are then, and one made here would be kept in the snapshot (a file stream where
+ * the user has a terminal, and the ink view would never start).
+ */
 function warmUp(lines, run) {
   if (lines.length === 0) return
-  const write = {out: process.stdout.write, err: process.stderr.write}
+  const {Writable} = require('node:stream')
   // DEPLOYCTL_WARMUP_VERBOSE=1 (packaging) shows what the warm-up prints, to see why it failed.
-  process.stdout.write = () => true
-  if (!process.env.DEPLOYCTL_WARMUP_VERBOSE) process.stderr.write = () => true
+  const verbose = Boolean(process.env.DEPLOYCTL_WARMUP_VERBOSE)
+  const sink = (fd) =>
+    Object.assign(
+      new Writable({
+        write(chunk, _enc, done) {
+          if (verbose && fd === 2) require('node:fs').writeSync(2, chunk)
+          done()
+        },
+      }),
+      {fd, isTTY: false},
+    )
+  const saved = {
+    stdout: Object.getOwnPropertyDescriptor(process, 'stdout'),
+    stderr: Object.getOwnPropertyDescriptor(process, 'stderr'),
+  }
+  const fake = {stdout: sink(1), stderr: sink(2)}
+  for (const k of ['stdout', 'stderr'])
+    Object.defineProperty(process, k, {configurable: true, enumerable: true, get: () => fake[k]})
+  const restore = () => {
+    for (const k of ['stdout', 'stderr']) Object.defineProperty(process, k, saved[k])
+  }
   let chain = Promise.resolve()
   for (const args of lines) chain = chain.then(() => run(args))
   chain
     .then(() => {
-      process.stdout.write = write.out
-      process.stderr.write = write.err
+      restore()
       // A warmed-up command may have set an exit code (--exit-code): the snapshot must not keep it.
       process.exitCode = undefined
     })
     .catch((err) => {
-      write.err.call(process.stderr, `warm-up failed: ${err?.stack ?? err}\n`)
+      restore()
+      require('node:fs').writeSync(2, `warm-up failed: ${err?.stack ?? err}\n`)
       process.exit(1)
     })
 }
