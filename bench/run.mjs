@@ -228,7 +228,7 @@ const ratio = (a, b) => (m[a] && m[b] ? Number((m[a].medianMs / m[b].medianMs).t
 for (const n of SIZES) r[`dry-run/parse @${n}`] = ratio(`dry-run-${n}`, `parse-${n}`)
 r['dry-run/kubectl @1000'] = ratio('dry-run-1000', 'kubectl-1000')
 r['yaml/json @1000'] = ratio('dry-run-yaml-1000', 'dry-run-1000')
-if (SIZES.includes(5000)) {
+if (SIZES.includes(5000) && m['dry-run-5000']) {
   r['growth 5000/1000'] = ratio('dry-run-5000', 'dry-run-1000')
   r['peak RSS 5000 / snapshot size'] = Number(
     ((m['dry-run-5000'].peakRssMB * 2 ** 20) / results.sizes[5000].jsonBytes).toFixed(2),

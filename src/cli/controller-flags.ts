@@ -70,13 +70,13 @@ export const apiClientFlags = {
     helpValue: 'QPS',
     default: '20',
     description:
-      'Requests per second the controller may send to the API server, watches included (the Lease client has its own budget); negative: no limit.',
+      'Requests per second the controller may send to the API server, watches included (the Lease client has its own budget); 0: 5, as client-go; negative: no limit.',
   }),
   'kube-api-burst': Flags.integer({
     helpGroup: 'CLUSTER',
     helpValue: 'N',
     default: 30,
-    description: 'Requests the controller may send at once above --kube-api-qps.',
+    description: 'Requests the controller may send at once above --kube-api-qps (0: 10, as client-go).',
   }),
 }
 
@@ -160,9 +160,8 @@ export async function controllerProcessOptions(flags: ControllerFlags): Promise<
     throw new UsageError(`invalid --kube-api-qps "${flags['kube-api-qps']}": want a number, e.g. 20`)
   }
   const burst = flags['kube-api-burst']
-  if (qps > 0 && burst < 1) {
-    throw new UsageError('--kube-api-burst must be at least 1 when --kube-api-qps is positive')
-  }
+  if (burst < 0)
+    throw new UsageError("--kube-api-burst must not be negative (0 means client-go's default, 10)")
   return {
     leaderElection,
     metricsBindAddress: flags['metrics-bind-address'],
