@@ -520,3 +520,43 @@ describe('two candidates', () => {
     expect(a.elector.mayWrite()).toBe(false)
   })
 })
+
+describe('LeaseLock on the test API server (optimistic concurrency)', () => {
+  it('creates, reads and updates the Lease; a stale resourceVersion is a 409, a second create AlreadyExists', async () => {
+    const {startApiServer} = await import('../apiserver/index.js')
+    const {connect} = await import('../../src/cluster/live/kubeconfig.js')
+    const {ApiClient} = await import('../../src/cluster/live/api.js')
+    const server = await startApiServer()
+    try {
+      const api = new ApiClient(await connect({kubeconfig: server.kubeconfigPath}))
+      const a = new LeaseLock(api, NS, NAME, 'a')
+      const b = new LeaseLock(api, NS, NAME, 'b')
+      const record = {
+        ...leaseSpecToRecord({holderIdentity: 'a', leaseDurationSeconds: 4}),
+        renewTime: microTime(0),
+      }
+      await expect(a.get()).rejects.toMatchObject({code: 404})
+      await a.create(record)
+      await expect(b.create({...record, holderIdentity: 'b'})).rejects.toMatchObject({
+        reason: 'AlreadyExists',
+      })
+      const seen = await b.get()
+      expect(seen.record).toMatchObject({
+        holderIdentity: 'a',
+        leaseDurationSeconds: 4,
+        renewTime: '1970-01-01T00:00:00.000000Z',
+      })
+      await a.update({...record, renewTime: microTime(1000)})
+      // b's copy is now stale: its PUT carries the old resourceVersion.
+      await expect(b.update({...seen.record, holderIdentity: 'b'})).rejects.toMatchObject({
+        code: 409,
+        reason: 'Conflict',
+      })
+      expect((await b.get()).record.renewTime).toBe('1970-01-01T00:00:01.000000Z')
+      await b.update({...seen.record, holderIdentity: 'b', leaderTransitions: 1})
+      expect((await a.get()).record).toMatchObject({holderIdentity: 'b', leaderTransitions: 1})
+    } finally {
+      await server.close()
+    }
+  })
+})
