@@ -354,13 +354,16 @@ export function newE2EReplicaSet(
 
 // --- deploymentutil, as the tests use it ----------------------------------------------------------------
 
-/** JSON with sorted keys: upstream compares templates with apiequality.Semantic.DeepEqual. */
+/**
+ * JSON with sorted keys, a null field as an absent one: upstream compares typed templates with
+ * apiequality.Semantic.DeepEqual, where kubectl's `creationTimestamp: null` is the zero time.
+ */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
   if (v !== null && typeof v === 'object') {
     return `{${Object.keys(v)
       .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .filter((k) => (v as Record<string, unknown>)[k] != null)
       .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
       .join(',')}}`
   }
@@ -727,16 +730,25 @@ export class DeploymentTester {
     })
   }
 
-  /** upstream: WaitRSStable — observed its generation, and status.replicas at the spec. */
+  /**
+   * upstream: WaitRSStable — the ReplicaSet controller has observed the ReplicaSet's generation and
+   * counts as many replicas as its spec asks. Upstream compares with the spec read before the wait;
+   * the Deployment controller may scale the ReplicaSet again meanwhile (a rollout's next step), and
+   * the old spec would then never be met, so each read's own spec and generation are used.
+   */
   async waitRSStable(rs: ReplicaSet): Promise<void> {
-    const generation = rs.metadata.generation ?? 0
-    await poll(`replicaset ${this.ns}/${rs.metadata.name} to be stable`, async () => {
-      const cur = await this.replicaSet(rs.metadata.name ?? '')
-      return (
-        (cur.status?.observedGeneration ?? 0) >= generation &&
-        (cur.status?.replicas ?? 0) === (rs.spec.replicas ?? 1)
-      )
-    })
+    let last: ReplicaSet | undefined
+    await poll(
+      `replicaset ${this.ns}/${rs.metadata.name} to be stable`,
+      async () => {
+        last = await this.replicaSet(rs.metadata.name ?? '')
+        return (
+          (last.status?.observedGeneration ?? 0) >= (last.metadata.generation ?? 0) &&
+          (last.status?.replicas ?? 0) === (last.spec.replicas ?? 1)
+        )
+      },
+      {state: () => JSON.stringify({spec: last?.spec.replicas, status: last?.status})},
+    )
   }
 
   /** upstream: scaleDeployment — update spec.replicas, wait for completion, check the new ReplicaSet. */

@@ -288,7 +288,8 @@ describeKubectl('upstream integration tests (test/integration/deployment) on a s
         await t.create(d)
 
         await t.waitForUpdatedReplicasGTE(1)
-        await t.agree('waiting')
+        // Waiting, or already past the 3 s deadline on a busy machine: the three agree either way.
+        await t.agree()
         // Pods are not marked as ready: the rollout times out after progressDeadlineSeconds.
         await t.waitForCondition('ProgressDeadlineExceeded', 'Progressing')
         await t.agree('deadlineExceeded')
