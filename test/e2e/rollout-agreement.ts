@@ -29,17 +29,24 @@ export function readKubectlRolloutStatus(r: RunResult): RolloutReading {
   throw new Error(`kubectl rollout status: exit ${r.code}: ${r.stderr || r.stdout}`)
 }
 
+interface Explanation {
+  deployment: {namespace: string; name: string}
+  rolloutStatus: {message: string; done: boolean; error: boolean}
+}
+
 interface ExplainDocument {
-  explanations?: Array<{
-    deployment: {namespace: string; name: string}
-    rolloutStatus: {message: string; done: boolean; error: boolean}
-  }>
+  apiVersion?: string
+  /** deployctl.kubectl.io/v1alpha1 */
+  explanations?: Explanation[]
+  /** deployctl.kubectl.io/v1alpha2 (issue 16's one envelope for every command) */
+  items?: Explanation[]
 }
 
 /** `explain NAME -o json` (live): the Deployment's `rolloutStatus`, kubectl's rule on what it read. */
 export function readExplain(stdout: string, namespace: string, name: string): RolloutReading {
   const doc = JSON.parse(stdout) as ExplainDocument
-  const e = doc.explanations?.find((x) => x.deployment.namespace === namespace && x.deployment.name === name)
+  const list = doc.apiVersion === 'deployctl.kubectl.io/v1alpha1' ? doc.explanations : doc.items
+  const e = list?.find((x) => x.deployment.namespace === namespace && x.deployment.name === name)
   if (!e) throw new Error(`explain -o json has no explanation of ${namespace}/${name}:\n${stdout}`)
   const s = e.rolloutStatus
   const state: RolloutState = s.error ? 'deadlineExceeded' : s.done ? 'done' : 'waiting'
