@@ -974,6 +974,14 @@ class ApiServerImpl {
         this.checkTypeMeta(def, next)
         return this.applyUpdate(internalCtx(), route(def, namespace, name, 'status'), next, false).obj
       },
+      serves: (kind) => {
+        try {
+          defOf(kind)
+          return true
+        } catch {
+          return false
+        }
+      },
       bind: (namespace, name, node, status) => {
         const current = this.store.get(pods, namespace, name)
         if (!current) throw notFound(this.gr(pods), name)
