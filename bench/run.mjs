@@ -116,7 +116,8 @@ const parseBaseline = (file) => [
 
 process.stderr.write(`snapshots in ${dir}\n`)
 const now = ['--now', '2026-01-01T00:05:00Z']
-for (const n of SIZES) {
+const controllerOnly = args['controller-only'] === 'true'
+for (const n of controllerOnly ? [] : SIZES) {
   const json = generate(n, 'json')
   results.sizes[n] = {jsonBytes: statSync(json).size}
   // Each size's commands in turns, as the start-up ones below: their ratios compare runs of the same
@@ -217,9 +218,9 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
   }
   startUp.push({key: 'nodeNoopNoCA', name: 'node -e 0, no NODE_EXTRA_CA_CERTS', cmd: [node, '-e', '0'], env})
 }
-const startUpRuns = measureInTurns(startUp, Math.max(RUNS, 15))
+const startUpRuns = controllerOnly ? [] : measureInTurns(startUp, Math.max(RUNS, 15))
 startUp.forEach((e, k) => {
-  m[e.key] = startUpRuns[k]
+  if (startUpRuns[k]) m[e.key] = startUpRuns[k]
 })
 
 const r = results.ratios
@@ -227,7 +228,7 @@ const ratio = (a, b) => (m[a] && m[b] ? Number((m[a].medianMs / m[b].medianMs).t
 for (const n of SIZES) r[`dry-run/parse @${n}`] = ratio(`dry-run-${n}`, `parse-${n}`)
 r['dry-run/kubectl @1000'] = ratio('dry-run-1000', 'kubectl-1000')
 r['yaml/json @1000'] = ratio('dry-run-yaml-1000', 'dry-run-1000')
-if (SIZES.includes(5000)) {
+if (SIZES.includes(5000) && m['dry-run-5000']) {
   r['growth 5000/1000'] = ratio('dry-run-5000', 'dry-run-1000')
   r['peak RSS 5000 / snapshot size'] = Number(
     ((m['dry-run-5000'].peakRssMB * 2 ** 20) / results.sizes[5000].jsonBytes).toFixed(2),
@@ -270,6 +271,45 @@ for (const [k, v] of Object.entries(r)) {
   console.log(
     `| ${k} | ${v ?? 'n/a'} | ${t === undefined ? '' : `≤ ${t}`} | ${t === undefined || v === null ? '' : v <= t ? 'yes' : 'NO'} |`,
   )
+}
+// `run` as the controller of the test API server (bench/controller.ts, TypeScript through tsx).
+if (args['no-controller'] !== 'true' && kubectl) {
+  process.stderr.write('controller benchmark (bench/controller.ts)\n')
+  const out = join(dir, 'controller.json')
+  const tsx = join(root, 'node_modules', '.bin', 'tsx')
+  const c = spawnSync(
+    tsx,
+    [join(root, 'bench', 'controller.ts'), '--out', out, ...(quick ? ['--quick'] : [])],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {...process.env, PATH: `${dirname(node)}:${process.env.PATH}`},
+    },
+  )
+  if (c.status !== 0) throw new Error(`bench/controller.ts exited ${c.status}`)
+  const ctl = JSON.parse(readFileSync(out, 'utf8'))
+  results.controller = ctl
+  const rows = [
+    ['run cold start to 1,000 synced / kubectl get deploy,rs,pods -A -o json', ctl.coldStart?.ratio, 2],
+    [
+      '  the same without client-side QPS limit (--kube-api-qps=-1)',
+      ctl.coldStart?.ratioNoQpsLimit,
+      undefined,
+    ],
+    ['kubectl set image -> first ReplicaSet write, p50 ms', ctl.setImageToReplicaSetWrite?.p50Ms, undefined],
+    ['kubectl set image -> first ReplicaSet write, p99 ms', ctl.setImageToReplicaSetWrite?.p99Ms, 100],
+    ['syncs per minute on a steady cluster of 1,000', ctl.steady?.syncsPerMinute, undefined],
+    ['peak RSS MB with 5,000 Deployments cached', ctl.memory5000?.peakRssMB, undefined],
+    ['failover after kill -9, median ms (lease 4s)', ctl.failover?.killMinus9Ms?.median, undefined],
+    ['failover after SIGTERM, median ms', ctl.failover?.sigtermMs?.median, undefined],
+  ]
+  console.log('\n| controller (run) | value | target | met |\n|---|---:|---:|---|')
+  for (const [k, v, t] of rows) {
+    console.log(
+      `| ${k} | ${v ?? 'n/a'} | ${t === undefined ? '' : `≤ ${t}`} | ${t === undefined || v == null ? '' : v <= t ? 'yes' : 'NO'} |`,
+    )
+  }
+  console.log(`\nsteady-state sync causes: ${JSON.stringify(ctl.steady?.causes ?? {})}`)
+  console.log(`random leader kills: ${JSON.stringify(ctl.randomKills ?? {})}`)
 }
 mkdirSync(join(root, 'bench'), {recursive: true})
 writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)

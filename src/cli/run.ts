@@ -3,10 +3,11 @@
 
 import type {IO} from '../base-command.js'
 import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
-import {InputError, UsageError} from '../cluster/world.js'
+import {UsageError} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import type {ControllerFlags, ControllerProcessOptions} from './controller-flags.js'
 
-export interface RunFlags {
+export interface RunFlags extends Partial<ControllerFlags> {
   namespace?: string
   'all-namespaces': boolean
   selector?: string
@@ -43,13 +44,17 @@ export class RunOptions {
   force = false
   verbosity = 0
   connectionFlags: ConnectionFlags = {}
+  process!: ControllerProcessOptions
+  version = '0.0.0'
 
   constructor(
     private readonly io: IO,
     private readonly signals: SignalSource = process,
+    private readonly exit: (code: number) => void = (code) => process.exit(code),
   ) {}
 
-  async complete(flags: RunFlags): Promise<void> {
+  async complete(flags: RunFlags, version?: string): Promise<void> {
+    if (version) this.version = version
     const {parseFeatureGates} = await import('../controller/features.js')
     this.allNamespaces = flags['all-namespaces']
     this.namespace = flags.namespace
@@ -62,6 +67,20 @@ export class RunOptions {
     this.verbosity = flags.v ?? 0
     const {connectionFlagsOf} = await import('../cluster/live/kubeconfig.js')
     this.connectionFlags = connectionFlagsOf(flags)
+    const {controllerProcessOptions} = await import('./controller-flags.js')
+    this.process = await controllerProcessOptions({
+      'leader-elect': flags['leader-elect'] ?? false,
+      'leader-elect-lease-duration': flags['leader-elect-lease-duration'] ?? '15s',
+      'leader-elect-renew-deadline': flags['leader-elect-renew-deadline'] ?? '10s',
+      'leader-elect-retry-period': flags['leader-elect-retry-period'] ?? '2s',
+      'leader-elect-resource-name': flags['leader-elect-resource-name'] ?? 'kubectl-deployctl',
+      'leader-elect-resource-namespace': flags['leader-elect-resource-namespace'],
+      'metrics-bind-address': flags['metrics-bind-address'] ?? '0',
+      'health-probe-bind-address': flags['health-probe-bind-address'] ?? '0',
+      'kube-api-qps': flags['kube-api-qps'] ?? '20',
+      'kube-api-burst': flags['kube-api-burst'] ?? 30,
+      'log-format': flags['log-format'] ?? 'text',
+    })
   }
 
   async validateOptions(): Promise<void> {
@@ -84,55 +103,55 @@ export class RunOptions {
   /** Runs the controller until a signal (or, with --once-synced, until the queue drains). Returns the exit code. */
   async run(): Promise<number> {
     const {connect} = await import('../cluster/live/kubeconfig.js')
-    const {ApiClient} = await import('../cluster/live/api.js')
+    const {createLogger} = await import('../run/log.js')
+    const {parseBindAddress} = await import('../run/serve.js')
+    const {runManager} = await import('../run/manager.js')
     const connection = await connect(this.connectionFlags)
-    const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
-    const api = new ApiClient(connection, verbose)
-    const namespace = this.allNamespaces ? undefined : connection.namespace
-
-    if (!this.force) {
-      const {detectOtherController} = await import('../run/preflight.js')
-      const {signs, warnings} = await detectOtherController(api, namespace, Date.now())
-      for (const w of warnings) this.io.err(`Warning: ${w}\n`)
-      if (signs.length > 0) {
-        throw new InputError(
-          `another Deployment controller seems to be active: ${signs.join('; ')}. Two controllers would fight over the same ReplicaSets; pass --force to start anyway`,
-        )
-      }
-    }
-
-    const {ControllerLoop} = await import('../run/controller.js')
-    const loop = new ControllerLoop({
-      api,
-      conn: connection,
-      namespace,
-      labelSelector: this.labelSelector,
-      workers: this.workers,
-      serverDryRun: this.serverDryRun,
-      gates: this.gates,
+    const logger = createLogger({
+      format: this.process.logFormat,
       verbosity: this.verbosity,
-      onceSynced: this.onceSynced,
-      log: (line) => this.io.err(`${line}\n`),
+      write: (line) => this.io.err(`${line}\n`),
     })
-    let signalled = 0
-    const onSignal = (name: 'SIGINT' | 'SIGTERM') => () => {
-      signalled++
-      if (signalled > 1) {
-        this.io.err(`${name} again: exiting without waiting for the syncs in progress\n`)
-        process.exit(name === 'SIGINT' ? 130 : 143)
+    const verbose = this.verbosity >= 6 ? (line: string) => logger.log('I', line) : undefined
+    const namespace = this.allNamespaces ? undefined : connection.namespace
+    const le = this.process.leaderElection
+    let leaderElection: import('../run/manager.js').LeaderElectionSettings | undefined
+    if (le) {
+      const {defaultIdentity} = await import('../cluster/live/leaderelection/leaderelection.js')
+      leaderElection = {
+        ...le,
+        // upstream: the resource namespace defaults to the pod's own in a cluster.
+        resourceNamespace:
+          le.resourceNamespace ?? (connection.inCluster ? connection.namespace : 'kube-system'),
+        identity: defaultIdentity(),
       }
-      this.io.err(`${name} received: finishing the syncs in progress, then exiting\n`)
-      loop.stop()
+      logger.info('Leader election', {
+        identity: leaderElection.identity,
+        lock: `${leaderElection.resourceNamespace}/${leaderElection.resourceName}`,
+      })
     }
-    const onInt = onSignal('SIGINT')
-    const onTerm = onSignal('SIGTERM')
-    this.signals.on('SIGINT', onInt)
-    this.signals.on('SIGTERM', onTerm)
-    try {
-      return await loop.run()
-    } finally {
-      this.signals.off('SIGINT', onInt)
-      this.signals.off('SIGTERM', onTerm)
-    }
+    return runManager({
+      conn: connection,
+      loop: {
+        namespace,
+        labelSelector: this.labelSelector,
+        workers: this.workers,
+        serverDryRun: this.serverDryRun,
+        gates: this.gates,
+        verbosity: this.verbosity,
+        onceSynced: this.onceSynced,
+      },
+      logger,
+      leaderElection,
+      metricsBind: parseBindAddress(this.process.metricsBindAddress, '--metrics-bind-address'),
+      probesBind: parseBindAddress(this.process.healthProbeBindAddress, '--health-probe-bind-address'),
+      qps: this.process.qps,
+      burst: this.process.burst,
+      userAgent: `kubectl-deployctl/${this.version} (${process.platform}/${process.arch})`,
+      verbose,
+      force: this.force,
+      signals: this.signals,
+      exit: this.exit,
+    })
   }
 }

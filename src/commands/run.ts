@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, passFlags, processIO} from '../base-command.js'
+import {apiClientFlags, leaderElectionFlags, loggingFlags, servingFlags} from '../cli/controller-flags.js'
 import {RunOptions} from '../cli/run.js'
 
 const {
@@ -33,12 +34,21 @@ Logs go to stderr: --v 2 adds one line per sync (key, duration, result), --v 4 w
 through the controller, its writes, events and watch activity. SIGINT or SIGTERM finishes the syncs in progress and \
 exits 0.
 
+As a controller of a cluster (deploy/ has the manifests): --leader-elect takes a coordination.k8s.io/v1 Lease as \
+kube-controller-manager does, so that of several replicas one runs the workers (the others keep warm caches); the \
+leader that cannot renew the Lease within --leader-elect-renew-deadline stops writing and exits 1, and on \
+SIGTERM it finishes its syncs, then releases the Lease so a standby takes over at once. --metrics-bind-address \
+serves kube-controller-manager's workqueue_*, rest_client_* and leader_election_master_status metrics; \
+--health-probe-bind-address serves /healthz and /readyz (caches synced). Every request is rate-limited on the \
+client (--kube-api-qps, --kube-api-burst). Without a kubeconfig, inside a pod, it uses the pod's service account.
+
 With --once-synced it syncs every Deployment once the caches have synced, waits until no key is ready (error \
 retries due within a second are waited for; progress-deadline requeues are not followed), and exits: 0 when every \
 Deployment's last sync succeeded, 1 otherwise.`
 
   static override usage = [
     'run [-n NS | -A] [-l SELECTOR] [--concurrent-deployment-syncs 5] [--feature-gates ...] [--dry-run=none|server] [--once-synced] [--force] [--v N]',
+    'run -A --leader-elect [--leader-elect-lease-duration 15s ...] [--metrics-bind-address :8080] [--health-probe-bind-address :8081] [--kube-api-qps 20 --kube-api-burst 30] [--log-format json]',
   ]
 
   static override examples = [
@@ -49,6 +59,11 @@ Deployment's last sync succeeded, 1 otherwise.`
     {
       description: 'Reconcile every Deployment of the cluster once, for a script:',
       command: '<%= config.bin %> <%= command.id %> -A --once-synced',
+    },
+    {
+      description: 'As two replicas in a cluster (what deploy/deployment.yaml runs):',
+      command:
+        '<%= config.bin %> <%= command.id %> -A --leader-elect --metrics-bind-address :8080 --health-probe-bind-address :8081 --log-format json',
     },
     {
       description: 'Next to a kube-controller-manager started with --controllers=-deployment:',
@@ -92,7 +107,11 @@ Deployment's last sync succeeded, 1 otherwise.`
       default: false,
       description: 'Start even when another Deployment controller seems active.',
     }),
+    ...leaderElectionFlags,
+    ...servingFlags,
+    ...apiClientFlags,
     ...runPassFlags,
+    ...loggingFlags,
     v: Flags.integer({
       char: 'v',
       min: 0,
@@ -106,7 +125,7 @@ Deployment's last sync succeeded, 1 otherwise.`
   async run(): Promise<void> {
     const {flags} = await this.parse(Run)
     const options = new RunOptions(processIO)
-    await options.complete(flags)
+    await options.complete(flags, this.config.version)
     await options.validateOptions()
     process.exitCode = await options.run()
   }

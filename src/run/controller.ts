@@ -17,7 +17,8 @@ import {type LoopClock, realClock, sleep, type TimerHandle} from './clock.js'
 import {DeploymentEventHandlers} from './handlers.js'
 import {Informer} from './informer.js'
 import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from './listers.js'
-import {WorkQueue} from './queue.js'
+import type {Logger} from './log.js'
+import {type QueueMetrics, WorkQueue} from './queue.js'
 import {defaultControllerRateLimiter} from './rate-limiter.js'
 
 /** upstream: maxRetries — after this many requeues a failing key is dropped (until its next event). */
@@ -55,6 +56,15 @@ export interface ControllerLoopOptions {
   resyncMs?: number
   /** Called after every sync, with why the key was queued (tests count syncs by cause). */
   onSync?: (record: SyncRecord) => void
+  /** Structured logging (--log-format); without it, `log` gets klog text lines. */
+  logger?: Logger
+  /** The work queue's metrics (workqueue_*{name="deployment"}). */
+  queueMetrics?: QueueMetrics<string>
+  /**
+   * With leader election: resolves true once this replica leads (workers start then), false when
+   * it stops before leading. Informers run before that, so a standby's caches are warm.
+   */
+  leadership?: Promise<boolean>
 }
 
 /** One sync, as onSync reports it. */
@@ -118,7 +128,11 @@ export class ControllerLoop {
 
   constructor(private readonly opts: ControllerLoopOptions) {
     this.clock = opts.clock ?? realClock
-    this.queue = new WorkQueue<string>(this.clock, defaultControllerRateLimiter<string>(this.clock))
+    this.queue = new WorkQueue<string>(
+      this.clock,
+      defaultControllerRateLimiter<string>(this.clock),
+      opts.queueMetrics,
+    )
     this.queue.onReady = () => {
       this.lastActivity = this.clock.now()
     }
@@ -187,6 +201,11 @@ export class ControllerLoop {
     return this.stopping
   }
 
+  /** Every informer has listed once (/readyz). */
+  get cachesSynced(): boolean {
+    return this.deployments.hasSynced && this.replicaSets.hasSynced && this.pods.hasSynced
+  }
+
   /**
    * Runs until stop() (or, with --once-synced, until every key has been processed and the queue
    * is idle). Returns the exit code.
@@ -205,6 +224,18 @@ export class ControllerLoop {
       'I',
       `caches synced: ${this.deployments.size} deployments, ${this.replicaSets.size} replicasets, ${this.pods.size} pods; ${this.opts.workers} worker${this.opts.workers === 1 ? '' : 's'}${this.opts.serverDryRun ? ' (server dry run: nothing is stored)' : ''}`,
     )
+    if (this.opts.leadership) {
+      this.log('I', 'waiting to lead before starting workers')
+      const leading = await Promise.race([this.opts.leadership, this.stopped.then(() => false)])
+      if (!leading) {
+        this.stopping = true
+        this.queue.shutDown()
+        await Promise.all(informers.map((i) => i.stop()))
+        this.log('I', 'deployment controller stopped before it led')
+        return 0
+      }
+      this.log('I', `leading: starting ${this.opts.workers} workers`)
+    }
     const workers = Array.from({length: this.opts.workers}, () => this.worker())
     let code = 0
     let completed = true
@@ -418,7 +449,8 @@ export class ControllerLoop {
   }
 
   private log(severity: Severity, message: string): void {
-    this.opts.log(`${severity}${klogTime(new Date(this.clock.now()))} ${message}`)
+    if (this.opts.logger) this.opts.logger.log(severity, message)
+    else this.opts.log(`${severity}${klogTime(new Date(this.clock.now()))} ${message}`)
   }
 }
 

@@ -196,6 +196,8 @@ export class Informer<T extends KubeObject> {
           resourceVersion: this.lastRV,
           timeoutSeconds,
           labelSelector: this.opts.labelSelector,
+          hooks: this.opts.api.hooks,
+          userAgent: this.opts.api.userAgent,
         },
         (e) => this.onWatchEvent(e),
       )

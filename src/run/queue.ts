@@ -10,6 +10,18 @@
 import type {LoopClock, TimerHandle} from './clock.js'
 import type {RateLimiter} from './rate-limiter.js'
 
+/**
+ * upstream: the queue's metrics hooks (util/workqueue metrics.go), called where client-go calls
+ * them: add for an add that made the item dirty, get when a worker takes it, done when it is done,
+ * retry on every AddAfter.
+ */
+export interface QueueMetrics<T> {
+  add(item: T): void
+  get(item: T): void
+  done(item: T): void
+  retry(): void
+}
+
 /** How many reasons an item keeps while it waits. */
 const MAX_CAUSES = 16
 
@@ -41,6 +53,7 @@ export class WorkQueue<T> {
   constructor(
     private readonly clock: LoopClock,
     private readonly limiter: RateLimiter<T>,
+    private readonly metrics?: QueueMetrics<T>,
   ) {}
 
   /** upstream: Add — marks the item dirty and queues it unless it is already queued or being processed. */
@@ -48,6 +61,7 @@ export class WorkQueue<T> {
     if (this.shuttingDown) return
     if (cause !== undefined) this.noteCauses(item, [cause])
     if (this.dirty.has(item)) return
+    this.metrics?.add(item)
     this.dirty.add(item)
     this.onReady?.(item)
     if (this.processing.has(item)) return
@@ -66,6 +80,7 @@ export class WorkQueue<T> {
 
   /** upstream: Done — the worker finished the item; if it was added meanwhile it is queued again. */
   done(item: T): void {
+    this.metrics?.done(item)
     this.processing.delete(item)
     this.heldCauses.delete(item)
     if (this.dirty.has(item)) this.push(item)
@@ -82,6 +97,7 @@ export class WorkQueue<T> {
    */
   addAfter(item: T, ms: number, cause?: string): void {
     if (this.shuttingDown) return
+    this.metrics?.retry()
     if (ms <= 0) {
       this.add(item, cause)
       return
@@ -184,6 +200,7 @@ export class WorkQueue<T> {
   }
 
   private handOut(item: T): void {
+    this.metrics?.get(item)
     this.dirty.delete(item)
     this.processing.add(item)
     this.heldCauses.set(item, this.pendingCauses.get(item) ?? [])

@@ -5,7 +5,7 @@
 import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
 import * as http from 'node:http'
 import * as https from 'node:https'
-import {statusError} from '../cluster/live/api.js'
+import {type RequestHooks, statusError} from '../cluster/live/api.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
@@ -29,6 +29,9 @@ export interface WatchRequest {
   resourceVersion: string
   timeoutSeconds: number
   labelSelector?: string
+  /** The API client's hooks: a watch waits for the rate limiter and is counted like any request. */
+  hooks?: RequestHooks
+  userAgent?: string
 }
 
 export function openWatch(
@@ -54,9 +57,17 @@ export function openWatch(
     url.searchParams.set('allowWatchBookmarks', 'true')
     url.searchParams.set('timeoutSeconds', String(spec.timeoutSeconds))
     if (spec.labelSelector) url.searchParams.set('labelSelector', spec.labelSelector)
+    await spec.hooks?.before?.('GET', url)
     const opts: RequestOptions = {
       method: 'GET',
-      headers: {Accept: 'application/json', 'User-Agent': 'kubectl-deployctl'},
+      headers: {Accept: 'application/json', 'User-Agent': spec.userAgent ?? 'kubectl-deployctl'},
+    }
+    const sent = Date.now()
+    let answered = false
+    const observe = (code: string) => {
+      if (answered) return
+      answered = true
+      spec.hooks?.after?.('GET', url, code, (Date.now() - sent) / 1000)
     }
     await conn.kc.applyToHTTPSOptions(opts)
     const headers = opts.headers as Record<string, string | number | string[]>
@@ -69,6 +80,7 @@ export function openWatch(
     }
     req = mod.request(url, opts, (res: IncomingMessage) => {
       const status = res.statusCode ?? 0
+      observe(String(status))
       if (status !== 200) {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
@@ -112,7 +124,10 @@ export function openWatch(
     // The server ends the watch after timeoutSeconds; a connection that went silent for longer
     // than that (plus slack) is dead.
     req.setTimeout((spec.timeoutSeconds + 30) * 1000, () => req?.destroy(new Error('watch timed out')))
-    req.on('error', (e) => finish(stopped ? {kind: 'closed'} : {kind: 'error', error: e}))
+    req.on('error', (e) => {
+      observe('<error>')
+      finish(stopped ? {kind: 'closed'} : {kind: 'error', error: e})
+    })
     req.end()
   }
   start().catch((e: unknown) => finish({kind: 'error', error: e instanceof Error ? e : new Error(String(e))}))

@@ -34,6 +34,8 @@ export interface ResourceDef {
   selectableFields: (o: Obj) => Record<string, string>
   /** Known top-level and spec keys for fieldValidation=Strict/Warn/Ignore pruning. */
   knownSpecKeys?: string[]
+  /** Top-level keys besides apiVersion, kind, metadata, spec and status (RBAC's rules, subjects...). */
+  extraTopLevelKeys?: string[]
   default(o: Obj): void
   /** The status strategy's PrepareForUpdate: copy from the stored object what a status write may not change. */
   resetForStatus(next: Obj, old: Obj): void
@@ -753,7 +755,63 @@ export const RESOURCES: ResourceDef[] = [
       cells: (o, now) => [nameOf(o), isObj(o.spec) ? (str(o.spec.holderIdentity) ?? '') : '', age(o, now)],
     },
   }),
+  // What deploy/ applies: a ServiceAccount and the RBAC objects that grant it the controller's
+  // rules. Stored and served only: nothing here enforces RBAC.
+  base({
+    group: '',
+    version: 'v1',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    shortNames: ['sa'],
+    extraTopLevelKeys: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
+    validate: (o) => nameErrors(o, false),
+    table: {
+      columns: [NAME_COL, col('Secrets', 'integer', 'Secrets is the number of secrets.'), AGE_COL],
+      cells: (o, now) => [nameOf(o), Array.isArray(o.secrets) ? o.secrets.length : 0, age(o, now)],
+    },
+  }),
+  rbacDef('clusterroles', 'ClusterRole', false),
+  rbacDef('clusterrolebindings', 'ClusterRoleBinding', false),
+  rbacDef('roles', 'Role', true),
+  rbacDef('rolebindings', 'RoleBinding', true),
 ]
+
+/** rbac.authorization.k8s.io/v1: names are path segments (`system:controller:x` is valid). */
+function rbacDef(resource: string, kind: string, namespaced: boolean): ResourceDef {
+  return base({
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    resource,
+    kind,
+    namespaced,
+    extraTopLevelKeys: kind.endsWith('Binding') ? ['subjects', 'roleRef'] : ['rules', 'aggregationRule'],
+    validate: (o) => {
+      const md = isObj(o.metadata) ? o.metadata : {}
+      const name = str(md.name) ?? ''
+      if (name === '')
+        return [
+          {
+            type: 'FieldValueRequired',
+            field: 'metadata.name',
+            body: 'Required value: name or generateName is required',
+          },
+        ]
+      if (name === '.' || name === '..' || /[/%]/.test(name)) {
+        return [
+          {
+            type: 'FieldValueInvalid',
+            field: 'metadata.name',
+            body: `Invalid value: "${name}": may not contain '/' or '%'`,
+          },
+        ]
+      }
+      if (kind.endsWith('Binding') && !isObj(o.roleRef)) {
+        return [{type: 'FieldValueRequired', field: 'roleRef', body: 'Required value'}]
+      }
+      return []
+    },
+  })
+}
 
 function eventsDef(group: string, version: string, shortNames: string[]): ResourceDef {
   const core = group === ''

@@ -106,6 +106,24 @@ export interface RequestLog {
   time: number
 }
 
+/**
+ * One change to the store and who made it: the User-Agent of the request that caused it (a
+ * cascade, e.g. garbage-collected dependents, counts as the request's), or `simulation` for the
+ * moving cluster's components. Lease writes carry the holder they wrote, so a test can replay who
+ * held the lease at every write.
+ */
+export interface WriteRecord {
+  rv: number
+  type: 'ADDED' | 'MODIFIED' | 'DELETED'
+  resource: string
+  namespace?: string
+  name: string
+  writer: string
+  /** For leases: spec.holderIdentity after the change ('' when released or deleted). */
+  holder?: string
+  time: number
+}
+
 export interface ApiServerOptions {
   port?: number
   host?: string
@@ -144,6 +162,8 @@ export interface ApiServer {
   port: number
   kubeconfigPath: string
   token: string
+  /** Every change to the store since start-up (seeded objects excepted), in resourceVersion order. */
+  writes: WriteRecord[]
   requests: RequestLog[]
   store: Store
   faults: FaultController
@@ -323,6 +343,9 @@ class ApiServerImpl {
   readonly store: Store
   readonly faults: FaultController
   readonly requests: RequestLog[] = []
+  readonly writes: WriteRecord[] = []
+  /** The User-Agent of the request being dispatched (store writes happen synchronously in it). */
+  private writer: string | undefined
   private readonly watchers = new Set<Watcher>()
   private readonly bookmarkIntervalMs: number
   readonly simulation?: SimulatedCluster
@@ -343,6 +366,23 @@ class ApiServerImpl {
     for (const o of opts.objects ?? []) this.seed(o)
     this.store.onChange((c) => {
       for (const w of this.watchers) this.deliver(w, c)
+    })
+    this.store.onChange((c) => {
+      const md = metaOf(c.object)
+      const rec: WriteRecord = {
+        rv: c.rv,
+        type: c.type,
+        resource: c.def.resource,
+        namespace: str(md.namespace),
+        name: str(md.name) ?? '',
+        writer: this.writer ?? 'simulation',
+        time: Date.now(),
+      }
+      if (c.def.resource === 'leases') {
+        const spec = isObj(c.object.spec) ? c.object.spec : {}
+        rec.holder = c.type === 'DELETED' ? '' : (str(spec.holderIdentity) ?? '')
+      }
+      this.writes.push(rec)
     })
     if (opts.simulate) {
       const sim = new SimulatedCluster(this.clusterAccess(), opts.simulate === true ? {} : opts.simulate)
@@ -438,7 +478,12 @@ class ApiServerImpl {
         return
       }
       if (ctx.decision.error) throw ctx.decision.error
-      this.dispatch(ctx, r)
+      this.writer = log.userAgent ?? '<no user agent>'
+      try {
+        this.dispatch(ctx, r)
+      } finally {
+        this.writer = undefined
+      }
     } catch (err) {
       this.sendError(ctx, err)
     }
@@ -1022,7 +1067,7 @@ class ApiServerImpl {
         }
       }
     }
-    if (def.resource !== 'events') prune(o, TOP_LEVEL_KEYS, '')
+    if (def.resource !== 'events') prune(o, [...TOP_LEVEL_KEYS, ...(def.extraTopLevelKeys ?? [])], '')
     if (isObj(o.metadata)) prune(o.metadata, METADATA_KEYS, 'metadata.')
     if (def.knownSpecKeys && isObj(o.spec)) prune(o.spec, def.knownSpecKeys, 'spec.')
     if (unknown.length === 0) return
@@ -1617,6 +1662,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     kubeconfigPath,
     token,
     requests: impl.requests,
+    writes: impl.writes,
     store: impl.store,
     faults: impl.faults,
     ...(impl.simulation ? {simulation: impl.simulation} : {}),

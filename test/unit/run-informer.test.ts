@@ -150,6 +150,46 @@ describe('Informer', () => {
     )
   })
 
+  it('a watch refused with another error (500) is retried with back-off, listing again; every watch passes the client hooks', async () => {
+    server = await startApiServer({objects: [deployment('a')]})
+    const conn = await connect({kubeconfig: server.kubeconfigPath})
+    const throttled: string[] = []
+    const api = new ApiClient(conn, undefined, undefined, {
+      hooks: {
+        before: (method, url) =>
+          void throttled.push(`${method} ${url.searchParams.has('watch') ? 'watch' : 'list'}`),
+      },
+      userAgent: 'test-agent',
+    })
+    const failing = server.faults.add({verb: 'watch', resource: 'deployments', status: 500, times: 2})
+    const warnings: string[] = []
+    const inf = new Informer<Deployment>({
+      api,
+      conn,
+      resource: 'deployments',
+      namespace: undefined,
+      resyncMs: 0,
+      warn: (l) => warnings.push(l),
+    })
+    informers.push(inf)
+    await inf.start()
+    await until(() => warnings.length === 2, 'two failed watches')
+    await until(() => lists(server as ApiServer) === 3, 'the list after the second failure')
+    server.store.put(deployment('b'))
+    await until(() => inf.get('default/b') !== undefined, 'the watch after two failures')
+    expect(failing.hits).toBe(2)
+    expect(warnings).toEqual([
+      expect.stringMatching(/^watch of deployments failed: .*; retrying in 800 ms$/),
+      expect.stringMatching(/^watch of deployments failed: .*; retrying in 1600 ms$/),
+    ])
+    expect(lists(server)).toBe(3)
+    expect(throttled.filter((t) => t === 'GET watch').length).toBeGreaterThanOrEqual(3)
+    const watches = server.requests.filter((r) => r.verb === 'watch')
+    expect(watches.every((w) => w.userAgent === 'test-agent' && Number(w.query.timeoutSeconds) >= 300)).toBe(
+      true,
+    )
+  })
+
   it('lists again after 410 Gone: adds, updates, and tombstones for what went away meanwhile', async () => {
     server = await startApiServer({objects: [deployment('a'), deployment('b')]})
     const {inf, seen} = await deploymentInformer(server)

@@ -28,6 +28,27 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>
   body?: unknown
   contentType?: string
+  /** Aborts the request (and its retries), as a Go context does. */
+  signal?: AbortSignal
+}
+
+/**
+ * What every request passes through besides the network (`run` sets them): client-side rate
+ * limiting, request metrics, and a guard that refuses writes (leader election).
+ */
+export interface RequestHooks {
+  /** Before each attempt, retries included: may wait (the rate limiter) or throw (a refused write). */
+  before?(method: string, url: URL, signal?: AbortSignal): Promise<void> | void
+  /** After each attempt: the status code ('<error>' when there was no response) and the time it took. */
+  after?(method: string, url: URL, code: string, seconds: number): void
+}
+
+export interface ApiClientOptions {
+  hooks?: RequestHooks
+  /** The User-Agent header (default `kubectl-deployctl`). */
+  userAgent?: string
+  /** Keep every request in `log` (default true); a long-running controller turns it off. */
+  keepLog?: boolean
 }
 
 export interface RequestLogEntry {
@@ -48,7 +69,16 @@ export class ApiClient {
     private readonly conn: Connection,
     private readonly verbose: (line: string) => void = () => {},
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly options: ApiClientOptions = {},
   ) {}
+
+  get userAgent(): string {
+    return this.options.userAgent ?? 'kubectl-deployctl'
+  }
+
+  get hooks(): RequestHooks | undefined {
+    return this.options.hooks
+  }
 
   /** GETs are retried with backoff on 429/5xx and dropped connections; writes are never retried. */
   async request<T>(spec: RequestSpec): Promise<T> {
@@ -60,7 +90,7 @@ export class ApiClient {
       } catch (err) {
         lastErr = err
         const retryAfter = retryDelay(err, attempt)
-        if (attempt === attempts || retryAfter === undefined) throw err
+        if (attempt === attempts || retryAfter === undefined || spec.signal?.aborted) throw err
         this.verbose(
           `retrying ${spec.method} ${spec.path} in ${retryAfter} ms: ${err instanceof Error ? err.message : err}`,
         )
@@ -75,11 +105,14 @@ export class ApiClient {
     for (const [k, v] of Object.entries(spec.query ?? {}))
       if (v !== undefined) url.searchParams.set(k, String(v))
     const body = spec.body === undefined ? undefined : Buffer.from(JSON.stringify(spec.body))
+    const hooks = this.options.hooks
+    await hooks?.before?.(spec.method, url, spec.signal)
     const opts: RequestOptions = {
       method: spec.method,
+      signal: spec.signal,
       headers: {
         Accept: 'application/json',
-        'User-Agent': 'kubectl-deployctl',
+        'User-Agent': this.userAgent,
         ...(body
           ? {'Content-Type': spec.contentType ?? 'application/json', 'Content-Length': body.length}
           : {}),
@@ -101,7 +134,7 @@ export class ApiClient {
       status: 'pending',
       ms: 0,
     }
-    this.log.push(entry)
+    if (this.options.keepLog !== false) this.log.push(entry)
     const {status, text, retryAfter} = await new Promise<{status: number; text: string; retryAfter?: string}>(
       (resolve, reject) => {
         const req = mod.request(url, opts, (res: IncomingMessage) => {
@@ -128,10 +161,12 @@ export class ApiClient {
     ).catch((err) => {
       entry.status = 'error'
       entry.ms = Date.now() - started
+      hooks?.after?.(spec.method, url, '<error>', entry.ms / 1000)
       throw err
     })
     entry.status = status
     entry.ms = Date.now() - started
+    hooks?.after?.(spec.method, url, String(status), entry.ms / 1000)
     this.verbose(`${spec.method} ${url.pathname}${url.search} ${status} in ${entry.ms} milliseconds`)
     if (status >= 200 && status < 300) {
       if (text === '') return undefined as T

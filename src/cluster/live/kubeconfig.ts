@@ -26,6 +26,8 @@ export interface Connection {
   /** 0 means no timeout, as kubectl's --request-timeout=0. */
   requestTimeoutMs: number
   impersonate?: {user?: string; groups: string[]}
+  /** Built from the pod's service account (no kubeconfig was given). */
+  inCluster?: boolean
 }
 
 /** kubectl's --request-timeout: a bare number is seconds; otherwise a Go duration (1m30s, 500ms). */
@@ -65,6 +67,10 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
   const {KubeConfig} = await import('./kube.js')
   const kc = new KubeConfig()
   const files = kubeconfigFiles(flags.kubeconfig)
+  if (files.length === 0 && !flags.context && !flags.cluster && !flags.user) {
+    const inCluster = await import('./in-cluster.js')
+    if (inCluster.inClusterPossible()) return inClusterConnection(kc, flags)
+  }
   if (files.length === 0) {
     throw new InputError(
       'no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config): point at a cluster, or read objects from files with -f FILE',
@@ -122,6 +128,37 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
     requestTimeoutMs: flags['request-timeout'] ? parseDuration(flags['request-timeout']) : 0,
     impersonate:
       flags.as || flags['as-group']?.length ? {user: flags.as, groups: flags['as-group'] ?? []} : undefined,
+  }
+}
+
+/**
+ * The pod's service account, as kubectl and client-go use it when no kubeconfig is given.
+ * `root` prefixes the service-account directory (tests).
+ */
+export async function inClusterConnection(
+  kc: KubeConfig,
+  flags: ConnectionFlags,
+  root = '',
+): Promise<Connection> {
+  const {inClusterNamespace, loadInCluster} = await import('./in-cluster.js')
+  try {
+    loadInCluster(kc, root)
+  } catch (err) {
+    throw new InputError(`cannot load the in-cluster configuration: ${firstLine(err)}`)
+  }
+  const cluster = kc.getCurrentCluster()
+  if (!cluster) throw new InputError('cannot load the in-cluster configuration')
+  if (flags['insecure-skip-tls-verify']) {
+    kc.clusters = kc.clusters.map((c) => ({...c, skipTLSVerify: true, caFile: undefined}))
+  }
+  return {
+    kc,
+    server: cluster.server.replace(/\/+$/, ''),
+    namespace: flags.namespace ?? inClusterNamespace(process.env, root),
+    requestTimeoutMs: flags['request-timeout'] ? parseDuration(flags['request-timeout']) : 0,
+    impersonate:
+      flags.as || flags['as-group']?.length ? {user: flags.as, groups: flags['as-group'] ?? []} : undefined,
+    inCluster: true,
   }
 }
 

@@ -1,0 +1,464 @@
+// `npm run bench`, the controller part (bench/run.mjs runs it with tsx): `run` against the test API
+// server loaded with ../shared/bench snapshots, as ratios against kubectl on the same server.
+//
+// - cold start: spawn to every Deployment of a 1,000-Deployment snapshot synced, against
+//   `kubectl get deploy,rs,pods -A -o json` of the same (fresh) server, in turns;
+// - reaction: the server's receipt of `kubectl set image` to the controller's first ReplicaSet
+//   write (server-side times), p50/p99 over 100 changes;
+// - steady state: syncs per minute on a quiet cluster, by cause;
+// - memory: peak RSS with 5,000 Deployments cached;
+// - failover: Lease takeover after kill -9 and after SIGTERM (lease 4s, renew 3s, retry 1s), and
+//   20 rollouts with the leader killed at seeded random moments.
+//
+//   tsx bench/controller.ts [--quick] [--out FILE]
+
+import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {Random} from '../src/sim/random.js'
+import {type ApiServer, startApiServer} from '../test/apiserver/index.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const argv = process.argv.slice(2)
+const quick = argv.includes('--quick')
+const outIndex = argv.indexOf('--out')
+const out = outIndex >= 0 ? argv[outIndex + 1] : undefined
+const onlyIndex = argv.indexOf('--only')
+/** --only 'reaction,steady': run those parts. */
+const only = onlyIndex >= 0 ? argv[onlyIndex + 1] : undefined
+const RUNS = quick ? 2 : 3
+const CHANGES = quick ? 30 : 100
+const STEADY_MS = quick ? 20_000 : 60_000
+const FAILOVER_TRIALS = quick ? 3 : 5
+const RANDOM_ROLLOUTS = quick ? 6 : 20
+
+const cli = join(root, 'bin', 'run.cjs')
+const kubectlBin = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
+const generator = [
+  join(root, '..', 'shared', 'bench', 'gen-cluster.mjs'),
+  '/work/shared/bench/gen-cluster.mjs',
+].find(existsSync)
+if (!generator || !kubectlBin) {
+  console.error('error: needs ../shared/bench/gen-cluster.mjs and kubectl')
+  process.exit(1)
+}
+const dir = mkdtempSync(join(tmpdir(), 'deployctl-bench-run-'))
+process.on('exit', () => rmSync(dir, {recursive: true, force: true}))
+const log = (line: string) => process.stderr.write(`  ${line}\n`)
+
+function snapshot(n: number): {file: string; objects: unknown} {
+  const file = join(dir, `snap-${n}.json`)
+  const r = spawnSync(
+    process.execPath,
+    [generator as string, '--deployments', String(n), '--now', new Date().toISOString()],
+    {
+      maxBuffer: 1 << 30,
+    },
+  )
+  if (r.status !== 0) throw new Error(`generator failed: ${r.stderr}`)
+  writeFileSync(file, r.stdout)
+  return {file, objects: JSON.parse(r.stdout.toString('utf8'))}
+}
+
+const servers: ApiServer[] = []
+async function serve(objects: unknown[], simulate = false): Promise<ApiServer> {
+  const s = await startApiServer({
+    objects,
+    ...(simulate ? {simulate: {podReadyAfterMs: 300, terminateAfterMs: 300}} : {}),
+  })
+  servers.push(s)
+  return s
+}
+
+function envOf(server: ApiServer): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    KUBECONFIG: server.kubeconfigPath,
+    KUBECACHEDIR: mkdtempSync(join(dir, 'kcache-')),
+    NODE_ENV: 'production',
+  }
+}
+
+function kubectl(server: ApiServer, ...args: string[]): Promise<{code: number | null; ms: number}> {
+  const t0 = performance.now()
+  return new Promise((resolvePromise) => {
+    const child = spawn(kubectlBin as string, args, {
+      env: envOf(server),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    child.on('close', (code) => resolvePromise({code, ms: performance.now() - t0}))
+  })
+}
+
+/** `run` in the background; its --v 2 log read line by line. */
+class Controller {
+  readonly child: ChildProcess
+  readonly started = performance.now()
+  readonly synced = new Map<string, number>()
+  syncs = 0
+  /** Syncs whose log says why the key was queued (--v 4). */
+  explained = 0
+  readonly causes = new Map<string, number>()
+  private buf = ''
+  stderr = ''
+  readonly exited: Promise<number | null>
+
+  constructor(server: ApiServer, args: string[]) {
+    this.child = spawn(process.execPath, [cli, 'run', '-A', '--force', ...args], {
+      env: envOf(server),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    this.child.stderr?.setEncoding('utf8').on('data', (c: string) => this.read(c))
+    this.exited = new Promise((r) => this.child.on('close', (code) => r(code)))
+  }
+
+  private read(chunk: string): void {
+    this.buf += chunk
+    if (this.stderr.length < 20_000) this.stderr += chunk
+    let nl = this.buf.indexOf('\n')
+    while (nl >= 0) {
+      const line = this.buf.slice(0, nl)
+      this.buf = this.buf.slice(nl + 1)
+      nl = this.buf.indexOf('\n')
+      const m = / synced deployment (\S+) in /.exec(line)
+      if (m) {
+        this.syncs++
+        if (!this.synced.has(m[1] as string)) this.synced.set(m[1] as string, performance.now())
+      }
+      const q = /queued by: (.*)$/.exec(line)
+      if (q) {
+        this.explained++
+        for (const cause of (q[1] as string).split('; ')) {
+          const kind = cause.replace(/ \S+\/\S+/, '').replace(/after .*$/, 'after …')
+          this.causes.set(kind, (this.causes.get(kind) ?? 0) + 1)
+        }
+      }
+    }
+  }
+
+  async until(cond: () => boolean, what: string, ms = 300_000): Promise<void> {
+    const deadline = performance.now() + ms
+    while (!cond()) {
+      if (this.child.exitCode !== null)
+        throw new Error(`run exited ${this.child.exitCode}: ${this.stderr.slice(-2000)}`)
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await sleep(10)
+    }
+  }
+
+  /** Peak and current resident set (kB) from /proc. */
+  memory(): {peakKB: number; rssKB: number} {
+    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8')
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0)
+    return {peakKB: kb('VmHWM'), rssKB: kb('VmRSS')}
+  }
+
+  async stop(): Promise<void> {
+    this.child.kill('SIGTERM')
+    await this.exited
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Resolves once the server has seen no write for ms. */
+async function quiet(server: ApiServer, ms: number): Promise<void> {
+  for (;;) {
+    const last = server.writes.at(-1)?.time ?? 0
+    const idle = Date.now() - last
+    if (idle >= ms) return
+    await sleep(ms - idle)
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number
+}
+const round = (x: number, d = 0) => Number(x.toFixed(d))
+const deploymentCount = (objects: unknown) =>
+  (objects as {items: {kind: string}[]}).items.filter((o) => o.kind === 'Deployment').length
+
+const results: Record<string, unknown> = {}
+
+async function coldStart(): Promise<void> {
+  const snap = snapshot(1000)
+  const n = deploymentCount(snap.objects)
+  const runMs: number[] = []
+  const unlimitedMs: number[] = []
+  const kubectlMs: number[] = []
+  let writes = 0
+  for (let i = 0; i < RUNS; i++) {
+    // In turns, each on a fresh copy of the snapshot (the controller's writes change the world).
+    let server = await serve([snap.objects])
+    kubectlMs.push((await kubectl(server, 'get', 'deploy,rs,pods', '-A', '-o', 'json')).ms)
+    await server.close()
+    for (const [list, extra] of [
+      [runMs, []],
+      [unlimitedMs, ['--kube-api-qps=-1']],
+    ] as const) {
+      server = await serve([snap.objects])
+      const c = new Controller(server, ['--v=2', ...extra])
+      await c.until(() => c.synced.size >= n, `${n} deployments synced`)
+      list.push(Math.max(...c.synced.values()) - c.started)
+      if (extra.length === 0) writes = server.requests.filter((q) => q.method !== 'GET').length
+      await c.stop()
+      await server.close()
+    }
+  }
+  const row = {
+    deployments: n,
+    objects: (snap.objects as {items: unknown[]}).items.length,
+    writesDuringColdSync: writes,
+    kubectlGetMs: round(median(kubectlMs)),
+    runToAllSyncedMs: round(median(runMs)),
+    runToAllSyncedNoQpsLimitMs: round(median(unlimitedMs)),
+    ratio: round(median(runMs) / median(kubectlMs), 2),
+    ratioNoQpsLimit: round(median(unlimitedMs) / median(kubectlMs), 2),
+  }
+  log(`cold start @${n}: ${JSON.stringify(row)}`)
+  results.coldStart = row
+}
+
+async function reaction(): Promise<void> {
+  const snap = snapshot(1000)
+  const server = await serve([snap.objects])
+  const n = deploymentCount(snap.objects)
+  const c = new Controller(server, ['--v=2'])
+  await c.until(() => c.synced.size >= n, 'initial sync')
+  // Quiet: no sync for a second.
+  for (let last = -1; last !== c.syncs; ) {
+    last = c.syncs
+    await sleep(1000)
+  }
+  type D = {
+    metadata: {name: string; namespace: string}
+    spec: {paused?: boolean; strategy?: {type?: string}; template: {spec: {containers: {name: string}[]}}}
+  }
+  const candidates = (server.store.list('deployments') as unknown as D[])
+    .filter(
+      // A Recreate rollout creates its new ReplicaSet only once the old pods are gone, which never
+      // happens on this frozen server; a paused one not at all.
+      (d) => !d.spec.paused && d.spec.strategy?.type !== 'Recreate',
+    )
+    .slice(0, CHANGES)
+  const latencies: number[] = []
+  for (const [i, d] of candidates.entries()) {
+    const {namespace, name} = d.metadata
+    const container = d.spec.template.spec.containers[0]?.name as string
+    // A steady cluster: nothing written for half a second, so the client's token bucket is full.
+    await quiet(server, 500)
+    const from = server.writes.length
+    const r = await kubectl(
+      server,
+      'set',
+      'image',
+      '-n',
+      namespace,
+      `deployment/${name}`,
+      `${container}=bench.example/img:${i}`,
+    )
+    if (r.code !== 0) throw new Error(`kubectl set image failed for ${namespace}/${name}`)
+    const deadline = performance.now() + 10_000
+    let rsWrite: (typeof server.writes)[number] | undefined
+    let change: (typeof server.writes)[number] | undefined
+    while (!rsWrite && performance.now() < deadline) {
+      const recent = server.writes.slice(from)
+      change ??= recent.find(
+        (w) => w.resource === 'deployments' && w.name === name && !w.writer.includes('deployment-controller'),
+      )
+      // The new ReplicaSet: the Deployment's name, a dash and the new template's hash.
+      rsWrite = recent.find(
+        (w) =>
+          w.resource === 'replicasets' &&
+          w.type === 'ADDED' &&
+          w.namespace === namespace &&
+          w.name.startsWith(`${name}-`) &&
+          w.writer.includes('deployment-controller'),
+      )
+      if (!rsWrite) await sleep(1)
+    }
+    if (!rsWrite || !change) throw new Error(`no ReplicaSet write after set image on ${namespace}/${name}`)
+    latencies.push(rsWrite.time - change.time)
+  }
+  await c.stop()
+  await server.close()
+  const row = {
+    changes: latencies.length,
+    p50Ms: round(pct(latencies, 50), 1),
+    p99Ms: round(pct(latencies, 99), 1),
+    maxMs: round(Math.max(...latencies), 1),
+  }
+  log(`set image -> first ReplicaSet write: ${JSON.stringify(row)}`)
+  results.setImageToReplicaSetWrite = row
+}
+
+async function steady(): Promise<void> {
+  const snap = snapshot(1000)
+  const server = await serve([snap.objects])
+  const n = deploymentCount(snap.objects)
+  const c = new Controller(server, ['--v=4'])
+  await c.until(() => c.synced.size >= n, 'initial sync')
+  // Let the writes of the first pass come back as informer events and settle.
+  for (let last = -1; last !== c.syncs; ) {
+    last = c.syncs
+    await sleep(3000)
+  }
+  const before = c.syncs
+  const explainedBefore = c.explained
+  c.causes.clear()
+  await sleep(STEADY_MS)
+  const syncs = c.syncs - before
+  const withoutCause = syncs - (c.explained - explainedBefore)
+  await c.stop()
+  await server.close()
+  const row = {
+    deployments: n,
+    windowSeconds: STEADY_MS / 1000,
+    syncs,
+    syncsPerMinute: round((syncs * 60_000) / STEADY_MS, 1),
+    syncsWithoutCause: withoutCause,
+    causes: Object.fromEntries(c.causes),
+  }
+  log(`steady cluster: ${JSON.stringify(row)}`)
+  results.steady = row
+}
+
+async function memory(): Promise<void> {
+  const snap = snapshot(5000)
+  const bytes = statSync(snap.file).size
+  const server = await serve([snap.objects])
+  const n = deploymentCount(snap.objects)
+  const c = new Controller(server, ['--v=2', '--kube-api-qps=-1'])
+  await c.until(() => c.synced.size >= n, 'initial sync')
+  await sleep(3000)
+  const mem = c.memory()
+  await c.stop()
+  await server.close()
+  const row = {
+    deployments: n,
+    snapshotMB: round(bytes / 2 ** 20),
+    peakRssMB: round(mem.peakKB / 1024),
+    rssAfterSyncMB: round(mem.rssKB / 1024),
+  }
+  log(`memory with ${n} deployments cached: ${JSON.stringify(row)}`)
+  results.memory5000 = row
+}
+
+const TIMINGS = [
+  '--leader-elect',
+  '--leader-elect-lease-duration=4s',
+  '--leader-elect-renew-deadline=3s',
+  '--leader-elect-retry-period=1s',
+]
+
+function holder(server: ApiServer): string {
+  const l = server.store.get('leases', 'kube-system', 'kubectl-deployctl') as
+    | {spec?: {holderIdentity?: string}}
+    | undefined
+  return l?.spec?.holderIdentity ?? ''
+}
+
+class Replica extends Controller {
+  identity = ''
+  constructor(server: ApiServer) {
+    super(server, [...TIMINGS, '--log-format=json', '--v=2'])
+    this.child.stderr?.on('data', (c: string) => {
+      const m = /"msg":"Leader election","identity":"([^"]+)"/.exec(c)
+      if (m) this.identity = m[1] as string
+    })
+  }
+}
+
+async function failover(): Promise<void> {
+  const server = await serve([], true)
+  let live = [new Replica(server), new Replica(server)]
+  const times: Record<'SIGKILL' | 'SIGTERM', number[]> = {SIGKILL: [], SIGTERM: []}
+  for (let i = 0; i < 2 * FAILOVER_TRIALS; i++) {
+    const signal = i % 2 === 0 ? 'SIGKILL' : 'SIGTERM'
+    await live[0]?.until(
+      () => live.every((r) => r.identity !== '') && live.some((r) => r.identity === holder(server)),
+      'a leader',
+    )
+    // Leader and standby both up for a few renewals.
+    await sleep(2500)
+    const leader = live.find((r) => r.identity === holder(server)) as Replica
+    const t0 = performance.now()
+    leader.child.kill(signal)
+    while (holder(server) === leader.identity || holder(server) === '') await sleep(5)
+    times[signal].push(performance.now() - t0)
+    await leader.exited
+    live = [...live.filter((r) => r !== leader), new Replica(server)]
+  }
+  await Promise.all(live.map((r) => r.stop()))
+  await server.close()
+  const stats = (xs: number[]) => ({
+    min: round(Math.min(...xs)),
+    median: round(median(xs)),
+    max: round(Math.max(...xs)),
+  })
+  const row = {trials: FAILOVER_TRIALS, killMinus9Ms: stats(times.SIGKILL), sigtermMs: stats(times.SIGTERM)}
+  log(`failover (lease 4s, renew 3s, retry 1s): ${JSON.stringify(row)}`)
+  results.failover = row
+}
+
+async function randomKills(): Promise<void> {
+  const server = await serve([], true)
+  const random = new Random(2026)
+  let live = [new Replica(server), new Replica(server)]
+  const t0 = performance.now()
+  if ((await kubectl(server, 'create', 'deployment', 'web', '--image=nginx:1.0', '--replicas=4')).code !== 0)
+    throw new Error('create failed')
+  if ((await kubectl(server, 'rollout', 'status', 'deployment/web', '--timeout=120s')).code !== 0)
+    throw new Error('first rollout failed')
+  let converged = 0
+  for (let i = 1; i <= RANDOM_ROLLOUTS; i++) {
+    while (!live.some((r) => r.identity !== '' && r.identity === holder(server))) await sleep(20)
+    const leader = live.find((r) => r.identity === holder(server)) as Replica
+    await kubectl(server, 'set', 'image', 'deployment/web', `nginx=nginx:1.${i}`)
+    await sleep(random.int(1500))
+    leader.child.kill(i % 2 === 1 ? 'SIGKILL' : 'SIGTERM')
+    await leader.exited
+    live = [...live.filter((r) => r !== leader), new Replica(server)]
+    if ((await kubectl(server, 'rollout', 'status', 'deployment/web', '--timeout=120s')).code === 0)
+      converged++
+  }
+  type RS = {metadata: {labels?: Record<string, string>}; spec?: {replicas?: number}}
+  const sets = server.store.list('replicasets', 'default') as unknown as RS[]
+  const hashes = new Set(sets.map((s) => s.metadata.labels?.['pod-template-hash']))
+  await Promise.all(live.map((r) => r.stop()))
+  await server.close()
+  const row = {
+    rollouts: RANDOM_ROLLOUTS,
+    converged,
+    replicaSets: sets.length,
+    duplicateReplicaSets: sets.length - hashes.size,
+    activeReplicaSets: sets.filter((s) => (s.spec?.replicas ?? 0) > 0).length,
+    seconds: round((performance.now() - t0) / 1000),
+  }
+  log(`random leader kills: ${JSON.stringify(row)}`)
+  results.randomKills = row
+}
+
+try {
+  for (const [name, fn] of [
+    ['cold start', coldStart],
+    ['reaction', reaction],
+    ['steady', steady],
+    ['memory', memory],
+    ['failover', failover],
+    ['random kills', randomKills],
+  ] as const) {
+    if (only && !only.split(',').includes(name)) continue
+    process.stderr.write(`controller: ${name}\n`)
+    await fn()
+  }
+} finally {
+  await Promise.all(servers.map((s) => s.close()))
+}
+const text = `${JSON.stringify(results, null, 2)}\n`
+if (out) writeFileSync(out, text)
+else process.stdout.write(text)
+process.exit(0)

@@ -1,0 +1,428 @@
+// Leader election as client-go's tools/leaderelection does it: candidates race to hold a lock
+// (a Lease); the holder renews it every retry period and gives up when it cannot renew within the
+// renew deadline; the others take it over once it has not changed for a lease duration.
+//
+// Expiry is judged only by the local clock, from when this candidate last saw the record change
+// (observedTime). The holder's renewTime is never compared with our clock, so clock skew between
+// candidates does not matter; only their clocks' rates do.
+
+import {hostname} from 'node:os'
+import {isConflict, isNotFound} from '../../../controller/api/errors.js'
+import type {LoopClock, TimerHandle} from '../../../run/clock.js'
+import {type LeaderElectionRecord, microTime, type ResourceLock} from './leaselock.js'
+
+/** upstream: JitterFactor — acquire retries wait between RetryPeriod and 2.2 × RetryPeriod. */
+export const JITTER_FACTOR = 1.2
+
+export interface LeaderCallbacks {
+  /** Called (not awaited) once leadership is acquired; the signal aborts when it is lost or given up. */
+  onStartedLeading(signal: AbortSignal): void
+  /** Called when run() ends, whether or not this candidate ever led. */
+  onStoppedLeading(): void
+  /** A leader other than the one last reported was observed (this candidate included). */
+  onNewLeader?(identity: string): void
+}
+
+/** upstream: the leaderelection metrics adapter (leader_election_master_status, slowpath). */
+export interface LeaderMetrics {
+  on(name: string): void
+  off(name: string): void
+  slowpathExercised(name: string): void
+}
+
+export interface ElectionLog {
+  /** verbosity 0 lines */
+  info(message: string, kv?: Record<string, unknown>): void
+  /** lines shown at --v >= level */
+  debug(level: number, message: string, kv?: Record<string, unknown>): void
+  error(message: string, kv?: Record<string, unknown>): void
+}
+
+export interface LeaderElectionConfig {
+  lock: ResourceLock
+  leaseDurationMs: number
+  renewDeadlineMs: number
+  retryPeriodMs: number
+  callbacks: LeaderCallbacks
+  /** Give the lock up (holder cleared, lease duration 1 s) when run()'s signal aborts. */
+  releaseOnCancel: boolean
+  /** The lock's name, for metrics and messages. */
+  name: string
+  clock?: LoopClock
+  /** [0, 1), for jitter. */
+  random?: () => number
+  log?: ElectionLog
+  metrics?: LeaderMetrics
+}
+
+/**
+ * upstream: NewLeaderElector's checks, in its order and with its messages. Durations are
+ * milliseconds here.
+ */
+export function validateLeaderElectionConfig(
+  c: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>,
+): string | undefined {
+  if (c.leaseDurationMs <= c.renewDeadlineMs) return 'leaseDuration must be greater than renewDeadline'
+  if (c.renewDeadlineMs <= JITTER_FACTOR * c.retryPeriodMs)
+    return 'renewDeadline must be greater than retryPeriod*JitterFactor'
+  if (c.leaseDurationMs < 1) return 'leaseDuration must be greater than zero'
+  if (c.renewDeadlineMs < 1) return 'renewDeadline must be greater than zero'
+  if (c.retryPeriodMs < 1) return 'retryPeriod must be greater than zero'
+  return undefined
+}
+
+/** kube-controller-manager's identity: the host name, an underscore and a fresh UUID. */
+export function defaultIdentity(): string {
+  return `${hostname()}_${crypto.randomUUID()}`
+}
+
+const realClock: LoopClock = {
+  now: () => Date.now(),
+  setTimer(ms, fn) {
+    const t = setTimeout(fn, Math.max(0, ms))
+    return {cancel: () => clearTimeout(t)}
+  },
+}
+
+const EMPTY_RECORD: LeaderElectionRecord = {
+  holderIdentity: '',
+  leaseDurationSeconds: 0,
+  acquireTime: undefined,
+  renewTime: undefined,
+  leaderTransitions: 0,
+  strategy: '',
+  preferredHolder: '',
+}
+
+export class LeaderElector {
+  private readonly clock: LoopClock
+  private readonly random: () => number
+  private observedRecord: LeaderElectionRecord = EMPTY_RECORD
+  private observedRawRecord = ''
+  /** When (local clock) this candidate last saw the record change, or wrote it. */
+  private observedTime = 0
+  private reportedLeader = ''
+  /** Between a successful acquire and the end of renewal: the callbacks' notion of leading. */
+  private leading = false
+  /** When the last successful acquire or renew was started (local clock). */
+  private lastRenewStartedAt = Number.NEGATIVE_INFINITY
+
+  constructor(readonly config: LeaderElectionConfig) {
+    const problem = validateLeaderElectionConfig(config)
+    if (problem) throw new Error(problem)
+    if (config.lock.identity() === '') throw new Error('Lock identity is empty')
+    this.clock = config.clock ?? realClock
+    this.random = config.random ?? Math.random
+    config.metrics?.off(config.name)
+  }
+
+  /**
+   * upstream: Run — acquire, then start leading and renew until renewal fails or the signal
+   * aborts; onStoppedLeading is called on the way out in every case.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    try {
+      if (!(await this.acquire(signal))) return
+      const leadership = new AbortController()
+      this.leading = true
+      try {
+        this.config.callbacks.onStartedLeading(leadership.signal)
+      } catch (err) {
+        this.config.log?.error('OnStartedLeading failed', {err: String(err)})
+      }
+      await this.renew(signal, leadership)
+    } finally {
+      this.leading = false
+      this.config.callbacks.onStoppedLeading()
+    }
+  }
+
+  /** upstream: GetLeader — the holder last observed ('' when none). */
+  getLeader(): string {
+    return this.observedRecord.holderIdentity
+  }
+
+  /** upstream: IsLeader — the last observed holder is this candidate. */
+  isLeader(): boolean {
+    return this.observedRecord.holderIdentity === this.config.lock.identity()
+  }
+
+  /**
+   * Whether the work the lease guards may write now: this candidate leads, its renewal has not
+   * failed, and its last successful renewal started less than a lease duration ago. The last part
+   * is beyond upstream: a process that was paused past its lease (a stopped VM, a long GC) must not
+   * let a worker write before the renew loop has noticed.
+   */
+  mayWrite(): boolean {
+    return (
+      this.leading &&
+      this.isLeader() &&
+      this.clock.now() - this.lastRenewStartedAt < this.config.leaseDurationMs
+    )
+  }
+
+  /**
+   * upstream: Check (HealthzAdaptor) — an error once this candidate holds the lease but has not
+   * renewed it for the lease duration plus maxTolerableExpiredMs; a standby is always healthy.
+   */
+  check(maxTolerableExpiredMs: number): Error | undefined {
+    if (!this.isLeader()) return undefined
+    if (this.clock.now() - this.observedTime > this.config.leaseDurationMs + maxTolerableExpiredMs) {
+      return new Error(`failed election to renew leadership on lease ${this.config.name}`)
+    }
+    return undefined
+  }
+
+  // upstream: acquire — tryAcquireOrRenew every RetryPeriod with jitter (JitterUntil, sliding)
+  // until it succeeds; false when the signal aborts first.
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    const desc = this.config.lock.describe()
+    this.config.log?.info('Attempting to acquire leader lease...', {lock: desc})
+    while (!signal.aborted) {
+      const succeeded = await this.tryAcquireOrRenew(signal)
+      this.maybeReportTransition()
+      if (succeeded && !signal.aborted) {
+        this.config.lock.recordEvent?.('became leader')
+        this.config.metrics?.on(this.config.name)
+        this.config.log?.info('Successfully acquired lease', {lock: desc})
+        return true
+      }
+      if (!succeeded) this.config.log?.debug(4, 'Failed to acquire lease', {lock: desc})
+      const wait = this.config.retryPeriodMs * (1 + this.random() * JITTER_FACTOR)
+      await sleep(this.clock, wait, signal)
+    }
+    return false
+  }
+
+  // upstream: renew — every RetryPeriod (Until, no jitter), a poll of tryAcquireOrRenew every
+  // RetryPeriod that must succeed within RenewDeadline; when it does not, leadership ends.
+  private async renew(signal: AbortSignal, leadership: AbortController): Promise<void> {
+    const desc = this.config.lock.describe()
+    try {
+      while (!signal.aborted) {
+        const renewed = await this.pollRenew(signal)
+        this.maybeReportTransition()
+        if (renewed) {
+          this.config.log?.debug(5, 'Successfully renewed lease', {lock: desc})
+          await sleep(this.clock, this.config.retryPeriodMs, signal)
+          continue
+        }
+        this.leading = false
+        this.config.metrics?.off(this.config.name)
+        this.config.log?.info('Failed to renew lease', {
+          lock: desc,
+          err: signal.aborted ? 'context canceled' : 'timed out waiting for the condition',
+        })
+        break
+      }
+    } finally {
+      this.leading = false
+      this.config.metrics?.off(this.config.name)
+      leadership.abort()
+      this.config.lock.recordEvent?.('stopped leading')
+    }
+    if (this.config.releaseOnCancel) await this.release()
+  }
+
+  /**
+   * upstream: PollUntilContextTimeout(RetryPeriod, RenewDeadline, immediate) over
+   * tryAcquireOrRenew — tries at once, then on a RetryPeriod ticker, until one succeeds or the
+   * deadline passes (which also aborts a request in flight).
+   */
+  private async pollRenew(signal: AbortSignal): Promise<boolean> {
+    const deadline = new AbortController()
+    const onAbort = () => deadline.abort()
+    signal.addEventListener('abort', onAbort, {once: true})
+    const timer = this.clock.setTimer(this.config.renewDeadlineMs, () => deadline.abort())
+    try {
+      for (;;) {
+        if (deadline.signal.aborted) return false
+        const tick = this.clock.now() + this.config.retryPeriodMs
+        if (await this.tryAcquireOrRenew(deadline.signal)) return !deadline.signal.aborted
+        const rest = tick - this.clock.now()
+        if (rest > 0) await sleep(this.clock, rest, deadline.signal)
+      }
+    } finally {
+      timer.cancel()
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  /**
+   * upstream: tryAcquireOrRenew — acquire the lock when it is free or expired, renew it when held.
+   * Returns true on success.
+   */
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const {lock, log} = this.config
+    const started = this.clock.now()
+    const now = microTime(started)
+    const record: LeaderElectionRecord = {
+      holderIdentity: lock.identity(),
+      leaseDurationSeconds: Math.floor(this.config.leaseDurationMs / 1000),
+      renewTime: now,
+      acquireTime: now,
+      leaderTransitions: 0,
+      strategy: '',
+      preferredHolder: '',
+    }
+
+    // 1. The leader's fast path: update optimistically, assuming the record observed last is current.
+    if (this.isLeader() && this.isLeaseValid(started)) {
+      const old = this.observedRecord
+      record.acquireTime = old.acquireTime
+      record.leaderTransitions = old.leaderTransitions
+      try {
+        await lock.update(record, signal)
+        this.setObservedRecord(record)
+        this.lastRenewStartedAt = started
+        return true
+      } catch (err) {
+        if (signal.aborted) return false
+        log?.debug(2, 'Failed to update lease optimistically, falling back to slow path', {
+          lock: lock.describe(),
+          err: message(err),
+        })
+      }
+    }
+
+    // 2. Obtain the record, or create it.
+    let observed: Awaited<ReturnType<ResourceLock['get']>>
+    try {
+      observed = await lock.get(signal)
+    } catch (err) {
+      if (!isNotFound(err)) {
+        if (!signal.aborted)
+          log?.error('Error retrieving lease lock', {lock: lock.describe(), err: message(err)})
+        return false
+      }
+      try {
+        await lock.create(record, signal)
+      } catch (createErr) {
+        if (!signal.aborted)
+          log?.error('Error initially creating lease lock', {lock: lock.describe(), err: message(createErr)})
+        return false
+      }
+      this.setObservedRecord(record)
+      this.lastRenewStartedAt = started
+      return true
+    }
+
+    // 3. The record changed since last seen: restart the expiry clock from now.
+    if (this.observedRawRecord !== observed.raw) {
+      this.setObservedRecord(observed.record)
+      this.observedRawRecord = observed.raw
+    }
+    if (observed.record.holderIdentity !== '' && this.isLeaseValid(started) && !this.isLeader()) {
+      log?.debug(4, 'Lease is held by and has not yet expired', {
+        lock: lock.describe(),
+        holder: observed.record.holderIdentity,
+      })
+      return false
+    }
+
+    // 4. Take over or renew: a takeover counts a transition, a renewal keeps acquireTime.
+    if (this.isLeader()) {
+      record.acquireTime = observed.record.acquireTime
+      record.leaderTransitions = observed.record.leaderTransitions
+      this.config.metrics?.slowpathExercised(this.config.name)
+    } else {
+      record.leaderTransitions = observed.record.leaderTransitions + 1
+    }
+    try {
+      await lock.update(record, signal)
+    } catch (err) {
+      if (!signal.aborted) log?.error('Failed to update lease', {lock: lock.describe(), err: message(err)})
+      return false
+    }
+    this.setObservedRecord(record)
+    this.lastRenewStartedAt = started
+    return true
+  }
+
+  /**
+   * upstream: release / tryRelease — clear the holder (lease duration 1 s, transitions kept) so a
+   * standby takes over at its next try; conflicts are retried, for at most RenewDeadline.
+   * Beyond upstream: the lease is left alone when the record just read names another holder.
+   */
+  async release(): Promise<boolean> {
+    const deadline = new AbortController()
+    const timer = this.clock.setTimer(this.config.renewDeadlineMs, () => deadline.abort())
+    try {
+      for (;;) {
+        if (deadline.signal.aborted) return false
+        const {lock, log} = this.config
+        let old: Awaited<ReturnType<ResourceLock['get']>>
+        try {
+          old = await lock.get(deadline.signal)
+        } catch (err) {
+          if (isNotFound(err)) log?.info('lease lock not found', {lock: lock.describe()})
+          else log?.error('error retrieving resource lock', {lock: lock.describe(), err: message(err)})
+          return false
+        }
+        if (!this.isLeader()) return true
+        if (old.record.holderIdentity !== lock.identity()) return true
+        const now = microTime(this.clock.now())
+        const released: LeaderElectionRecord = {
+          ...EMPTY_RECORD,
+          leaderTransitions: old.record.leaderTransitions,
+          leaseDurationSeconds: 1,
+          renewTime: now,
+          acquireTime: now,
+        }
+        try {
+          await lock.update(released, deadline.signal)
+        } catch (err) {
+          if (isConflict(err)) {
+            log?.debug(4, 'Conflict when releasing lease, retrying', {lock: lock.describe()})
+            continue
+          }
+          log?.error('Failed to release lease', {lock: lock.describe(), err: message(err)})
+          return false
+        }
+        this.setObservedRecord(released)
+        log?.info('Released lease', {lock: lock.describe()})
+        return true
+      }
+    } finally {
+      timer.cancel()
+    }
+  }
+
+  // upstream: maybeReportTransition
+  private maybeReportTransition(): void {
+    if (this.observedRecord.holderIdentity === this.reportedLeader) return
+    this.reportedLeader = this.observedRecord.holderIdentity
+    const cb = this.config.callbacks.onNewLeader
+    if (cb) queueMicrotask(() => cb(this.reportedLeader))
+  }
+
+  // upstream: isLeaseValid — observedTime plus the observed record's lease duration is ahead of now.
+  private isLeaseValid(now: number): boolean {
+    return this.observedTime + this.observedRecord.leaseDurationSeconds * 1000 > now
+  }
+
+  // upstream: setObservedRecord — the record, and now as the time it was observed.
+  private setObservedRecord(record: LeaderElectionRecord): void {
+    this.observedRecord = {...record}
+    this.observedTime = this.clock.now()
+  }
+}
+
+/** Resolves after ms on the clock, or as soon as the signal aborts. */
+function sleep(clock: LoopClock, ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    let handle: TimerHandle | undefined
+    const done = () => {
+      handle?.cancel()
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    handle = clock.setTimer(ms, done)
+    signal.addEventListener('abort', done, {once: true})
+  })
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
