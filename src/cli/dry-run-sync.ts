@@ -1,8 +1,8 @@
 // `dry-run sync`: one controller pass on files; prints what it would do and writes nothing.
 
+import {isWrite} from '../pass/result.js'
 import {wantColor} from '../render/style.js'
 import type {SyncOutputFormat} from '../render/sync-result.js'
-import {isWrite} from '../result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export interface DryRunSyncFlags extends PassFlags {

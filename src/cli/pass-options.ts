@@ -2,13 +2,13 @@
 // flags into values, validate() checks them, then load() and pass() do the work. Heavy modules
 // (the loader, the controller) are imported inside those steps, never at the top.
 
-import type {IO} from '../base-command.js'
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import {UsageError, type World} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
+import type {IO} from './base-command.js'
 
 export interface PassFlags {
   filename?: string[]

@@ -4,7 +4,7 @@
 
 import type {World} from '../cluster/world.js'
 import {UsageError} from '../cluster/world.js'
-import type {Action, DeploymentResult, SyncResult} from '../result.js'
+import type {Action, DeploymentResult, SyncResult} from '../pass/result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export const RECONCILE_OUTPUT_FORMATS = ['table', 'wide', 'yaml', 'json'] as const

@@ -2,13 +2,13 @@
 // shown as an ink view replayed at --speed on a terminal, one line per change otherwise, or NDJSON
 // with -o json. Heavy modules (the loader, the controller, ink and React) load inside run().
 
-import type {IO} from '../base-command.js'
 import {InputError, UsageError, type World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
 import type {WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
 import type {LiveWatch} from '../watch/live.js'
+import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 /** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */

@@ -1,10 +1,10 @@
 // `run`: be the Deployment controller. Flags become options here (complete, validate); the loop
 // itself (informers, queue, workers) lives in src/run and is imported only when it starts.
 
-import type {IO} from '../base-command.js'
 import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import {InputError, UsageError} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import type {IO} from './base-command.js'
 
 export interface RunFlags {
   namespace?: string
@@ -69,7 +69,7 @@ export class RunOptions {
       throw new UsageError('--concurrent-deployment-syncs must be at least 1')
     }
     if (this.labelSelector !== undefined) {
-      const {parseLabelSelector} = await import('../pass/label-selector.js')
+      const {parseLabelSelector} = await import('../controller/util/label-selector.js')
       parseLabelSelector(this.labelSelector)
     }
     if (this.connectionFlags['request-timeout'] !== undefined) {

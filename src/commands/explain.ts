@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../base-command.js'
+import {BaseCommand, outputFlag, passFlags, processIO} from '../cli/base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
 
 export default class Explain extends BaseCommand {

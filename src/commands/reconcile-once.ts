@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, passFlags, processIO} from '../base-command.js'
+import {BaseCommand, passFlags, processIO} from '../cli/base-command.js'
 import {RECONCILE_OUTPUT_FORMATS, ReconcileOnceOptions} from '../cli/reconcile-once.js'
 
 export default class ReconcileOnce extends BaseCommand {

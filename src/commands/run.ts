@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, passFlags, processIO} from '../base-command.js'
+import {BaseCommand, passFlags, processIO} from '../cli/base-command.js'
 import {RunOptions} from '../cli/run.js'
 
 const {

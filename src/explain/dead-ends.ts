@@ -11,9 +11,9 @@ import {
   isRollingUpdate,
   maxUnavailable,
 } from '../controller/util/deployment-util.js'
-import type {ExplainContext} from './context.js'
-import {seconds} from './duration.js'
-import {selectorOf} from './replicasets.js'
+import type {ExplainContext} from '../status/context.js'
+import {selectorOf} from '../status/replicasets.js'
+import {seconds} from '../util/duration.js'
 import type {Blocker, DeadEnd, Fenceposts, ProgressClock} from './types.js'
 
 export function explainDeadEnds(

@@ -24,7 +24,7 @@ import {
 } from '../controller/util/deployment-util.js'
 import {i32} from '../controller/util/go.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
-import type {ExplainContext} from './context.js'
+import type {ExplainContext} from '../status/context.js'
 import {explainFenceposts} from './fenceposts.js'
 import type {CheckName, Cleanup, PassCheck, PassExplain, Share, Step} from './types.js'
 

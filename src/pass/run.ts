@@ -15,7 +15,7 @@ import {
   type RecordedEvent,
   type Requeue,
   type SyncResult,
-} from '../result.js'
+} from './result.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
 
 export interface PassOptions {

@@ -3,7 +3,7 @@
 import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
 import {InputError, UsageError, type World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
-import {parseLabelSelector} from './label-selector.js'
+import {parseLabelSelector} from '../controller/util/label-selector.js'
 
 export interface Selection {
   /** `web`, `deployment/web`, `deploy/web`, `deployments.apps/web`, ... (or `deployment web`). */

@@ -3,22 +3,22 @@
 // syncDeployment over the caches with its writes sent to the cluster, and handling the error.
 
 import type {ApiClient} from '../cluster/live/api.js'
+import {Informer} from '../cluster/live/cache/informer.js'
+import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from '../cluster/live/cache/listers.js'
 import {LiveClient} from '../cluster/live/client.js'
 import {postEvents} from '../cluster/live/events.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 import {listAll} from '../cluster/live/read.js'
+import {type LoopClock, realClock, sleep, type TimerHandle} from '../cluster/live/workqueue/clock.js'
+import {WorkQueue} from '../cluster/live/workqueue/queue.js'
+import {defaultControllerRateLimiter} from '../cluster/live/workqueue/rate-limiter.js'
 import {rfc3339} from '../cluster/memory.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
-import type {Action, RecordedEvent} from '../result.js'
-import {type LoopClock, realClock, sleep, type TimerHandle} from './clock.js'
+import type {Action, RecordedEvent} from '../pass/result.js'
 import {DeploymentEventHandlers} from './handlers.js'
-import {Informer} from './informer.js'
-import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from './listers.js'
-import {WorkQueue} from './queue.js'
-import {defaultControllerRateLimiter} from './rate-limiter.js'
 
 /** upstream: maxRetries — after this many requeues a failing key is dropped (until its next event). */
 export const MAX_RETRIES = 15

@@ -11,7 +11,7 @@ import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {deploymentReplicas} from '../controller/util/deployment-util.js'
 import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
-import {replicaSetsOf} from './observe.js'
+import {replicaSetsOf} from '../status/observe.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,

@@ -1,7 +1,5 @@
 // The simulated cluster around the Deployment controller: models, simulator and observations.
 
-export {type ClusterOptions, type ClusterStep, SimulatedCluster} from './cluster.js'
-export {formatDuration, parseDuration} from './duration.js'
 export {
   type ConditionSummary,
   type DeploymentSummary,
@@ -12,7 +10,9 @@ export {
   type ReplicaSetSummary,
   type RolloutStatus,
   rolloutStatus,
-} from './observe.js'
+} from '../status/observe.js'
+export {type ClusterOptions, type ClusterStep, SimulatedCluster} from './cluster.js'
+export {formatDuration, parseDuration} from './duration.js'
 export {DEFAULT_TIMINGS, type FailureMode, type PodPlan, type PodTimings} from './pods.js'
 export {
   DEFAULT_MAX_STEPS,

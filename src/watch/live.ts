@@ -5,14 +5,14 @@
 // watch ends as kubectl rollout status does: complete, progress deadline exceeded, or --timeout.
 
 import type {ApiClient} from '../cluster/live/api.js'
+import {Informer} from '../cluster/live/cache/informer.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 import {collectionPath} from '../cluster/live/read.js'
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../controller/api/types.js'
 import type {WatchAnalysis, WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
-import {Informer} from '../run/informer.js'
 import {formatDuration} from '../sim/duration.js'
-import {type Observation, observe} from '../sim/observe.js'
 import type {Actor, SimEvent} from '../sim/types.js'
+import {type Observation, observe} from '../status/observe.js'
 
 export interface LiveWatchOptions {
   api: ApiClient

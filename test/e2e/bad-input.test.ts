@@ -9,7 +9,7 @@ import {closeSync, mkdtempSync, openSync, writeFileSync, writeSync} from 'node:f
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {BIN, limiter, ROOT} from './helpers.js'
 
 const NOW = '2026-11-29T10:00:00Z'

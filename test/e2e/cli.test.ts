@@ -2,7 +2,7 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {cli, deploymentYaml, ROOT, tempFiles} from './helpers.js'
 
 const NOW = '2026-11-29T10:05:00Z'

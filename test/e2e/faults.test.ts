@@ -8,7 +8,7 @@ import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, type RequestLog, startApiServer} from '../apiserver/index.js'
 import {cliAsync, limiter, type RunResult} from './helpers.js'
 

@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {cliAsync} from './helpers.js'
 

@@ -3,10 +3,10 @@
 
 import {describe, expect, it} from 'vitest'
 import type {Deployment} from '../../src/controller/api/types.js'
-import {age, humanDuration, relative, seconds} from '../../src/explain/duration.js'
-import {rolloutStatus} from '../../src/explain/rollout-status.js'
 import {wrap} from '../../src/render/explain.js'
 import {fitOrSplit, wrapCell} from '../../src/render/explain-table.js'
+import {rolloutStatus} from '../../src/status/rollout-status.js'
+import {age, humanDuration, relative, seconds} from '../../src/util/duration.js'
 
 const S = 1000
 const M = 60 * S

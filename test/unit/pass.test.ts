@@ -4,7 +4,7 @@ import {newNotFound, StatusError} from '../../src/controller/api/errors.js'
 import type {Deployment} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import type {ControllerContext} from '../../src/controller/interfaces.js'
-import {parseLabelSelector} from '../../src/pass/label-selector.js'
+import {parseLabelSelector} from '../../src/controller/util/label-selector.js'
 import {runPasses} from '../../src/pass/run.js'
 import {noResourcesMessage, parseNames, selectDeployments} from '../../src/pass/selection.js'
 

@@ -4,10 +4,10 @@
 
 import {afterEach, describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/cluster/live/api.js'
+import {Informer, isTombstone, type Tombstone} from '../../src/cluster/live/cache/informer.js'
+import {POD_CONTROLLER_UID_INDEX, podControllerUID} from '../../src/cluster/live/cache/listers.js'
 import {connect} from '../../src/cluster/live/kubeconfig.js'
 import type {Deployment, Pod} from '../../src/controller/api/types.js'
-import {Informer, isTombstone, type Tombstone} from '../../src/run/informer.js'
-import {POD_CONTROLLER_UID_INDEX, podControllerUID} from '../../src/run/listers.js'
 import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
 
 let server: ApiServer | undefined

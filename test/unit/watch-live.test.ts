@@ -4,7 +4,7 @@ import {parseFeatureGates} from '../../src/controller/features.js'
 import {frameToString} from '../../src/render/watch/app.js'
 import {FrameBuilder} from '../../src/render/watch/frame.js'
 import {endJson, updateJson} from '../../src/render/watch/ndjson.js'
-import {observe} from '../../src/sim/observe.js'
+import {observe} from '../../src/status/observe.js'
 import {analyze} from '../../src/watch/analysis.js'
 import {endOf, labelSelectorOf} from '../../src/watch/live.js'
 

@@ -15,8 +15,8 @@ import {
   type Timers,
 } from '../../src/render/watch/replay.js'
 import {Bar, layout, WatchView} from '../../src/render/watch/view.js'
-import type {PodSummary, ReplicaSetSummary} from '../../src/sim/observe.js'
 import {simulate} from '../../src/sim/simulator.js'
+import type {PodSummary, ReplicaSetSummary} from '../../src/status/observe.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 const T = Date.parse('2026-11-29T10:00:10Z')

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../../base-command.js'
+import {BaseCommand, outputFlag, passFlags, processIO} from '../../cli/base-command.js'
 import {DryRunSyncOptions} from '../../cli/dry-run-sync.js'
 
 export default class DryRunSync extends BaseCommand {

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../../base-command.js'
+import {BaseCommand, outputFlag, passFlags, processIO} from '../../cli/base-command.js'
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
 
 const {'all-namespaces': _allNamespaces, selector: _selector, ...watchPassFlags} = passFlags

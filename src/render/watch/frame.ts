@@ -2,8 +2,8 @@
 // simulator's timeline, or a live watch building the same Observation from informer caches). Pure:
 // no ink here, so line mode and JSON never load React.
 
-import type {ConditionSummary, Observation, ReplicaSetSummary} from '../../sim/observe.js'
 import type {SimAction, SimEvent} from '../../sim/types.js'
+import type {ConditionSummary, Observation, ReplicaSetSummary} from '../../status/observe.js'
 
 /** What a source hands the view at each change. The simulator's TimelineEntry is one. */
 export interface WatchUpdate {

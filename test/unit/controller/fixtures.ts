@@ -16,7 +16,7 @@ import type {
 import {syncDeployment} from '../../../src/controller/deployment-controller.js'
 import {parseFeatureGates} from '../../../src/controller/features.js'
 import type {ControllerContext, EventType} from '../../../src/controller/interfaces.js'
-import type {Action} from '../../../src/result.js'
+import type {Action} from '../../../src/pass/result.js'
 
 /** The clock every harness starts with unless told otherwise. */
 export const NOW = Date.parse('2026-03-02T10:00:00Z')

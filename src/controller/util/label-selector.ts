@@ -1,6 +1,6 @@
 // kubectl's `-l/--selector` syntax (apimachinery's labels.Parse): `a=b,c!=d,e in (x,y),f notin (z),g,!h,i>3`.
 
-import {UsageError} from '../cluster/world.js'
+import {UsageError} from '../../cluster/world.js'
 
 export type Operator = 'exists' | 'doesNotExist' | 'in' | 'notIn' | 'gt' | 'lt'
 

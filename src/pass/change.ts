@@ -4,7 +4,7 @@
 
 import {deepEqual, isPlainObject, type JsonObject} from '../cluster/json.js'
 import {mergePatch, strategicMergePatch} from '../cluster/memory.js'
-import type {Action, ActionResource} from '../result.js'
+import type {Action, ActionResource} from './result.js'
 
 export interface Change {
   /** One line for the table: `replicas 3 -> 2; Progressing: ReplicaSetUpdated -> NewReplicaSetAvailable`. */

@@ -14,8 +14,8 @@ import {
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
 import {timeValue} from '../controller/util/equality.js'
-import {isPodAvailable, isPodReady, maxRestarts, nodeOf, waitingReason} from './pods.js'
-import {podsOwnedBy} from './replicaset.js'
+import {isPodAvailable, isPodReady, maxRestarts, nodeOf, waitingReason} from '../sim/pods.js'
+import {podsOwnedBy} from '../sim/replicaset.js'
 
 /** How a pod stands, from the rollout's point of view. */
 export type PodState =

@@ -3,9 +3,15 @@
 // the ReplicaSets' ReplicaFailure conditions; and the recent Warning events when they are given.
 
 import type {Pod, PodCondition} from '../controller/api/types.js'
+import {
+  type Blocker,
+  type BlockerCode,
+  type EventRow,
+  HARD_BLOCKERS,
+  type KubeEvent,
+} from '../explain/types.js'
+import {formatTime, parseTime, relative, seconds} from '../util/duration.js'
 import type {ExplainContext, ReplicaSetInfo} from './context.js'
-import {formatTime, parseTime, relative, seconds} from './duration.js'
-import {type Blocker, type BlockerCode, type EventRow, HARD_BLOCKERS, type KubeEvent} from './types.js'
 
 const HARD = new Set<string>(HARD_BLOCKERS)
 

@@ -9,9 +9,9 @@ import {
   NewRSAvailableReason,
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
+import type {ClockState, Condition, ProgressClock} from '../explain/types.js'
+import {formatTime, parseTime, relative, seconds} from '../util/duration.js'
 import type {ExplainContext} from './context.js'
-import {formatTime, parseTime, relative, seconds} from './duration.js'
-import type {ClockState, Condition, ProgressClock} from './types.js'
 
 function condition(c: DeploymentCondition | undefined): Condition | null {
   if (!c) return null

@@ -4,8 +4,8 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import * as Flags from '@oclif/core/flags'
-import {InputError, UsageError} from './cluster/world.js'
-import {FeatureGateError} from './controller/features.js'
+import {InputError, UsageError} from '../cluster/world.js'
+import {FeatureGateError} from '../controller/features.js'
 
 /** Selection, input and pass flags shared by the commands that run a pass. */
 export const passFlags = {

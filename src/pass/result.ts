@@ -1,7 +1,7 @@
 // The result of one controller pass, as `dry-run sync -o json` prints it. This shape is the JSON
 // contract documented in the README: add fields, never rename or remove them.
 
-import type {EventType} from './controller/interfaces.js'
+import type {EventType} from '../controller/interfaces.js'
 
 export type ActionVerb = 'get' | 'create' | 'update' | 'patch' | 'delete'
 export type ActionResource = 'replicasets' | 'deployments' | 'pods'

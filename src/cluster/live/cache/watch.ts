@@ -5,8 +5,8 @@
 import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
 import * as http from 'node:http'
 import * as https from 'node:https'
-import {statusError} from '../cluster/live/api.js'
-import type {Connection} from '../cluster/live/kubeconfig.js'
+import {statusError} from '../api.js'
+import type {Connection} from '../kubeconfig.js'
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
 

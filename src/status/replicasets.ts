@@ -6,10 +6,10 @@ import {type Deployment, type Pod, type ReplicaSet, ReplicaSetKind} from '../con
 import {filterPodsByOwner, getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import {findNewReplicaSet, RevisionHistoryAnnotation, revision} from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector, type Selector} from '../controller/util/labels.js'
+import type {Ownership, ReplicaSetRow} from '../explain/types.js'
+import type {Facts} from '../pass/facts.js'
+import {age} from '../util/duration.js'
 import type {ReplicaSetInfo, ReplicaSetView} from './context.js'
-import {age} from './duration.js'
-import type {Facts} from './facts.js'
-import type {Ownership, ReplicaSetRow} from './types.js'
 
 /** The Deployment's selector, or undefined when it does not parse. */
 export function selectorOf(d: Deployment): Selector | undefined {

@@ -14,10 +14,7 @@ import {
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
-import type {ExplainContext} from './context.js'
-import {seconds} from './duration.js'
-import type {ScaleRecord} from './pass.js'
-import {selectorOf} from './replicasets.js'
+import type {ScaleRecord} from '../explain/pass.js'
 import {
   type Blocker,
   type DeadEnd,
@@ -26,7 +23,10 @@ import {
   SOFT_BLOCKERS,
   type Verdict,
   type VerdictCode,
-} from './types.js'
+} from '../explain/types.js'
+import {seconds} from '../util/duration.js'
+import type {ExplainContext} from './context.js'
+import {selectorOf} from './replicasets.js'
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 

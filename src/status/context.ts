@@ -3,9 +3,9 @@
 
 import type {MemoryStore} from '../cluster/memory.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
-import type {DeploymentResult} from '../result.js'
-import type {Facts} from './facts.js'
-import type {KubeEvent, Ownership, ReplicaSetRole} from './types.js'
+import type {KubeEvent, Ownership, ReplicaSetRole} from '../explain/types.js'
+import type {Facts} from '../pass/facts.js'
+import type {DeploymentResult} from '../pass/result.js'
 
 export interface ReplicaSetInfo {
   rs: ReplicaSet

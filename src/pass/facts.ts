@@ -1,7 +1,7 @@
 // Typed reads of the facts a pass records through ctx.trace.fact (see src/controller): the numbers
 // behind each decision, exactly as the controller computed them.
 
-import type {DeploymentResult} from '../result.js'
+import type {DeploymentResult} from './result.js'
 
 export interface ScaleUpFact {
   maxSurge: number
