@@ -4,8 +4,7 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import * as Flags from '@oclif/core/flags'
-import {InputError, UsageError} from '../cluster/world.js'
-import {FeatureGateError} from '../controller/features.js'
+import {exitCodeFor, isExpected} from '../errors.js'
 
 /** Selection, input and pass flags shared by the commands that run a pass. */
 export const passFlags = {
@@ -108,14 +107,6 @@ export const processIO: IO = {
   env: process.env,
 }
 
-/** Exit code of an error: usage errors 2, input and unexpected errors 1. */
-export function exitCodeFor(err: unknown): number {
-  if (err instanceof UsageError || err instanceof FeatureGateError) return 2
-  if (err instanceof InputError) return 1
-  if (err instanceof Errors.CLIError) return err.oclif.exit ?? 2
-  return 1
-}
-
 export abstract class BaseCommand extends Command {
   /**
    * The lowest exit code an error may have: 2 under `--exit-code`, where 1 means "would change"
@@ -126,7 +117,7 @@ export abstract class BaseCommand extends Command {
   /** The one place errors become a message and an exit code: `error: <message>`, no stack trace. */
   protected override async catch(err: Error): Promise<void> {
     if (err instanceof Errors.ExitError) throw err
-    const expected = err instanceof InputError || err instanceof UsageError || err instanceof FeatureGateError
+    const expected = isExpected(err)
     const parseError = err instanceof Errors.CLIError
     // The command did call parse(); without this, oclif warns "did not parse its arguments" on
     // stderr after a flag error whenever NODE_ENV is development or test.

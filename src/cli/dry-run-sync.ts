@@ -1,6 +1,6 @@
 // `dry-run sync`: one controller pass on files; prints what it would do and writes nothing.
 
-import {isWrite} from '../pass/result.js'
+import {isWrite} from '../cluster/action.js'
 import {wantColor} from '../render/style.js'
 import type {SyncOutputFormat} from '../render/sync-result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'

@@ -4,8 +4,9 @@
 
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
-import {UsageError, type World} from '../cluster/world.js'
+import type {World} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {UsageError} from '../errors.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
 import type {IO} from './base-command.js'

@@ -2,9 +2,10 @@
 // the pass as a `kind: List` that can be fed back (-f -) for the next pass; on a live cluster it
 // performs the writes with optimistic concurrency and reports what was done.
 
+import type {Action} from '../cluster/action.js'
 import type {World} from '../cluster/world.js'
-import {UsageError} from '../cluster/world.js'
-import type {Action, DeploymentResult, SyncResult} from '../pass/result.js'
+import {UsageError} from '../errors.js'
+import type {DeploymentResult, SyncResult} from '../pass/result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export const RECONCILE_OUTPUT_FORMATS = ['table', 'wide', 'yaml', 'json'] as const

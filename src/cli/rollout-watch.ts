@@ -2,8 +2,9 @@
 // shown as an ink view replayed at --speed on a terminal, one line per change otherwise, or NDJSON
 // with -o json. Heavy modules (the loader, the controller, ink and React) load inside run().
 
-import {InputError, UsageError, type World} from '../cluster/world.js'
+import type {World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
+import {InputError, UsageError} from '../errors.js'
 import type {WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'

@@ -2,8 +2,8 @@
 // itself (informers, queue, workers) lives in src/run and is imported only when it starts.
 
 import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
-import {InputError, UsageError} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {InputError, UsageError} from '../errors.js'
 import type {IO} from './base-command.js'
 
 export interface RunFlags {
@@ -69,8 +69,8 @@ export class RunOptions {
       throw new UsageError('--concurrent-deployment-syncs must be at least 1')
     }
     if (this.labelSelector !== undefined) {
-      const {parseLabelSelector} = await import('../controller/util/label-selector.js')
-      parseLabelSelector(this.labelSelector)
+      const {parseSelectorFlag} = await import('../pass/selection.js')
+      parseSelectorFlag(this.labelSelector)
     }
     if (this.connectionFlags['request-timeout'] !== undefined) {
       const {parseDuration} = await import('../cluster/live/kubeconfig.js')

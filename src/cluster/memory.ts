@@ -21,7 +21,7 @@ import type {
   ReplicaSet,
 } from '../controller/api/types.js'
 import type {Client, Listers, PatchType} from '../controller/interfaces.js'
-import type {Action, ActionResource} from '../pass/result.js'
+import type {Action, ActionResource} from './action.js'
 import {hexDigest} from './digest.js'
 import {deepCopy, deepEqual, deepFreeze, isPlainObject, type JsonObject} from './json.js'
 import type {SourceRef, World} from './world.js'

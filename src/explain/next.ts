@@ -1,8 +1,8 @@
 // Next: what the pass writes (as `dry-run sync` describes each write), the events it records and
 // when the controller would look at the Deployment again.
 
+import {isWrite} from '../cluster/action.js'
 import type {ChangeTracker} from '../pass/change.js'
-import {isWrite} from '../pass/result.js'
 import type {ExplainContext} from '../status/context.js'
 import {formatTime, seconds} from '../util/duration.js'
 import type {ClockState, NextPass} from './types.js'

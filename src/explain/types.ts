@@ -2,7 +2,8 @@
 // scripts and CI: fields are added, never renamed or removed. Every code is documented in
 // docs/explain-reasons.md (a unit test checks that each one listed here appears there).
 
-import type {ActionResource, ActionVerb, RecordedEvent, Requeue} from '../pass/result.js'
+import type {ActionResource, ActionVerb, RecordedEvent} from '../cluster/action.js'
+import type {Requeue} from '../pass/result.js'
 
 /** The verdict codes, most decisive first (the first that applies wins). */
 export const VERDICT_CODES = [

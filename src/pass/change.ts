@@ -2,9 +2,9 @@
 // the object as it stood just before it in this pass (at first, the object before the pass), so a
 // redundant write reads "no change" instead of repeating the previous write's change.
 
+import type {Action, ActionResource} from '../cluster/action.js'
 import {deepEqual, isPlainObject, type JsonObject} from '../cluster/json.js'
 import {mergePatch, strategicMergePatch} from '../cluster/memory.js'
-import type {Action, ActionResource} from './result.js'
 
 export interface Change {
   /** One line for the table: `replicas 3 -> 2; Progressing: ReplicaSetUpdated -> NewReplicaSetAvailable`. */

@@ -1,34 +1,7 @@
 // The result of one controller pass, as `dry-run sync -o json` prints it. This shape is the JSON
 // contract documented in the README: add fields, never rename or remove them.
 
-import type {EventType} from '../controller/interfaces.js'
-
-export type ActionVerb = 'get' | 'create' | 'update' | 'patch' | 'delete'
-export type ActionResource = 'replicasets' | 'deployments' | 'pods'
-
-export interface Action {
-  verb: ActionVerb
-  resource: ActionResource
-  subresource?: 'status'
-  namespace: string
-  name: string
-  /** create/update: the object as the controller sent it. */
-  object?: unknown
-  /** patch: the patch body. */
-  patch?: unknown
-  patchType?: string
-  /** Live mode: what became of the write (skipped: not sent because the pass had stopped). */
-  outcome?: 'succeeded' | 'failed' | 'skipped'
-  /** Live mode: the server's error for a failed write. */
-  error?: string
-}
-
-export interface RecordedEvent {
-  type: EventType
-  reason: string
-  message: string
-  object: {kind: 'Deployment'; namespace: string; name: string}
-}
+import type {Action, RecordedEvent} from '../cluster/action.js'
 
 export interface Requeue {
   /** after: AddAfter with a delay; rateLimited: AddRateLimited (error or a deadline under 1s away). */
@@ -56,9 +29,4 @@ export interface SyncResult {
   kubernetesVersion: string
   featureGates: Record<string, boolean>
   results: DeploymentResult[]
-}
-
-/** Writes only; `get` (the uncached re-read before adoption) is a read and is left out. */
-export function isWrite(a: Action): boolean {
-  return a.verb !== 'get'
 }

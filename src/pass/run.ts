@@ -1,6 +1,7 @@
 // The pass runner: one syncDeployment per selected Deployment over an in-memory store, with every
 // write, event, requeue and decision recorded into a SyncResult.
 
+import {type Action, isWrite, type RecordedEvent} from '../cluster/action.js'
 import {MemoryStore, RecordingClient, rfc3339} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
@@ -8,14 +9,7 @@ import type {KubeObject} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import {KUBERNETES_VERSION} from '../controller/features.js'
 import type {Client, ControllerContext, FeatureGates} from '../controller/interfaces.js'
-import {
-  type Action,
-  type DeploymentResult,
-  isWrite,
-  type RecordedEvent,
-  type Requeue,
-  type SyncResult,
-} from './result.js'
+import type {DeploymentResult, Requeue, SyncResult} from './result.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
 
 export interface PassOptions {

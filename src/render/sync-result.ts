@@ -1,8 +1,9 @@
 // Output of `dry-run sync`: the SyncResult document (-o json|yaml) or, per Deployment, the path
 // through the controller, a table of the writes, the events and the requeue (-o table|wide).
 
+import {isWrite} from '../cluster/action.js'
 import {type BeforeLookup, ChangeTracker} from '../pass/change.js'
-import {type DeploymentResult, isWrite, type Requeue, type SyncResult} from '../pass/result.js'
+import type {DeploymentResult, Requeue, SyncResult} from '../pass/result.js'
 import {renderDocument} from './document.js'
 import {styler} from './style.js'
 import {kubectlTable} from './table.js'

@@ -2,6 +2,7 @@
 // handlers feeding a rate-limited work queue, and N workers each taking a key, running
 // syncDeployment over the caches with its writes sent to the cluster, and handling the error.
 
+import type {Action, RecordedEvent} from '../cluster/action.js'
 import type {ApiClient} from '../cluster/live/api.js'
 import {Informer} from '../cluster/live/cache/informer.js'
 import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from '../cluster/live/cache/listers.js'
@@ -17,7 +18,6 @@ import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../contro
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
-import type {Action, RecordedEvent} from '../pass/result.js'
 import {DeploymentEventHandlers} from './handlers.js'
 
 /** upstream: maxRetries — after this many requeues a failing key is dropped (until its next event). */

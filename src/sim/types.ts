@@ -1,7 +1,7 @@
 // Plain data shared by the models, the simulator and the renderers of a simulated rollout.
 
+import type {ActionResource, ActionVerb} from '../cluster/action.js'
 import type {EventType} from '../controller/interfaces.js'
-import type {ActionResource, ActionVerb} from '../pass/result.js'
 
 /** Who made a change: the Deployment controller under test, or one of the simulated components. */
 export type Actor = 'deployment-controller' | 'replicaset-controller' | 'default-scheduler' | 'kubelet'

@@ -3,7 +3,8 @@
 import {describe, expect, it} from 'vitest'
 import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
 import {type LoadOptions, SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from '../../src/cluster/load/index.js'
-import {InputError, type World} from '../../src/cluster/world.js'
+import type {World} from '../../src/cluster/world.js'
+import {InputError} from '../../src/errors.js'
 
 type Obj = Record<string, unknown>
 type Doc = Obj & {spec: Obj; metadata: Obj}

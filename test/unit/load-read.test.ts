@@ -9,7 +9,7 @@ import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
 import {loadWorld} from '../../src/cluster/load/index.js'
 import {parseJson} from '../../src/cluster/load/json.js'
 import {readJsonListFile, STREAM_MIN_BYTES} from '../../src/cluster/load/read.js'
-import {InputError} from '../../src/cluster/world.js'
+import {InputError} from '../../src/errors.js'
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/load')
 const tmp = mkdtempSync(join(tmpdir(), 'deployctl-load-'))

@@ -1,9 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import type {IO} from '../../src/cli/base-command.js'
-import {exitCodeFor} from '../../src/cli/base-command.js'
 import {PassOptions, parseRFC3339} from '../../src/cli/pass-options.js'
-import {InputError, UsageError} from '../../src/cluster/world.js'
 import {FeatureGateError} from '../../src/controller/features.js'
+import {exitCodeFor, InputError, UsageError} from '../../src/errors.js'
 
 function io(): IO & {errors: string[]} {
   const errors: string[] = []

@@ -1,12 +1,18 @@
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {InputError, UsageError, type World} from '../../src/cluster/world.js'
+import type {World} from '../../src/cluster/world.js'
 import {newNotFound, StatusError} from '../../src/controller/api/errors.js'
 import type {Deployment} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import type {ControllerContext} from '../../src/controller/interfaces.js'
-import {parseLabelSelector} from '../../src/controller/util/label-selector.js'
+import {parseLabelSelector} from '../../src/controller/util/labels.js'
+import {InputError, UsageError} from '../../src/errors.js'
 import {runPasses} from '../../src/pass/run.js'
-import {noResourcesMessage, parseNames, selectDeployments} from '../../src/pass/selection.js'
+import {
+  noResourcesMessage,
+  parseNames,
+  parseSelectorFlag,
+  selectDeployments,
+} from '../../src/pass/selection.js'
 
 // The runner is tested against a stand-in for syncDeployment, so that these tests pin the runner's
 // own contract (contexts, recording, requeue rules) whatever the controller decides.
@@ -84,7 +90,7 @@ describe('parseLabelSelector', () => {
   it.each(['app in (', 'app in ()', '=web', 'app=web,', 'app web', 'n>x', 'app=a b', 'Bad Key=1', 'app=-x'])(
     'rejects %s',
     (input) => {
-      expect(() => parseLabelSelector(input)).toThrow(UsageError)
+      expect(() => parseSelectorFlag(input)).toThrow(UsageError)
     },
   )
 

@@ -1,8 +1,9 @@
 import {describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
+import type {Action} from '../../src/cluster/action.js'
 import type {Deployment, ReplicaSet} from '../../src/controller/api/types.js'
 import {ChangeTracker, diff} from '../../src/pass/change.js'
-import type {Action, DeploymentResult, SyncResult} from '../../src/pass/result.js'
+import type {DeploymentResult, SyncResult} from '../../src/pass/result.js'
 import {renderDocument} from '../../src/render/document.js'
 import {describeRequeue, renderSyncResult} from '../../src/render/sync-result.js'
 

@@ -5,7 +5,7 @@ import {isAlreadyExists, isConflict, StatusError} from '../../controller/api/err
 import type {Deployment, KubeObject, ReplicaSet} from '../../controller/api/types.js'
 import type {Client, PatchType} from '../../controller/interfaces.js'
 import {deepCopy} from '../../controller/util/equality.js'
-import type {Action, ActionResource} from '../../pass/result.js'
+import type {Action, ActionResource} from '../action.js'
 import {type ApiClient, ConnectionError} from './api.js'
 import {collectionPath, objectPath} from './read.js'
 

@@ -4,7 +4,7 @@
 import {existsSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
 import type {KubeConfig} from '@kubernetes/client-node'
-import {InputError, UsageError} from '../world.js'
+import {InputError, UsageError} from '../../errors.js'
 
 export interface ConnectionFlags {
   kubeconfig?: string

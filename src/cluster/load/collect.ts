@@ -4,7 +4,8 @@
 
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api/types.js'
 import {parseInt64} from '../../controller/util/go.js'
-import {emptyWorld, InputError, type SourceRef, type World} from '../world.js'
+import {InputError} from '../../errors.js'
+import {emptyWorld, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
 import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
