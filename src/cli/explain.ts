@@ -3,9 +3,10 @@
 // pass with the tracer on, given the World and, from a cluster, its recent Events.
 
 import type {World} from '../cluster/world.js'
-import type {ExplainResult, KubeEvent} from '../explain/types.js'
+import type {ExplainResult} from '../explain/types.js'
 import type {ExplainOutputFormat} from '../render/explain.js'
 import {wantColor} from '../render/style.js'
+import type {KubeEvent} from '../status/types.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export interface ExplainFlags extends PassFlags {

@@ -7,17 +7,18 @@ import {
   FailedRSCreateReason,
   getDeploymentCondition,
   getReplicaCountForReplicaSets,
-  hasProgressDeadline,
   isRollingUpdate,
   maxUnavailable,
 } from '../controller/util/deployment-util.js'
-import type {ExplainContext} from '../status/context.js'
+import type {RolloutContext} from '../status/context.js'
+import {minReadyOutlastsDeadline} from '../status/progress.js'
 import {selectorOf} from '../status/replicasets.js'
+import type {Blocker, DeadEnd, ProgressClock} from '../status/types.js'
 import {seconds} from '../util/duration.js'
-import type {Blocker, DeadEnd, Fenceposts, ProgressClock} from './types.js'
+import type {Fenceposts} from './types.js'
 
 export function explainDeadEnds(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   blockers: Blocker[],
   progress: ProgressClock,
   fenceposts: Fenceposts | null,
@@ -92,7 +93,7 @@ export function explainDeadEnds(
 
   const minReady = d.spec.minReadySeconds ?? 0
   const pds = d.spec.progressDeadlineSeconds ?? 0
-  if (!complete && !deleting && hasProgressDeadline(d) && minReady > 0 && minReady >= pds) {
+  if (!complete && !deleting && minReadyOutlastsDeadline(d)) {
     out.push({
       code: 'MinReadySecondsExceedsDeadline',
       message: `minReadySeconds (${minReady}, ${seconds(minReady)}) is not shorter than progressDeadlineSeconds (${pds}): after the last pod turns ready nothing counts as progress for longer than the deadline, so the rollout is marked as failed before it can complete.`,

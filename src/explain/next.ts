@@ -3,12 +3,13 @@
 
 import {isWrite} from '../cluster/action.js'
 import type {ChangeTracker} from '../pass/change.js'
-import type {ExplainContext} from '../status/context.js'
+import type {RolloutContext} from '../status/context.js'
+import type {ClockState} from '../status/types.js'
 import {formatTime, seconds} from '../util/duration.js'
-import type {ClockState, NextPass} from './types.js'
+import type {NextPass} from './types.js'
 
 export function explainNext(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   tracker: ChangeTracker,
   progressState: ClockState,
 ): NextPass {

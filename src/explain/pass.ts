@@ -24,40 +24,13 @@ import {
 } from '../controller/util/deployment-util.js'
 import {i32} from '../controller/util/go.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
-import type {ExplainContext} from '../status/context.js'
+import type {RolloutContext} from '../status/context.js'
+import {scaledReplicaSets} from '../status/replicasets.js'
 import {explainFenceposts} from './fenceposts.js'
 import type {CheckName, Cleanup, PassCheck, PassExplain, Share, Step} from './types.js'
 
 /** A ReplicaSet whose spec.replicas the pass changes (or creates). */
-export interface ScaleRecord {
-  name: string
-  from: number
-  to: number
-  created: boolean
-}
-
-/** The ReplicaSets the pass creates or resizes, in the order of its writes. */
-export function scaledReplicaSets(ctx: ExplainContext): ScaleRecord[] {
-  const sizes = new Map<string, number>()
-  const records: ScaleRecord[] = []
-  for (const a of ctx.result.actions) {
-    if (a.resource !== 'replicasets' || a.subresource) continue
-    if (a.verb === 'create') {
-      const to = specReplicas(a.object as ReplicaSet)
-      records.push({name: a.name, from: 0, to, created: true})
-      sizes.set(a.name, to)
-    } else if (a.verb === 'update') {
-      const before = ctx.store.initial('replicasets', a.namespace, a.name) as ReplicaSet | undefined
-      const from = sizes.get(a.name) ?? (before ? specReplicas(before) : 0)
-      const to = specReplicas(a.object as ReplicaSet)
-      if (from !== to) records.push({name: a.name, from, to, created: false})
-      sizes.set(a.name, to)
-    }
-  }
-  return records
-}
-
-export function deletedReplicaSets(ctx: ExplainContext): string[] {
+export function deletedReplicaSets(ctx: RolloutContext): string[] {
   return ctx.result.actions
     .filter((a) => a.resource === 'replicasets' && a.verb === 'delete')
     .map((a) => a.name)
@@ -75,7 +48,7 @@ function selectorText(d: Deployment): string {
   }
 }
 
-export function explainPass(ctx: ExplainContext): PassExplain {
+export function explainPass(ctx: RolloutContext): PassExplain {
   const branch = ctx.facts.branch()
   const checks = passChecks(ctx, branch)
   const reachedStrategy = branch === 'rollingUpdate' || branch === 'recreate'
@@ -87,7 +60,7 @@ export function explainPass(ctx: ExplainContext): PassExplain {
 
 // --- the checks of syncDeployment ------------------------------------------------------------------
 
-function passChecks(ctx: ExplainContext, branch: string | undefined): PassCheck[] {
+function passChecks(ctx: RolloutContext, branch: string | undefined): PassCheck[] {
   const {d, facts, view} = ctx
   const checks: PassCheck[] = []
   let ended = false
@@ -192,7 +165,7 @@ function passChecks(ctx: ExplainContext, branch: string | undefined): PassCheck[
   return checks
 }
 
-function scalingEventDetail(ctx: ExplainContext, branch: string | undefined): string {
+function scalingEventDetail(ctx: RolloutContext, branch: string | undefined): string {
   const fact = ctx.facts.scalingEvent()
   if (branch === 'scalingEvent' && fact) {
     return `${fact.replicaSet}'s desired-replicas annotation says ${fact.desiredReplicasAnnotation} but spec.replicas is ${fact.replicas}: the controller resizes the ReplicaSets in proportion and rolls nothing out in this pass.`
@@ -206,7 +179,7 @@ function scalingEventDetail(ctx: ExplainContext, branch: string | undefined): st
 
 // --- the branch ------------------------------------------------------------------------------------
 
-function passSteps(ctx: ExplainContext, branch: string | undefined): Step[] {
+function passSteps(ctx: RolloutContext, branch: string | undefined): Step[] {
   switch (branch) {
     case 'rollingUpdate':
       return [...createStep(ctx), ...rollingSteps(ctx), statusStep(ctx, true)]
@@ -224,7 +197,7 @@ function passSteps(ctx: ExplainContext, branch: string | undefined): Step[] {
   }
 }
 
-function createStep(ctx: ExplainContext): Step[] {
+function createStep(ctx: RolloutContext): Step[] {
   const fact = ctx.facts.newReplicaSet()
   if (!fact) return []
   const replicas = deploymentReplicas(ctx.d)
@@ -245,7 +218,7 @@ function createStep(ctx: ExplainContext): Step[] {
   return [step]
 }
 
-function rollingSteps(ctx: ExplainContext): Step[] {
+function rollingSteps(ctx: RolloutContext): Step[] {
   const {facts, result} = ctx
   const path = result.path
   const newName = ctx.view.newRS?.metadata.name ?? facts.newReplicaSet()?.name ?? 'the new ReplicaSet'
@@ -361,7 +334,7 @@ function rollingSteps(ctx: ExplainContext): Step[] {
   return steps
 }
 
-function recreateSteps(ctx: ExplainContext): Step[] {
+function recreateSteps(ctx: RolloutContext): Step[] {
   const {facts, result} = ctx
   const steps: Step[] = []
   const scaled = scaledReplicaSets(ctx)
@@ -407,7 +380,7 @@ function recreateSteps(ctx: ExplainContext): Step[] {
   return steps
 }
 
-function scaleStep(ctx: ExplainContext): Step {
+function scaleStep(ctx: RolloutContext): Step {
   const {facts, d} = ctx
   const replicas = deploymentReplicas(d)
   const scaled = scaledReplicaSets(ctx)
@@ -486,7 +459,7 @@ function shareFormula(rs: ReplicaSet | undefined, from: number, allowed: number,
   return `${from} × ${allowed} ÷ ${base} (${source}) = ${shown}`
 }
 
-function rollbackStep(ctx: ExplainContext): Step {
+function rollbackStep(ctx: RolloutContext): Step {
   const {facts, result} = ctx
   const target = facts.last<string>('lastRevision') ?? facts.last<string>('rollbackTo') ?? ''
   const from = facts.last<string>('rollbackTemplateFrom')
@@ -506,7 +479,7 @@ function rollbackStep(ctx: ExplainContext): Step {
   }
 }
 
-function statusStep(ctx: ExplainContext, rollout: boolean): Step {
+function statusStep(ctx: RolloutContext, rollout: boolean): Step {
   const availability = ctx.facts.last<{
     availableReplicas: number
     replicas: number
@@ -571,7 +544,7 @@ function statusStep(ctx: ExplainContext, rollout: boolean): Step {
 
 // --- revisionHistoryLimit ----------------------------------------------------------------------------
 
-function explainCleanup(ctx: ExplainContext, branch: string | undefined): Cleanup | null {
+function explainCleanup(ctx: RolloutContext, branch: string | undefined): Cleanup | null {
   const {d, facts, result, view} = ctx
   if (branch === undefined) return null
   const limit = hasRevisionHistoryLimit(d) ? (d.spec.revisionHistoryLimit ?? 0) : null

@@ -3,16 +3,8 @@
 // pass step by step with its numbers, the progress clock, blockers, dead ends and the next pass.
 // Prose wraps to the given width; colour only when asked for.
 
-import type {
-  Blocker,
-  ExplainResult,
-  Explanation,
-  PassCheck,
-  ReplicaSetRow,
-  Step,
-  StepName,
-  VerdictCode,
-} from '../explain/types.js'
+import type {ExplainResult, Explanation, PassCheck, Step, StepName} from '../explain/types.js'
+import type {Blocker, ReplicaSetRow, VerdictCode} from '../status/types.js'
 import {renderDocument} from './document.js'
 import {fitOrSplit, fitTable} from './explain-table.js'
 import {type Style, type StyleName, styler} from './style.js'

@@ -12,15 +12,14 @@ import type {FeatureGates} from '../controller/interfaces.js'
 import {deploymentReplicas} from '../controller/util/deployment-util.js'
 import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
 import {replicaSetsOf} from '../status/observe.js'
+import {isPodActive, nodeOf, podsOwnedBy} from '../status/pods.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
   type FailureMode,
   failFromNow,
-  isPodActive,
   type KubeletContext,
   nextPodEventAt,
-  nodeOf,
   type PodPlan,
   type PodTimings,
   planForInputPod,
@@ -28,7 +27,7 @@ import {
   terminatePod,
 } from './pods.js'
 import {generateName, Random, seedOf} from './random.js'
-import {manageReplicas, nextAvailableAt, podsOwnedBy, relatedPodsOf, replicaSetStatus} from './replicaset.js'
+import {manageReplicas, nextAvailableAt, relatedPodsOf, replicaSetStatus} from './replicaset.js'
 import type {SimAction, SimEvent} from './types.js'
 
 export interface ClusterOptions {

@@ -1,16 +1,6 @@
-// The simulated cluster around the Deployment controller: models, simulator and observations.
+// sim/: models that move a world forward around the Deployment controller — the ReplicaSet
+// controller, the scheduler and kubelet (pod lifecycle) — and the virtual-clock simulator that runs them.
 
-export {
-  type ConditionSummary,
-  type DeploymentSummary,
-  type Observation,
-  observe,
-  type PodState,
-  type PodSummary,
-  type ReplicaSetSummary,
-  type RolloutStatus,
-  rolloutStatus,
-} from '../status/observe.js'
 export {type ClusterOptions, type ClusterStep, SimulatedCluster} from './cluster.js'
 export {formatDuration, parseDuration} from './duration.js'
 export {DEFAULT_TIMINGS, type FailureMode, type PodPlan, type PodTimings} from './pods.js'

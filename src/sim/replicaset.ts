@@ -15,7 +15,8 @@ import {
   maxRestarts,
   nodeOf,
   podReadyTime,
-} from './pods.js'
+  podsOwnedBy,
+} from '../status/pods.js'
 
 // upstream: replicaset.BurstReplicas — at most this many creations or deletions per sync.
 export const BURST_REPLICAS = 500
@@ -219,15 +220,6 @@ export function nextAvailableAt(rs: ReplicaSet, ownedPods: Pod[], now: number): 
     if (at > now && (next === undefined || at < next)) next = at
   }
   return next
-}
-
-/** The pods whose controller is this ReplicaSet (upstream's controller-ref index). */
-export function podsOwnedBy(rs: ReplicaSet, pods: readonly Pod[]): Pod[] {
-  const uid = rs.metadata.uid
-  return pods.filter((p) => {
-    const ref = getControllerOf(p.metadata)
-    return ref !== undefined && ref.kind === 'ReplicaSet' && ref.uid === uid
-  })
 }
 
 /** upstream: getIndirectlyRelatedPods — the pods of every ReplicaSet with the same controller. */

@@ -16,10 +16,10 @@ import {ChangeTracker} from '../pass/change.js'
 import type {Requeue} from '../pass/result.js'
 import {syncOne} from '../pass/run.js'
 import {type Observation, observe, replicaSetsOf} from '../status/observe.js'
+import {podsOwnedBy} from '../status/pods.js'
 import {SimulatedCluster} from './cluster.js'
 import {DEFAULT_TIMINGS, type PodTimings} from './pods.js'
 import {seedOf} from './random.js'
-import {podsOwnedBy} from './replicaset.js'
 import type {SimAction, SimEvent} from './types.js'
 
 export interface SimulationOptions {

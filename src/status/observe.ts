@@ -14,33 +14,7 @@ import {
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
 import {timeValue} from '../controller/util/equality.js'
-import {isPodAvailable, isPodReady, maxRestarts, nodeOf, waitingReason} from '../sim/pods.js'
-import {podsOwnedBy} from '../sim/replicaset.js'
-
-/** How a pod stands, from the rollout's point of view. */
-export type PodState =
-  | 'pending'
-  | 'creating'
-  | 'running'
-  | 'ready'
-  | 'available'
-  | 'failing'
-  | 'terminating'
-  | 'succeeded'
-  | 'failed'
-
-export interface PodSummary {
-  name: string
-  state: PodState
-  /** kubectl get pods' STATUS column: Pending, ContainerCreating, Running, ImagePullBackOff, Terminating... */
-  reason: string
-  /** The waiting message or the reason the pod is not ready, when there is one. */
-  message?: string
-  ready: boolean
-  available: boolean
-  restarts: number
-  node?: string
-}
+import {type PodSummary, podsOwnedBy, summarizePod} from './pods.js'
 
 export interface ReplicaSetSummary {
   name: string
@@ -165,77 +139,6 @@ export function replicaSetsOf(d: Deployment, replicaSets: readonly ReplicaSet[])
         timeValue(b.metadata.creationTimestamp) - timeValue(a.metadata.creationTimestamp) ||
         (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
     )
-}
-
-/** kubectl get pods' STATUS, simplified: Terminating, a container's waiting or terminated reason, or the phase. */
-export function podReason(pod: Pod): string {
-  if (pod.metadata.deletionTimestamp != null) return 'Terminating'
-  if (pod.status?.phase === 'Succeeded') return 'Completed'
-  const waiting = waitingReason(pod)
-  if (waiting) return waiting
-  for (const c of pod.status?.containerStatuses ?? []) {
-    const terminated = c.state?.terminated?.reason
-    if (terminated) return terminated
-  }
-  return pod.status?.reason ?? pod.status?.phase ?? 'Pending'
-}
-
-const FAILING = new Set([
-  'ImagePullBackOff',
-  'ErrImagePull',
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'InvalidImageName',
-  'ErrImageNeverPull',
-  'RunContainerError',
-  'Error',
-])
-
-export function summarizePod(pod: Pod, minReadySeconds: number, now: number): PodSummary {
-  const ready = isPodReady(pod)
-  const available = isPodAvailable(pod, minReadySeconds, now)
-  const reason = podReason(pod)
-  const restarts = maxRestarts(pod)
-  const node = nodeOf(pod)
-  let state: PodState
-  let message: string | undefined
-  if (pod.metadata.deletionTimestamp != null) state = 'terminating'
-  else if (pod.status?.phase === 'Succeeded') state = 'succeeded'
-  else if (pod.status?.phase === 'Failed') state = 'failed'
-  else if (FAILING.has(reason) || (!ready && restarts > 0)) state = 'failing'
-  else if (available) state = 'available'
-  else if (ready) state = 'ready'
-  else if (pod.status?.phase === 'Running') state = 'running'
-  else if (node !== '') state = 'creating'
-  else state = 'pending'
-  if (state === 'failing' || state === 'creating' || state === 'pending') {
-    for (const c of pod.status?.containerStatuses ?? []) {
-      if (c.state?.waiting?.message) {
-        message = c.state.waiting.message
-        break
-      }
-    }
-    if (!message && state === 'pending') {
-      message = pod.status?.conditions?.find(
-        (c) => c.type === 'PodScheduled' && c.status === 'False',
-      )?.message
-    }
-  } else if (state === 'running') {
-    message = 'not ready'
-  } else if (state === 'ready') {
-    message = `ready, available after minReadySeconds ${minReadySeconds}s`
-  }
-  return {
-    name: pod.metadata.name ?? '',
-    state,
-    reason,
-    ...(message ? {message} : {}),
-    ready,
-    available,
-    restarts,
-    ...(node ? {node} : {}),
-  }
 }
 
 function summarizeReplicaSet(

@@ -1,7 +1,7 @@
 // The progress clock: progressDeadlineSeconds counted from the Progressing condition's
 // lastUpdateTime (the last time the controller saw progress), when it runs out, or why it cannot.
 
-import {type DeploymentCondition, DeploymentProgressing} from '../controller/api/types.js'
+import {type Deployment, type DeploymentCondition, DeploymentProgressing} from '../controller/api/types.js'
 import {
   deploymentComplete,
   getDeploymentCondition,
@@ -9,9 +9,9 @@ import {
   NewRSAvailableReason,
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
-import type {ClockState, Condition, ProgressClock} from '../explain/types.js'
 import {formatTime, parseTime, relative, seconds} from '../util/duration.js'
-import type {ExplainContext} from './context.js'
+import type {RolloutContext} from './context.js'
+import type {ClockState, Condition, ProgressClock} from './types.js'
 
 function condition(c: DeploymentCondition | undefined): Condition | null {
   if (!c) return null
@@ -28,7 +28,7 @@ function sameCondition(a: Condition | null, b: Condition | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
-export function explainProgress(ctx: ExplainContext): ProgressClock {
+export function explainProgress(ctx: RolloutContext): ProgressClock {
   const {d, after, now} = ctx
   const pds = hasProgressDeadline(d) ? (d.spec.progressDeadlineSeconds ?? 0) : null
   const before = condition(getDeploymentCondition(d.status, DeploymentProgressing))
@@ -136,4 +136,10 @@ function deadlineText(c: Condition | null, pds: number, now: number): string {
   if (ms === undefined) return 'an unknown time'
   const deadline = ms + pds * 1000
   return `${formatTime(deadline)} (${relative(deadline, now)})`
+}
+
+/** minReadySeconds is not shorter than the progress deadline: ready pods time out before they count. */
+export function minReadyOutlastsDeadline(d: Deployment): boolean {
+  const minReady = d.spec.minReadySeconds ?? 0
+  return hasProgressDeadline(d) && minReady > 0 && minReady >= (d.spec.progressDeadlineSeconds ?? 0)
 }

@@ -6,10 +6,10 @@ import {type Deployment, type Pod, type ReplicaSet, ReplicaSetKind} from '../con
 import {filterPodsByOwner, getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import {findNewReplicaSet, RevisionHistoryAnnotation, revision} from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector, type Selector} from '../controller/util/labels.js'
-import type {Ownership, ReplicaSetRow} from '../explain/types.js'
 import type {Facts} from '../pass/facts.js'
 import {age} from '../util/duration.js'
-import type {ReplicaSetInfo, ReplicaSetView} from './context.js'
+import type {ReplicaSetInfo, ReplicaSetView, RolloutContext} from './context.js'
+import type {Ownership, ReplicaSetRow} from './types.js'
 
 /** The Deployment's selector, or undefined when it does not parse. */
 export function selectorOf(d: Deployment): Selector | undefined {
@@ -119,4 +119,32 @@ export function replicaSetRows(view: ReplicaSetView, now: number): ReplicaSetRow
       revisionHistory: ann[RevisionHistoryAnnotation] ?? null,
     }
   })
+}
+
+export interface ScaleRecord {
+  name: string
+  from: number
+  to: number
+  created: boolean
+}
+
+/** The ReplicaSets the pass creates or resizes, in the order of its writes. */
+export function scaledReplicaSets(ctx: RolloutContext): ScaleRecord[] {
+  const sizes = new Map<string, number>()
+  const records: ScaleRecord[] = []
+  for (const a of ctx.result.actions) {
+    if (a.resource !== 'replicasets' || a.subresource) continue
+    if (a.verb === 'create') {
+      const to = specReplicas(a.object as ReplicaSet)
+      records.push({name: a.name, from: 0, to, created: true})
+      sizes.set(a.name, to)
+    } else if (a.verb === 'update') {
+      const before = ctx.store.initial('replicasets', a.namespace, a.name) as ReplicaSet | undefined
+      const from = sizes.get(a.name) ?? (before ? specReplicas(before) : 0)
+      const to = specReplicas(a.object as ReplicaSet)
+      if (from !== to) records.push({name: a.name, from, to, created: false})
+      sizes.set(a.name, to)
+    }
+  }
+  return records
 }

@@ -4,7 +4,7 @@
 
 import {type Deployment, DeploymentProgressing} from '../controller/api/types.js'
 import {getDeploymentCondition, TimedOutReason} from '../controller/util/deployment-util.js'
-import type {RolloutStatus} from '../explain/types.js'
+import type {RolloutStatus} from './types.js'
 
 /** Go's %q for a Kubernetes name (names are printable ASCII, where both quote alike). */
 function q(s: string): string {

@@ -14,19 +14,19 @@ import {
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
-import type {ScaleRecord} from '../explain/pass.js'
+import {seconds} from '../util/duration.js'
+import type {RolloutContext} from './context.js'
+import {minReadyOutlastsDeadline} from './progress.js'
+import type {ScaleRecord} from './replicasets.js'
+import {selectorOf} from './replicasets.js'
 import {
   type Blocker,
-  type DeadEnd,
   HARD_BLOCKERS,
   type ProgressClock,
   SOFT_BLOCKERS,
   type Verdict,
   type VerdictCode,
-} from '../explain/types.js'
-import {seconds} from '../util/duration.js'
-import type {ExplainContext} from './context.js'
-import {selectorOf} from './replicasets.js'
+} from './types.js'
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
@@ -100,11 +100,10 @@ function deadlineSentence(progress: ProgressClock): string {
 }
 
 export function explainVerdict(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   blockers: Blocker[],
   progress: ProgressClock,
   scaled: ScaleRecord[],
-  deadEnds: DeadEnd[],
 ): Verdict {
   const {d, after, view, name} = ctx
   const v = (code: VerdictCode, reason: string, message: string): Verdict => ({code, reason, message})
@@ -240,7 +239,7 @@ export function explainVerdict(
     )
   }
   const waitingMinReady = onNew.filter((b) => b.code === 'MinReadySeconds')
-  if (waitingMinReady.length > 0 && deadEnds.some((e) => e.code === 'MinReadySecondsExceedsDeadline')) {
+  if (waitingMinReady.length > 0 && minReadyOutlastsDeadline(d)) {
     return v(
       'Stalled',
       'MinReadySeconds',
@@ -258,7 +257,7 @@ export function explainVerdict(
 }
 
 function progressingReason(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   blockers: Blocker[],
   scaled: ScaleRecord[],
 ): {code: string; sentence: string} {

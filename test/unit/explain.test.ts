@@ -15,13 +15,14 @@ import type {
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {describeScaling, explainFenceposts} from '../../src/explain/fenceposts.js'
 import {explainWorld} from '../../src/explain/index.js'
+import type {Explanation} from '../../src/explain/types.js'
+import {renderExplainResult} from '../../src/render/explain.js'
 import {
   CLOCK_STATES,
   COMPLETE_REASONS,
   DEAD_END_CODES,
   DEADLINE_REASONS,
   DELETING_REASONS,
-  type Explanation,
   HARD_BLOCKERS,
   INVALID_REASONS,
   type KubeEvent,
@@ -29,8 +30,7 @@ import {
   PROGRESSING_REASONS,
   SOFT_BLOCKERS,
   VERDICT_CODES,
-} from '../../src/explain/types.js'
-import {renderExplainResult} from '../../src/render/explain.js'
+} from '../../src/status/types.js'
 
 const NOW = Date.parse('2026-11-29T10:00:00Z')
 const at = (secondsFromNow: number) =>

@@ -9,7 +9,6 @@ import {formatDuration, parseDuration} from '../../src/sim/duration.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
-  isPodAvailable,
   type KubeletContext,
   normalizeImage,
   planForInputPod,
@@ -25,6 +24,7 @@ import {
   PodDeletionCostAnnotation,
   replicaSetStatus,
 } from '../../src/sim/replicaset.js'
+import {isPodAvailable} from '../../src/status/pods.js'
 
 const T0 = Date.parse('2026-11-29T10:00:00Z')
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')

@@ -16,7 +16,8 @@ import {
 } from '../../src/render/watch/replay.js'
 import {Bar, layout, WatchView} from '../../src/render/watch/view.js'
 import {simulate} from '../../src/sim/simulator.js'
-import type {PodSummary, ReplicaSetSummary} from '../../src/status/observe.js'
+import type {ReplicaSetSummary} from '../../src/status/observe.js'
+import type {PodSummary} from '../../src/status/pods.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 const T = Date.parse('2026-11-29T10:00:10Z')

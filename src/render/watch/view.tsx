@@ -5,7 +5,8 @@
 
 import {Box, Text} from 'ink'
 import {formatDuration} from '../../sim/duration.js'
-import type {PodState, PodSummary, ReplicaSetSummary} from '../../status/observe.js'
+import type {ReplicaSetSummary} from '../../status/observe.js'
+import type {PodState, PodSummary} from '../../status/pods.js'
 import type {TimedEvent, WatchFrame, WatchSummary} from './frame.js'
 import {clock} from './lines.js'
 
