@@ -78,8 +78,8 @@ export class PassOptions {
     const {connectionFlagsOf} = await import('../cluster/live/kubeconfig.js')
     this.connectionFlags = connectionFlagsOf(flags)
     if (this.connectionFlags['request-timeout'] !== undefined) {
-      const {parseDuration} = await import('../cluster/live/kubeconfig.js')
-      parseDuration(this.connectionFlags['request-timeout'])
+      const {parseRequestTimeout} = await import('../cluster/live/kubeconfig.js')
+      parseRequestTimeout(this.connectionFlags['request-timeout'])
     }
   }
 

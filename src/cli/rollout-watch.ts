@@ -5,9 +5,9 @@
 import type {World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
-import type {WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
+import type {WatchOutcome, WatchUpdate} from '../status/update.js'
 import type {LiveWatch} from '../watch/live.js'
 import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
@@ -76,7 +76,7 @@ export class RolloutWatchOptions extends PassOptions {
       throw new UsageError('rollout watch follows one Deployment: -A and -l do not apply')
     }
     await super.complete(flags, args)
-    const {parseDuration} = await import('../sim/duration.js')
+    const {parseDuration} = await import('../util/duration.js')
     const duration = (flag: string, value: string, min: number): number => {
       const ms = parseDuration(value)
       if (ms === undefined || ms < min) {
@@ -173,15 +173,10 @@ export class RolloutWatchOptions extends PassOptions {
       settled: this.settled,
       pausedOk: this.pausedOk,
       minFrameMs: interactive ? 250 : 100,
-      // explain's blockers and next pass, for the view only: it runs a pass of the controller.
-      ...(interactive
-        ? {
-            analyze: async (d, replicaSets, pods, now) => {
-              const {analyze} = await import('../watch/analysis.js')
-              return analyze(d, replicaSets, pods, now, this.gates)
-            },
-          }
-        : {}),
+      gates: this.gates,
+      ...(this.nowGiven ? {now: this.now} : {}),
+      // The next pass in words is for the view only.
+      describeNext: interactive,
       tickMs: interactive ? 1000 : 0,
       warn: (line) => {
         if (!interactive || this.verbosity > 0) this.io.err(`warning: ${line}\n`)
@@ -222,7 +217,7 @@ export class RolloutWatchOptions extends PassOptions {
 
   private async lineSink(): Promise<LiveSink> {
     const {LineWriter, clock} = await import('../render/watch/lines.js')
-    const {formatDuration} = await import('../sim/duration.js')
+    const {humanDuration} = await import('../util/duration.js')
     const writer = new LineWriter(this.name)
     let paused = false
     return {
@@ -232,7 +227,7 @@ export class RolloutWatchOptions extends PassOptions {
         if (d.paused !== paused && !u.observation.rollout.done) {
           paused = d.paused
           lines.push(
-            `${this.name} [${clock(u.time)} +${formatDuration(u.elapsed)}] ${paused ? `deployment "${this.name}" is paused: waiting for it to be resumed` : `deployment "${this.name}" resumed`}`,
+            `${this.name} [${clock(u.time)} +${humanDuration(u.elapsed)}] ${paused ? `deployment "${this.name}" is paused: waiting for it to be resumed` : `deployment "${this.name}" resumed`}`,
           )
         }
         if (lines.length > 0) this.io.out(`${lines.join('\n')}\n`)
@@ -339,7 +334,7 @@ export class RolloutWatchOptions extends PassOptions {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
     const {lastPerInstant, replayDelays, replaySource} = await import('../render/watch/replay.js')
-    const {formatDuration} = await import('../sim/duration.js')
+    const {humanDuration} = await import('../util/duration.js')
     const {runInteractive} = await import('../render/watch/app.js')
     const builder = new FrameBuilder()
     let frames = sim.timeline.map((e) => builder.push(e))
@@ -354,7 +349,7 @@ export class RolloutWatchOptions extends PassOptions {
     const realMs = delays.reduce((a, b) => a + b, 0)
     const speed =
       this.speed === 'auto'
-        ? `${formatDuration(sim.summary.duration)} in ${formatDuration(realMs)}`
+        ? `${humanDuration(sim.summary.duration)} in ${humanDuration(realMs)}`
         : `${this.speed}×`
     return runInteractive(replaySource(frames, delays), {
       stdout: terminal.stdout,

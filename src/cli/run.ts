@@ -73,8 +73,8 @@ export class RunOptions {
       parseSelectorFlag(this.labelSelector)
     }
     if (this.connectionFlags['request-timeout'] !== undefined) {
-      const {parseDuration} = await import('../cluster/live/kubeconfig.js')
-      parseDuration(this.connectionFlags['request-timeout'])
+      const {parseRequestTimeout} = await import('../cluster/live/kubeconfig.js')
+      parseRequestTimeout(this.connectionFlags['request-timeout'])
     }
     if (this.allNamespaces && this.namespace) {
       this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.namespace}\n`)

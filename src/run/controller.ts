@@ -18,6 +18,7 @@ import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../contro
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
+import {goDuration} from '../util/duration.js'
 import {DeploymentEventHandlers} from './handlers.js'
 
 /** upstream: maxRetries — after this many requeues a failing key is dropped (until its next event). */
@@ -253,7 +254,7 @@ export class ControllerLoop {
       if (this.opts.verbosity >= 2) {
         this.log(
           'I',
-          `error syncing deployment ${key}: ${errorMessage(error)}; retry ${requeues + 1} in ${formatMs(decision.delayMs)}`,
+          `error syncing deployment ${key}: ${errorMessage(error)}; retry ${requeues + 1} in ${goDuration(decision.delayMs)}`,
         )
       }
     } else if (decision.action === 'drop') {
@@ -282,11 +283,11 @@ export class ControllerLoop {
       queue: {
         addAfter: (seconds) => {
           this.queue.addAfter(key, seconds * 1000)
-          requeues.push(`requeue after ${formatMs(seconds * 1000)}`)
+          requeues.push(`requeue after ${goDuration(seconds * 1000)}`)
         },
         addRateLimited: () => {
           const delay = this.queue.addRateLimited(key)
-          requeues.push(`rate-limited requeue in ${formatMs(delay)}`)
+          requeues.push(`rate-limited requeue in ${goDuration(delay)}`)
         },
       },
       clock: {now: () => this.clock.now()},
@@ -307,7 +308,7 @@ export class ControllerLoop {
       const result = error === undefined ? 'ok' : `error: ${errorMessage(error)}`
       this.log(
         error === undefined ? 'I' : 'E',
-        `synced deployment ${key} in ${formatMs(ms)}: ${result} (${parts.join(', ')})`,
+        `synced deployment ${key} in ${goDuration(ms)}: ${result} (${parts.join(', ')})`,
       )
     }
     if (this.opts.verbosity >= 4) {
@@ -383,13 +384,4 @@ export class ControllerLoop {
 function klogTime(t: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0')
   return `${p(t.getMonth() + 1)}${p(t.getDate())} ${p(t.getHours())}:${p(t.getMinutes())}:${p(t.getSeconds())}.${p(t.getMilliseconds() * 1000, 6)}`
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')}s`
-  const s = Math.round(ms / 1000)
-  return s < 3600
-    ? `${Math.floor(s / 60)}m${s % 60}s`
-    : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
 }

@@ -13,6 +13,7 @@ import {deploymentReplicas} from '../controller/util/deployment-util.js'
 import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
 import {replicaSetsOf} from '../status/observe.js'
 import {isPodActive, nodeOf, podsOwnedBy} from '../status/pods.js'
+import type {SimAction, SimEvent} from '../status/update.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
@@ -28,7 +29,6 @@ import {
 } from './pods.js'
 import {generateName, Random, seedOf} from './random.js'
 import {manageReplicas, nextAvailableAt, relatedPodsOf, replicaSetStatus} from './replicaset.js'
-import type {SimAction, SimEvent} from './types.js'
 
 export interface ClusterOptions {
   namespace?: string

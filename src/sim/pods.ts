@@ -10,7 +10,7 @@ import type {Container, ContainerStatus, Pod, PodCondition, PodStatus} from '../
 import {PodFailed, PodSucceeded} from '../controller/api/types.js'
 import {timeValue} from '../controller/util/equality.js'
 import {isPodReady, maxRestarts, nodeOf, waitingReason} from '../status/pods.js'
-import type {SimEvent} from './types.js'
+import type {SimEvent} from '../status/update.js'
 
 export type FailureMode = 'ImagePullBackOff' | 'CrashLoopBackOff'
 

@@ -13,8 +13,12 @@ import {
 } from '../controller/util/deployment-util.js'
 import {formatTime, humanDuration, parseTime} from '../util/duration.js'
 
-/** How much longer than a controller needs a lag may last before it counts as no controller. */
-export const NO_CONTROLLER_AFTER_MS = 60_000
+/**
+ * How long a lag may last before it counts as no controller: a controller acts within seconds,
+ * but a busy one (a long queue, its 10 qps rate limiter) may take minutes; snapshots taken just
+ * after a deadline passed must not cry wolf.
+ */
+export const NO_CONTROLLER_AFTER_MS = 5 * 60_000
 
 export interface ControllerSigns {
   code: 'NoControllerActing'
@@ -45,7 +49,10 @@ export function noControllerSigns(
   const observed = d.status?.observedGeneration ?? 0
   if (d.metadata.deletionTimestamp != null) return undefined
   if (generation > observed) {
-    const created = observed === 0 ? parseTime(d.metadata.creationTimestamp) : undefined
+    // Only an object an API server stored (it has a resourceVersion) dates the lag by its creation:
+    // a manifest written by hand has never met a controller, and its creation time is made up.
+    const stored = d.metadata.resourceVersion !== undefined && d.metadata.resourceVersion !== ''
+    const created = observed === 0 && stored ? parseTime(d.metadata.creationTimestamp) : undefined
     const since = hints.generationUnobservedSince ?? created
     if (since !== undefined && now - since > NO_CONTROLLER_AFTER_MS) {
       return {

@@ -3,18 +3,17 @@
 // the simulator and a live watch (informer caches) produce the same Observation for the view.
 
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
-import {DeploymentProgressing} from '../controller/api/types.js'
 import {getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import {
   deploymentReplicas,
   findNewReplicaSet,
-  getDeploymentCondition,
   maxSurge,
   maxUnavailable,
-  TimedOutReason,
 } from '../controller/util/deployment-util.js'
 import {timeValue} from '../controller/util/equality.js'
 import {type PodSummary, podsOwnedBy, summarizePod} from './pods.js'
+import {rolloutStatus} from './rollout-status.js'
+import type {RolloutStatus} from './types.js'
 
 export interface ReplicaSetSummary {
   name: string
@@ -64,15 +63,6 @@ export interface DeploymentSummary {
   conditions: ConditionSummary[]
 }
 
-export interface RolloutStatus {
-  /** kubectl rollout status's line, without its newline. */
-  message: string
-  /** kubectl would stop with success. */
-  done: boolean
-  /** kubectl would stop with this error (the progress deadline). */
-  error?: string
-}
-
 export interface Observation {
   /** Epoch ms. */
   time: number
@@ -82,43 +72,6 @@ export interface Observation {
 }
 
 const MAX_INT32 = 2147483647
-
-/** upstream (kubectl): DeploymentStatusViewer.Status — the message and whether the watch ends. */
-export function rolloutStatus(d: Deployment): RolloutStatus {
-  const name = d.metadata.name ?? ''
-  const s = d.status ?? {}
-  if ((d.metadata.generation ?? 0) <= (s.observedGeneration ?? 0)) {
-    const cond = getDeploymentCondition(s, DeploymentProgressing)
-    if (cond?.reason === TimedOutReason) {
-      const error = `deployment "${name}" exceeded its progress deadline`
-      return {message: `error: ${error}`, done: false, error}
-    }
-    const replicas = d.spec.replicas
-    const updated = s.updatedReplicas ?? 0
-    if (replicas !== undefined && updated < replicas) {
-      return {
-        message: `Waiting for deployment "${name}" rollout to finish: ${updated} out of ${replicas} new replicas have been updated...`,
-        done: false,
-      }
-    }
-    const current = s.replicas ?? 0
-    if (current > updated) {
-      return {
-        message: `Waiting for deployment "${name}" rollout to finish: ${current - updated} old replicas are pending termination...`,
-        done: false,
-      }
-    }
-    const available = s.availableReplicas ?? 0
-    if (available < updated) {
-      return {
-        message: `Waiting for deployment "${name}" rollout to finish: ${available} of ${updated} updated replicas are available...`,
-        done: false,
-      }
-    }
-    return {message: `deployment "${name}" successfully rolled out`, done: true}
-  }
-  return {message: 'Waiting for deployment spec update to be observed...', done: false}
-}
 
 function revisionOf(o: {metadata: {annotations?: Record<string, string>}}): number {
   const v = Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '')

@@ -1,5 +1,7 @@
-// Durations as kubectl prints them: apimachinery's duration.HumanDuration (the AGE column of
-// `kubectl get`), plus the relative phrases explain uses ("in 9m47s", "2m ago").
+// Durations and times, the one module for them: Go's time.ParseDuration for every duration flag,
+// apimachinery's duration.HumanDuration for every duration a screen shows (the AGE column of
+// `kubectl get`; explain, rollout watch's view, lines and summary alike), the relative phrases
+// ("in 9m47s", "2m ago"), RFC 3339 times, and Go's Duration.String for klog lines.
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
@@ -71,4 +73,47 @@ export function parseTime(t: string | undefined | null): number | undefined {
 /** RFC 3339 with whole seconds, UTC, as metav1.Time prints. */
 export function formatTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+}
+
+const GO_UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+}
+
+/**
+ * upstream: time.ParseDuration — milliseconds of `10s`, `1m30s`, `500ms`, `1.5h`; undefined when the
+ * text is not one. Negative durations are refused. `bareSeconds`: a plain number is seconds, as
+ * kubectl's --request-timeout reads it.
+ */
+export function parseDuration(text: string, options: {bareSeconds?: boolean} = {}): number | undefined {
+  const s = text.trim()
+  if (s === '0') return 0
+  if (options.bareSeconds && /^\d+$/.test(s)) return Number(s) * 1000
+  if (s === '' || s.startsWith('-')) return undefined
+  const body = s.startsWith('+') ? s.slice(1) : s
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy
+  let total = 0
+  let consumed = 0
+  for (let m = re.exec(body); m !== null; m = re.exec(body)) {
+    total += Number(m[1]) * (GO_UNITS[m[2] ?? ''] ?? Number.NaN)
+    consumed = re.lastIndex
+  }
+  if (consumed === 0 || consumed !== body.length || !Number.isFinite(total)) return undefined
+  return total
+}
+
+/** upstream: time.Duration.String, as klog lines print durations: `5ms`, `1.5s`, `2m3s` (hours and minutes past an hour). */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')}s`
+  const s = Math.round(ms / 1000)
+  return s < 3600
+    ? `${Math.floor(s / 60)}m${s % 60}s`
+    : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
 }
