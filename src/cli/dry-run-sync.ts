@@ -29,7 +29,7 @@ export class DryRunSyncOptions extends PassOptions {
     const outcome = await this.pass(world)
     const {result, store} = outcome
     const {renderSyncResult} = await import('../render/sync-result.js')
-    if (result.results.length > 0 || this.output === 'json' || this.output === 'yaml') {
+    if (result.items.length > 0 || this.output === 'json' || this.output === 'yaml') {
       this.io.out(
         await renderSyncResult(result, {
           format: this.output,
@@ -38,9 +38,9 @@ export class DryRunSyncOptions extends PassOptions {
         }),
       )
     }
-    const failed = result.results.some((r) => r.error !== null)
+    const failed = result.items.some((r) => r.error !== null)
     if (!this.exitCode) return failed ? 1 : 0
     if (failed) return 2
-    return result.results.some((r) => r.actions.some(isWrite)) ? 1 : 0
+    return result.items.some((r) => r.actions.some(isWrite)) ? 1 : 0
   }
 }

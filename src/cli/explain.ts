@@ -65,9 +65,9 @@ export class ExplainOptions extends PassOptions {
   async run(): Promise<number> {
     const world = await this.load()
     const result = await this.explain(world)
-    if (result.explanations.length === 0) this.io.err(`${await this.noneSelected(world)}\n`)
+    if (result.items.length === 0) this.io.err(`${await this.noneSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
-    if (result.explanations.length > 0 || this.output !== 'text') {
+    if (result.items.length > 0 || this.output !== 'text') {
       this.io.out(
         await renderExplainResult(result, {
           format: this.output,

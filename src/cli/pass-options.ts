@@ -126,7 +126,7 @@ export class PassOptions {
   async pass(world: World): Promise<PassOutcome> {
     const {runPasses} = await import('../pass/run.js')
     const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates})
-    if (outcome.result.results.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    if (outcome.result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     return outcome
   }
 

@@ -4,17 +4,15 @@
 
 import type {MemoryStore} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
-import {KUBERNETES_VERSION} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {ChangeTracker} from '../pass/change.js'
-import type {DeploymentResult} from '../pass/result.js'
+import {type DeploymentResult, envelope} from '../pass/result.js'
 import {type PassOutcome, runPasses} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
 import {podsInInput, warningEvents} from '../status/blockers.js'
 import {rolloutContext, stateOf} from '../status/index.js'
 import {replicaSetRows} from '../status/replicasets.js'
 import type {KubeEvent} from '../status/types.js'
-import {formatTime} from '../util/duration.js'
 import {explainDeadEnds} from './dead-ends.js'
 import {explainNext} from './next.js'
 import {explainPass} from './pass.js'
@@ -43,18 +41,9 @@ export async function explainWorld(
   const tracker = new ChangeTracker((resource, namespace, name) =>
     pass.store.initial(resource, namespace, name),
   )
-  const explanations = pass.result.results.map((r) =>
-    explainDeployment(world, pass.store, r, tracker, options),
-  )
+  const explanations = pass.result.items.map((r) => explainDeployment(world, pass.store, r, tracker, options))
   return {
-    result: {
-      kind: 'ExplainResult',
-      apiVersion: 'deployctl.kubectl.io/v1alpha1',
-      now: formatTime(options.now),
-      kubernetesVersion: KUBERNETES_VERSION,
-      featureGates: {...options.gates.values},
-      explanations,
-    },
+    result: envelope('ExplainResult', options.now, options.gates, explanations),
     pass,
   }
 }

@@ -3,7 +3,7 @@
 // added, never renamed or removed.
 
 import type {ActionResource, ActionVerb, RecordedEvent} from '../cluster/action.js'
-import type {Requeue} from '../pass/result.js'
+import type {Requeue, ResultEnvelope} from '../pass/result.js'
 import type {
   Blocker,
   DeadEnd,
@@ -144,11 +144,4 @@ export interface Explanation {
   next: NextPass
 }
 
-export interface ExplainResult {
-  kind: 'ExplainResult'
-  apiVersion: 'deployctl.kubectl.io/v1alpha1'
-  now: string
-  kubernetesVersion: string
-  featureGates: Record<string, boolean>
-  explanations: Explanation[]
-}
+export type ExplainResult = ResultEnvelope<'ExplainResult', Explanation>

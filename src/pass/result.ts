@@ -2,6 +2,8 @@
 // contract documented in the README: add fields, never rename or remove them.
 
 import type {Action, RecordedEvent} from '../cluster/action.js'
+import {rfc3339} from '../cluster/memory.js'
+import {KUBERNETES_VERSION} from '../controller/features.js'
 
 export interface Requeue {
   /** after: AddAfter with a delay; rateLimited: AddRateLimited (error or a deadline under 1s away). */
@@ -22,11 +24,37 @@ export interface DeploymentResult {
   facts?: Array<{fn: string; name: string; value: unknown}>
 }
 
-export interface SyncResult {
-  kind: 'SyncResult'
-  apiVersion: 'deployctl.kubectl.io/v1alpha1'
+/**
+ * The one envelope of every JSON/YAML document a command prints (README, JSON contract): the
+ * pass's clock, the controller release, the gates, and one item per Deployment.
+ */
+export interface ResultEnvelope<Kind extends string, Item> {
+  kind: Kind
+  apiVersion: typeof API_VERSION
+  /** The pass's clock, RFC 3339. */
   now: string
   kubernetesVersion: string
   featureGates: Record<string, boolean>
-  results: DeploymentResult[]
+  items: Item[]
+}
+
+/** v1alpha2: the list key is `items` in every document (v1alpha1 said `results` and `explanations`). */
+export const API_VERSION = 'deployctl.kubectl.io/v1alpha2'
+
+export type SyncResult = ResultEnvelope<'SyncResult', DeploymentResult>
+
+export function envelope<Kind extends string, Item>(
+  kind: Kind,
+  now: number,
+  gates: {values: Record<string, boolean>},
+  items: Item[],
+): ResultEnvelope<Kind, Item> {
+  return {
+    kind,
+    apiVersion: API_VERSION,
+    now: rfc3339(now),
+    kubernetesVersion: KUBERNETES_VERSION,
+    featureGates: {...gates.values},
+    items,
+  }
 }

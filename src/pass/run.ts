@@ -2,14 +2,13 @@
 // write, event, requeue and decision recorded into a SyncResult.
 
 import {type Action, isWrite, type RecordedEvent} from '../cluster/action.js'
-import {MemoryStore, RecordingClient, rfc3339} from '../cluster/memory.js'
+import {MemoryStore, RecordingClient} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {KubeObject} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
-import {KUBERNETES_VERSION} from '../controller/features.js'
 import type {Client, ControllerContext, FeatureGates} from '../controller/interfaces.js'
-import type {DeploymentResult, Requeue, SyncResult} from './result.js'
+import {type DeploymentResult, envelope, type Requeue, type SyncResult} from './result.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
 
 export interface PassOptions {
@@ -54,14 +53,7 @@ export async function runPasses(
   // The world after the pass is only needed by reconcile-once: build it on first use.
   let after: {world: World; objects: KubeObject[]} | undefined
   return {
-    result: {
-      kind: 'SyncResult',
-      apiVersion: 'deployctl.kubectl.io/v1alpha1',
-      now: rfc3339(options.now),
-      kubernetesVersion: KUBERNETES_VERSION,
-      featureGates: {...options.gates.values},
-      results,
-    },
+    result: envelope('SyncResult', options.now, options.gates, results),
     get world() {
       after ??= store.after()
       return after.world

@@ -25,7 +25,7 @@ export async function renderExplainResult(
 ): Promise<string> {
   if (options.format === 'json' || options.format === 'yaml') return renderDocument(result, options.format)
   const blocks: string[] = []
-  for (const e of result.explanations) blocks.push(await renderExplanation(e, options))
+  for (const e of result.items) blocks.push(await renderExplanation(e, options))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 

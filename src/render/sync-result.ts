@@ -22,7 +22,7 @@ export async function renderSyncResult(result: SyncResult, options: RenderOption
   if (options.format === 'json' || options.format === 'yaml') return renderDocument(result, options.format)
   const tracker = new ChangeTracker(options.before)
   const blocks: string[] = []
-  for (const r of result.results) blocks.push(await renderDeployment(r, tracker, options))
+  for (const r of result.items) blocks.push(await renderDeployment(r, tracker, options))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 

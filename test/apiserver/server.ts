@@ -125,6 +125,8 @@ export interface ApiServer {
   url: string
   port: number
   kubeconfigPath: string
+  /** A KUBECACHEDIR for kubectl and the plugin (discovery cache), removed with the server. */
+  cacheDir: string
   token: string
   requests: RequestLog[]
   store: Store
@@ -1421,6 +1423,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     url,
     port,
     kubeconfigPath,
+    cacheDir: join(dir, 'kubecache'),
     token,
     requests: impl.requests,
     store: impl.store,

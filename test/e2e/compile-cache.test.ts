@@ -148,6 +148,6 @@ describe('compile cache', () => {
     const plain = cli(args, {env: {NODE_DISABLE_COMPILE_CACHE: '1'}})
     expect(plain.code).toBe(0)
     expect(r.stdout).toBe(plain.stdout)
-    expect(JSON.parse(r.stdout).results).toHaveLength(1)
+    expect(JSON.parse(r.stdout).items).toHaveLength(1)
   })
 })

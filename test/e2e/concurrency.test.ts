@@ -100,7 +100,7 @@ beforeAll(async () => {
   const kubeconfig = join(mkdtempSync(join(tmpdir(), 'deployctl-race-')), 'config')
   writeFileSync(kubeconfig, readFileSync(server.kubeconfigPath, 'utf8').replace(server.url, gate.url))
   viaGate = {KUBECONFIG: kubeconfig}
-  direct = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-'))}
+  direct = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
 })
 
 afterAll(async () => {
@@ -122,7 +122,7 @@ async function converge(ns: string): Promise<void> {
     const r = await cli(['reconcile-once', '-n', ns, '-o', 'json', '--no-record-events'], direct)
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    if ((JSON.parse(r.stdout) as SyncResult).results[0]!.actions.length === 0) break
+    if ((JSON.parse(r.stdout) as SyncResult).items[0]!.actions.length === 0) break
   }
   const settled = await cli(['dry-run', 'sync', '-n', ns, '--exit-code'], direct)
   expect(settled.stderr).toBe('')

@@ -126,7 +126,7 @@ describe.concurrent('unreachable servers', SLOW, () => {
       expectError(refused, /^error: Unable to connect to the server: tls: self[- ]signed certificate$/)
       expect(skipped.stderr).toBe('')
       expect(skipped.code).toBe(0)
-      expect((JSON.parse(skipped.stdout) as SyncResult).results).toHaveLength(1)
+      expect((JSON.parse(skipped.stdout) as SyncResult).items).toHaveLength(1)
       // The refused run sent nothing the server could read.
       expect(tls.requests.filter((q) => q.resource === 'deployments')).toHaveLength(1)
     } finally {
@@ -195,7 +195,7 @@ describe.concurrent(
         r,
         `sync of deployment ${ns}/web failed: Operation cannot be fulfilled on ${resource}: the object has been modified; please apply your changes to the latest version and try again; ${already}`,
       )
-      const [result] = (JSON.parse(r.stdout) as SyncResult).results
+      const [result] = (JSON.parse(r.stdout) as SyncResult).items
       expect(result!.actions.map((a) => a.outcome)).toEqual(outcomes)
       // Nothing was sent after the conflicting write, and what the report says was written is stored.
       expect(seen(ns, writes)).toHaveLength(sent)

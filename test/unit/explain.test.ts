@@ -260,7 +260,7 @@ async function explain(w: World, events?: KubeEvent[], name?: string): Promise<E
     {namespace: 'demo', names: name ? [name] : undefined},
     {now: NOW, gates, events},
   )
-  return result.explanations[0]!
+  return result.items[0]!
 }
 
 /** A RollingUpdate mid-rollout: old RS 3/3 (app:1), new RS with `newReplicas` of app:2 and these pods. */

@@ -165,7 +165,7 @@ describe('runPasses', () => {
     )
     expect(seen).toEqual([`demo/api@${NOW}`, `demo/web@${NOW}`])
     expect(result).toMatchObject({kind: 'SyncResult', now: '2026-11-29T10:05:00Z'})
-    const web = result.results[1]!
+    const web = result.items[1]!
     expect(web.path).toEqual(['syncDeployment', 'rolloutRolling'])
     expect(web.actions.map((a) => a.verb)).toEqual(['create']) // the get is not a write
     expect(web.events).toEqual([
@@ -189,12 +189,12 @@ describe('runPasses', () => {
       throw newNotFound('replicasets.apps', 'x')
     }
     const {result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates})
-    expect(result.results[0]).toMatchObject({
+    expect(result.items[0]).toMatchObject({
       error: 'replicasets.apps "x" not found',
       requeue: {kind: 'rateLimited'},
       requeueAfterSeconds: 0,
     })
-    expect(result.results[0]).not.toHaveProperty('facts')
+    expect(result.items[0]).not.toHaveProperty('facts')
   })
 
   it('forgets the key when the namespace is terminating, and rate-limits on AddRateLimited', async () => {
@@ -202,10 +202,10 @@ describe('runPasses', () => {
       throw new StatusError('Forbidden', 403, 'namespace is terminating', [{type: 'NamespaceTerminating'}])
     }
     let {result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates})
-    expect(result.results[0]).toMatchObject({requeue: null, requeueAfterSeconds: null})
+    expect(result.items[0]).toMatchObject({requeue: null, requeueAfterSeconds: null})
     sync.impl = async (ctx) => ctx.queue.addRateLimited()
     ;({result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates}))
-    expect(result.results[0]).toMatchObject({
+    expect(result.items[0]).toMatchObject({
       requeue: {kind: 'rateLimited'},
       requeueAfterSeconds: 0,
       error: null,
@@ -235,7 +235,7 @@ describe('runPasses', () => {
 
   it('returns an empty result when nothing is selected', async () => {
     const {result} = await runPasses(world(), {namespace: 'demo'}, {now: NOW, gates})
-    expect(result.results).toEqual([])
+    expect(result.items).toEqual([])
     expect(result.featureGates).toMatchObject({DeploymentReplicaSetTerminatingReplicas: true})
   })
 })

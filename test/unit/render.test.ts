@@ -150,11 +150,11 @@ describe('CHANGE column', () => {
 function result(results: DeploymentResult[]): SyncResult {
   return {
     kind: 'SyncResult',
-    apiVersion: 'deployctl.kubectl.io/v1alpha1',
+    apiVersion: 'deployctl.kubectl.io/v1alpha2',
     now: '2026-11-29T10:05:00Z',
     kubernetesVersion: 'v1.36',
     featureGates: {},
-    results,
+    items: results,
   }
 }
 

@@ -27,7 +27,7 @@ function copyWorld(w: World): World {
 
 async function pass(world: World): Promise<{result: DeploymentResult; world: World}> {
   const out = await runPasses(world, {namespace: 'default'}, {now: NOW, gates})
-  return {result: out.result.results[0]!, world: out.world}
+  return {result: out.result.items[0]!, world: out.world}
 }
 
 const replicasOf = (world: World) =>
