@@ -97,7 +97,7 @@ export async function isScalingEvent(
     if (desired === undefined) continue
     if (desired !== deploymentReplicas(d)) {
       ctx.trace.fact('scalingEvent', {
-        replicaSet: rs.metadata.name,
+        replicaSet: rs.metadata.name ?? '',
         desiredReplicasAnnotation: desired,
         replicas: deploymentReplicas(d),
       })
@@ -158,7 +158,7 @@ async function getNewReplicaSet(
     const minReadySecondsNeedsUpdate = (rsCopy.spec.minReadySeconds ?? 0) !== (d.spec.minReadySeconds ?? 0)
     if (annotationsUpdated || minReadySecondsNeedsUpdate) {
       setMinReadySeconds(rsCopy, d.spec.minReadySeconds ?? 0)
-      ctx.trace.fact('newReplicaSetAnnotationsSynced', rsCopy.metadata.name)
+      ctx.trace.fact('newReplicaSetAnnotationsSynced', rsCopy.metadata.name ?? '')
       return ctx.client.updateReplicaSet(rsCopy)
     }
     // The Deployment takes the revision the new ReplicaSet already carries.
@@ -302,13 +302,13 @@ export async function scale(
   const replicas = deploymentReplicas(d)
   const activeOrLatest = findActiveOrLatest(newRS, oldRSs)
   if (activeOrLatest) {
-    ctx.trace.fact('activeOrLatest', activeOrLatest.metadata.name)
+    ctx.trace.fact('activeOrLatest', activeOrLatest.metadata.name ?? '')
     if (specReplicas(activeOrLatest) === replicas) return
     await scaleReplicaSet(ctx, activeOrLatest, replicas, d, false)
     return
   }
   if (isSaturated(d, newRS)) {
-    ctx.trace.fact('saturated', newRS?.metadata.name)
+    ctx.trace.fact('saturated', newRS?.metadata.name ?? '')
     for (const old of filterActiveReplicaSets(oldRSs)) await scaleReplicaSet(ctx, old, 0, d, false)
     return
   }
@@ -415,7 +415,7 @@ export async function cleanupDeployment(
       (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0) ||
       rs.metadata.deletionTimestamp != null
     if (blocked) {
-      ctx.trace.fact('cleanupSkipped', rs.metadata.name)
+      ctx.trace.fact('cleanupSkipped', rs.metadata.name ?? '')
       continue
     }
     try {

@@ -130,14 +130,14 @@ export function explainDeadEnds(
     })
   }
 
-  for (const name of facts.all<string>('adopt')) {
+  for (const name of facts.all('adopt')) {
     out.push({
       code: 'WillAdopt',
       message: `ReplicaSet ${name} has no controller and its labels match the selector: the pass makes this Deployment its controller (a patch of its ownerReferences), and from then on it is one of the Deployment's revisions, scaled and cleaned up like the others.`,
       objects: [`ReplicaSet/${name}`],
     })
   }
-  for (const name of facts.all<string>('release')) {
+  for (const name of facts.all('release')) {
     out.push({
       code: 'WillRelease',
       message: `ReplicaSet ${name} is controlled by this Deployment but its labels no longer match the selector: the pass removes the ownerReference. It becomes an orphan that no Deployment scales down, and its pods keep running.`,

@@ -81,9 +81,9 @@ function passChecks(ctx: RolloutContext, branch: string | undefined): PassCheck[
   )
   if (everything) ended = true
 
-  const claimedNames = facts.ownedReplicaSets()
-  const adopted = facts.all<string>('adopt')
-  const released = facts.all<string>('release')
+  const claimedNames = facts.last('ownedReplicaSets')
+  const adopted = facts.all('adopt')
+  const released = facts.all('release')
   if (claimedNames === undefined && !ended) {
     add(
       'claimReplicaSets',
@@ -166,7 +166,7 @@ function passChecks(ctx: RolloutContext, branch: string | undefined): PassCheck[
 }
 
 function scalingEventDetail(ctx: RolloutContext, branch: string | undefined): string {
-  const fact = ctx.facts.scalingEvent()
+  const fact = ctx.facts.last('scalingEvent')
   if (branch === 'scalingEvent' && fact) {
     return `${fact.replicaSet}'s desired-replicas annotation says ${fact.desiredReplicasAnnotation} but spec.replicas is ${fact.replicas}: the controller resizes the ReplicaSets in proportion and rolls nothing out in this pass.`
   }
@@ -198,7 +198,7 @@ function passSteps(ctx: RolloutContext, branch: string | undefined): Step[] {
 }
 
 function createStep(ctx: RolloutContext): Step[] {
-  const fact = ctx.facts.newReplicaSet()
+  const fact = ctx.facts.last('newReplicaSet')
   if (!fact) return []
   const replicas = deploymentReplicas(ctx.d)
   const current = getReplicaCountForReplicaSets(ctx.view.claimed)
@@ -221,14 +221,14 @@ function createStep(ctx: RolloutContext): Step[] {
 function rollingSteps(ctx: RolloutContext): Step[] {
   const {facts, result} = ctx
   const path = result.path
-  const newName = ctx.view.newRS?.metadata.name ?? facts.newReplicaSet()?.name ?? 'the new ReplicaSet'
+  const newName = ctx.view.newRS?.metadata.name ?? facts.last('newReplicaSet')?.name ?? 'the new ReplicaSet'
   const steps: Step[] = []
   const scaled = scaledReplicaSets(ctx)
   const newScaled = scaled.find((s) => s.name === newName && !s.created)
 
   // reconcileNewReplicaSet
-  const up = facts.scaleUp()
-  const down = facts.last<{from: number; to: number}>('newReplicaSetScaleDown')
+  const up = facts.last('scaleUp')
+  const down = facts.last('newReplicaSetScaleDown')
   const replicas = deploymentReplicas(ctx.d)
   if (!path.includes('reconcileNewReplicaSet')) {
     steps.push({step: 'scaleUp', outcome: 'not reached', detail: ctx.result.error ?? ''})
@@ -289,7 +289,7 @@ function rollingSteps(ctx: RolloutContext): Step[] {
     steps.push({step: 'scaleDown', outcome: 'not reached', detail: ctx.result.error ?? ''})
     return steps
   }
-  const sd = facts.scaleDown()
+  const sd = facts.last('scaleDown')
   if (!sd) {
     steps.push({step: 'scaleDown', outcome: 'nothing', detail: 'No old ReplicaSet has replicas left.'})
     return steps
@@ -317,11 +317,11 @@ function rollingSteps(ctx: RolloutContext): Step[] {
   }
   const olds = new Set(ctx.view.oldRSs.map((rs) => rs.metadata.name ?? ''))
   const downs = scaled.filter((s) => olds.has(s.name) && s.to < s.from)
-  const budget = facts.scaleDownBudget()
+  const budget = facts.last('scaleDownBudget')
   let detail = `${budgetLine}. Old pods that are not available go first; then available ones, oldest ReplicaSet first, as long as ${budget ? `at least ${budget.minAvailable} stay available (${budget.availablePods} available now, so ${budget.budget} may go)` : 'minAvailable stay available'}.`
   if (budget) numbers.availablePods = budget.availablePods
   if (downs.length === 0) detail += ' None can go in this pass.'
-  const swallowed = facts.last<string>('swallowedError')
+  const swallowed = facts.last('swallowedError')
   if (swallowed)
     detail += ` A write failed (${swallowed}); the controller ignores it and retries on the next pass.`
   steps.push({
@@ -350,7 +350,7 @@ function recreateSteps(ctx: RolloutContext): Step[] {
         : 'The old ReplicaSets are at 0 already.',
   })
   if (downs.length > 0) return steps
-  if (facts.last<boolean>('oldPodsRunning')) {
+  if (facts.last('oldPodsRunning')) {
     const oldPods = ctx.view.all
       .filter((i) => i.role === 'old')
       .flatMap((i) => i.pods)
@@ -367,7 +367,7 @@ function recreateSteps(ctx: RolloutContext): Step[] {
   }
   steps.push(...createStep(ctx))
   if (!result.path.includes('scaleUpNewReplicaSetForRecreate')) return steps
-  const newName = ctx.view.newRS?.metadata.name ?? facts.newReplicaSet()?.name ?? ''
+  const newName = ctx.view.newRS?.metadata.name ?? facts.last('newReplicaSet')?.name ?? ''
   const up = scaled.find((s) => s.name === newName && !s.created)
   const replicas = deploymentReplicas(ctx.d)
   steps.push({
@@ -387,7 +387,7 @@ function scaleStep(ctx: RolloutContext): Step {
   const moves = scaled.map((s) => `${s.name} ${s.from} → ${s.to}`).join('; ')
   if (!ctx.result.path.includes('scale'))
     return {step: 'proportionalScaling', outcome: 'not reached', detail: ''}
-  const only = facts.last<string>('activeOrLatest')
+  const only = facts.last('activeOrLatest')
   if (only !== undefined) {
     return {
       step: 'proportionalScaling',
@@ -396,7 +396,7 @@ function scaleStep(ctx: RolloutContext): Step {
       numbers: {replicas},
     }
   }
-  const saturated = facts.last<string>('saturated')
+  const saturated = facts.last('saturated')
   if (saturated !== undefined) {
     return {
       step: 'proportionalScaling',
@@ -404,7 +404,7 @@ function scaleStep(ctx: RolloutContext): Step {
       detail: `The new ReplicaSet ${saturated} is complete (${replicas} replicas, all available), so the old ones go to 0.`,
     }
   }
-  const fact = facts.proportionalScaling()
+  const fact = facts.last('proportionalScaling')
   if (!fact) {
     return {
       step: 'proportionalScaling',
@@ -461,8 +461,8 @@ function shareFormula(rs: ReplicaSet | undefined, from: number, allowed: number,
 
 function rollbackStep(ctx: RolloutContext): Step {
   const {facts, result} = ctx
-  const target = facts.last<string>('lastRevision') ?? facts.last<string>('rollbackTo') ?? ''
-  const from = facts.last<string>('rollbackTemplateFrom')
+  const target = facts.last('lastRevision') ?? facts.last('rollbackTo') ?? ''
+  const from = facts.last('rollbackTemplateFrom')
   const event = result.events.find((e) => e.reason.startsWith('DeploymentRollback'))
   if (from) {
     return {
@@ -480,13 +480,8 @@ function rollbackStep(ctx: RolloutContext): Step {
 }
 
 function statusStep(ctx: RolloutContext, rollout: boolean): Step {
-  const availability = ctx.facts.last<{
-    availableReplicas: number
-    replicas: number
-    maxUnavailable: number
-    minAvailable: number
-  }>('availability')
-  const progress = ctx.facts.last<string>('progress')
+  const availability = ctx.facts.last('availability')
+  const progress = ctx.facts.last('progress')
   const parts: string[] = []
   if (availability) {
     const ok = availability.availableReplicas >= availability.minAvailable
@@ -561,8 +556,8 @@ function explainCleanup(ctx: RolloutContext, branch: string | undefined): Cleanu
     return {...base, waits: 'revisionHistoryLimit is not set: every old ReplicaSet is kept.'}
   }
   if (result.path.includes('cleanupDeployment')) {
-    const fact = facts.cleanup()
-    const skipped = facts.all<string>('cleanupSkipped').map((n) => ({
+    const fact = facts.last('cleanup')
+    const skipped = facts.all('cleanupSkipped').map((n) => ({
       replicaSet: n,
       reason: skipReason(view.claimed.find((rs) => rs.metadata.name === n)),
     }))

@@ -1,117 +1,36 @@
-// Typed reads of the facts a pass records through ctx.trace.fact (see src/controller): the numbers
-// behind each decision, exactly as the controller computed them.
+// Typed reads of the facts a pass recorded (the contract is src/controller/trace.ts): the last or
+// every value under a name, with the type the controller recorded it with.
 
+import type {Branch, Fact, FactName, FactValues} from '../controller/trace.js'
 import type {DeploymentResult} from './result.js'
 
-export interface ScaleUpFact {
-  maxSurge: number
-  maxTotalPods: number
-  currentPods: number
-  from: number
-  to: number
-}
-
-export interface ScaleDownFact {
-  oldPodsCount: number
-  allPodsCount: number
-  maxUnavailable: number
-  minAvailable: number
-  newRSUnavailablePodCount: number
-  maxScaledDown: number
-}
-
-export interface ScaleDownBudgetFact {
-  availablePods: number
-  minAvailable: number
-  budget: number
-}
-
-export interface ProportionalScalingFact {
-  allowedSize: number
-  current: number
-  toAdd: number
-  leftover: number
-  shares: Array<{replicaSet: string; from: number; proportion: number}>
-}
-
-export interface CleanupFact {
-  oldReplicaSets: number
-  revisionHistoryLimit: number
-  excess: number
-}
-
-export interface ScalingEventFact {
-  replicaSet: string
-  desiredReplicasAnnotation: number
-  replicas: number
-}
-
-export interface NewReplicaSetFact {
-  name: string
-  hash: string
-  replicas: number
-  revision: string
-}
-
-export interface ProgressDeadlineFact {
-  deadline: string | null
-  secondsLeft: number
-}
-
-/** The facts of one Deployment's pass, by name. */
+/** The facts of one Deployment's pass. */
 export class Facts {
-  private readonly list: Array<{fn: string; name: string; value: unknown}>
+  private readonly list: readonly Fact[]
 
   constructor(result: DeploymentResult) {
     this.list = result.facts ?? []
   }
 
   /** The last value recorded under `name`. */
-  last<T>(name: string): T | undefined {
+  last<N extends FactName>(name: N): FactValues[N] | undefined {
     for (let i = this.list.length - 1; i >= 0; i--) {
       const f = this.list[i]!
-      if (f.name === name) return f.value as T
+      if (f.name === name) return f.value as FactValues[N]
     }
     return undefined
   }
 
   /** Every value recorded under `name`, in order. */
-  all<T>(name: string): T[] {
-    return this.list.filter((f) => f.name === name).map((f) => f.value as T)
+  all<N extends FactName>(name: N): Array<FactValues[N]> {
+    return this.list.filter((f) => f.name === name).map((f) => f.value as FactValues[N])
   }
 
-  has(name: string): boolean {
+  has(name: FactName): boolean {
     return this.list.some((f) => f.name === name)
   }
 
-  branch(): string | undefined {
-    return this.last<string>('branch')
-  }
-  scaleUp(): ScaleUpFact | undefined {
-    return this.last('scaleUp')
-  }
-  scaleDown(): ScaleDownFact | undefined {
-    return this.last('scaleDown')
-  }
-  scaleDownBudget(): ScaleDownBudgetFact | undefined {
-    return this.last('scaleDownBudget')
-  }
-  proportionalScaling(): ProportionalScalingFact | undefined {
-    return this.last('proportionalScaling')
-  }
-  cleanup(): CleanupFact | undefined {
-    return this.last('cleanup')
-  }
-  scalingEvent(): ScalingEventFact | undefined {
-    return this.last('scalingEvent')
-  }
-  newReplicaSet(): NewReplicaSetFact | undefined {
-    return this.last('newReplicaSet')
-  }
-  progressDeadline(): ProgressDeadlineFact | undefined {
-    return this.last('progressDeadline')
-  }
-  ownedReplicaSets(): string[] | undefined {
-    return this.last('ownedReplicaSets')
+  branch(): Branch | undefined {
+    return this.last('branch')
   }
 }

@@ -4,6 +4,7 @@
 import type {Action, RecordedEvent} from '../cluster/action.js'
 import {rfc3339} from '../cluster/memory.js'
 import {KUBERNETES_VERSION} from '../controller/features.js'
+import type {Fact} from '../controller/trace.js'
 
 export interface Requeue {
   /** after: AddAfter with a delay; rateLimited: AddRateLimited (error or a deadline under 1s away). */
@@ -21,7 +22,7 @@ export interface DeploymentResult {
   requeue: Requeue | null
   error: string | null
   /** Facts the pass recorded on its way (numbers behind each decision), for `explain`. */
-  facts?: Array<{fn: string; name: string; value: unknown}>
+  facts?: Fact[]
 }
 
 /**

@@ -8,6 +8,7 @@ import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../contro
 import type {KubeObject} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import type {Client, ControllerContext, FeatureGates} from '../controller/interfaces.js'
+import type {Fact} from '../controller/trace.js'
 import {type DeploymentResult, envelope, type Requeue, type SyncResult} from './result.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
 
@@ -81,7 +82,7 @@ export async function syncOne(
   const events: RecordedEvent[] = []
   const requeues: RequeueCall[] = []
   const path: string[] = []
-  const facts: Array<{fn: string; name: string; value: unknown}> = []
+  const facts: Fact[] = []
   const ctx: ControllerContext = {
     listers: store.listers,
     client,
@@ -108,7 +109,7 @@ export async function syncOne(
     trace: {
       enter: (fn) => path.push(fn),
       fact: (name, value) => {
-        if (options.collectFacts) facts.push({fn: path.at(-1) ?? '', name, value})
+        if (options.collectFacts) facts.push({fn: path.at(-1) ?? '', name, value} as Fact)
       },
     },
   }

@@ -220,8 +220,7 @@ export function explainBlockers(ctx: RolloutContext): Blocker[] {
     if (failure) out.push({...failure, hard: false})
   }
   // Old pods: the ones shutting down, and under Recreate every old pod the new ones wait for.
-  const recreateWaits =
-    result.path.includes('rolloutRecreate') && ctx.facts.last<boolean>('oldPodsRunning') === true
+  const recreateWaits = result.path.includes('rolloutRecreate') && ctx.facts.last('oldPodsRunning') === true
   for (const info of view.all.filter((i) => i.role === 'old')) {
     const rsName = info.rs.metadata.name ?? ''
     for (const pod of sortPods(info.pods)) {

@@ -42,7 +42,7 @@ export function explainProgress(ctx: RolloutContext): ProgressClock {
       : (cond?.lastUpdateTime ?? null)
   const lastMs = parseTime(lastProgress)
   const deadlineMs = pds !== null && lastMs !== undefined ? lastMs + pds * 1000 : undefined
-  const factLeft = ctx.facts.progressDeadline()?.secondsLeft
+  const factLeft = ctx.facts.last('progressDeadline')?.secondsLeft
   // Only a clock that runs (or just ran out) has a deadline worth printing.
   const clock = (state: ClockState, message: string, deadline?: number): ProgressClock => ({
     state,
@@ -108,7 +108,7 @@ export function explainProgress(ctx: RolloutContext): ProgressClock {
       `${limit}, but there is no Progressing condition with a time yet: the controller adds one when it creates or finds the new ReplicaSet, and the clock starts then.`,
     )
   }
-  const refreshed = ctx.facts.last<string>('progress') === 'progressing'
+  const refreshed = ctx.facts.last('progress') === 'progressing'
   const last = refreshed
     ? 'The next pass records progress, so the clock restarts now'
     : `The last progress was at ${at(lastMs)}`

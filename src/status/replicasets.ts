@@ -35,9 +35,9 @@ export function replicaSetView(
   // An empty selector would match every ReplicaSet; the controller claims none then, and neither do we.
   const selector = isSelectEverythingLiteral(d.spec.selector) ? undefined : selectorOf(d)
   const uid = d.metadata.uid
-  const claimedNames = facts.ownedReplicaSets()
-  const adopted = new Set(facts.all<string>('adopt'))
-  const released = new Set(facts.all<string>('release'))
+  const claimedNames = facts.last('ownedReplicaSets')
+  const adopted = new Set(facts.all('adopt'))
+  const released = new Set(facts.all('release'))
   const infos: Array<Omit<ReplicaSetInfo, 'role'>> = []
   for (const rs of namespaceReplicaSets) {
     const name = rs.metadata.name ?? ''

@@ -203,8 +203,8 @@ export function explainVerdict(
   }
 
   if (getRollbackTo(d) !== undefined && ctx.facts.branch() === 'rollback') {
-    const target = ctx.facts.last<string>('lastRevision') ?? ctx.facts.last<string>('rollbackTo')
-    const copied = ctx.facts.last<string>('rollbackTemplateFrom')
+    const target = ctx.facts.last('lastRevision') ?? ctx.facts.last('rollbackTo')
+    const copied = ctx.facts.last('rollbackTemplateFrom')
     return v(
       'Progressing',
       'RollbackRequested',
@@ -266,7 +266,7 @@ function progressingReason(
   const created = scaled.find((s) => s.created)
   const moves = (list: ScaleRecord[]) => list.map((s) => `${s.name} ${s.from} → ${s.to}`).join(', ')
   if (created) {
-    const fact = ctx.facts.newReplicaSet()
+    const fact = ctx.facts.last('newReplicaSet')
     return {
       code: 'NewReplicaSetCreated',
       sentence: `The next pass creates ReplicaSet ${created.name}${fact ? ` (revision ${fact.revision})` : ''} with ${plural(created.to, 'replica')}.`,

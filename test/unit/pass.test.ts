@@ -143,7 +143,7 @@ describe('runPasses', () => {
       const d = ctx.listers.getDeployment(ns, name)!
       await ctx.client.getDeployment(ns, name)
       ctx.trace.enter('rolloutRolling')
-      ctx.trace.fact('maxSurge', 1)
+      ctx.trace.fact('lastRevision', '1')
       await ctx.client.createReplicaSet({
         metadata: {
           name: `${name}-abc`,
@@ -179,7 +179,7 @@ describe('runPasses', () => {
     expect(web.requeue).toEqual({kind: 'after', seconds: 30.5})
     expect(web.requeueAfterSeconds).toBe(30.5)
     expect(web.error).toBeNull()
-    expect(web.facts).toEqual([{fn: 'rolloutRolling', name: 'maxSurge', value: 1}])
+    expect(web.facts).toEqual([{fn: 'rolloutRolling', name: 'lastRevision', value: '1'}])
     expect(objects.map((o) => o.metadata.name)).toEqual(['web', 'web-abc', 'api', 'api-abc'])
   })
 
