@@ -568,7 +568,6 @@ describe('run --once-synced', () => {
     await createNamespace(server, 'apps')
     await createDeployment(server, 'apps', 'a', 'a:1')
     await createDeployment(server, 'apps', 'b', 'b:1', {replicas: 0})
-    const fault = server.faults.fail({verb: 'update', resource: 'deployments', subresource: 'status'}, 409)
     const env = kubeEnv(server)
     // --dry-run=server: every write is sent with dryRun=All and nothing is stored.
     server.requests.length = 0
@@ -578,6 +577,9 @@ describe('run --once-synced', () => {
     expect(dryWrites.length).toBeGreaterThan(0)
     expect(dryWrites.every((r) => r.query.dryRun === 'All')).toBe(true)
     expect(replicaSetsOf(server, 'apps')).toEqual([])
+    // The conflict is set up only now: a rule added before the dry run was spent by its status
+    // write, and the retry below then hung on an incidental conflict of the run's own, a race.
+    const fault = server.faults.fail({verb: 'update', resource: 'deployments', subresource: 'status'}, 409)
     server.requests.length = 0
     const first = await new RunProcess(['-n', 'apps', '--once-synced', '--v', '2'], env).exited
     expect(first.stderr).toContain('once-synced: 2 deployments synced, 0 failed')
