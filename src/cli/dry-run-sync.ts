@@ -1,22 +1,17 @@
 // `dry-run sync`: one controller pass on files; prints what it would do and writes nothing.
 
 import {isWrite} from '../cluster/action.js'
+import {isStructured} from '../render/output.js'
 import {wantColor} from '../render/style.js'
-import type {SyncOutputFormat} from '../render/sync-result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
-export interface DryRunSyncFlags extends PassFlags {
-  output: string
-  'exit-code': boolean
-}
+export type DryRunSyncFlags = PassFlags & {'exit-code': boolean}
 
 export class DryRunSyncOptions extends PassOptions {
-  output: SyncOutputFormat = 'table'
   exitCode = false
 
   override async complete(flags: DryRunSyncFlags, args: readonly string[]): Promise<void> {
     await super.complete(flags, args)
-    this.output = flags.output as SyncOutputFormat
     this.exitCode = flags['exit-code']
   }
 
@@ -29,10 +24,11 @@ export class DryRunSyncOptions extends PassOptions {
     const outcome = await this.pass(world)
     const {result, store} = outcome
     const {renderSyncResult} = await import('../render/sync-result.js')
-    if (result.items.length > 0 || this.output === 'json' || this.output === 'yaml') {
+    if (result.items.length > 0 || isStructured(this.output)) {
       this.io.out(
         await renderSyncResult(result, {
           format: this.output,
+          noHeaders: this.noHeaders,
           before: (resource, namespace, name) => store.initial(resource, namespace, name),
           color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
         }),

@@ -4,14 +4,12 @@
 
 import type {World} from '../cluster/world.js'
 import type {ExplainResult} from '../explain/types.js'
-import type {ExplainOutputFormat} from '../render/explain.js'
+import {isStructured} from '../render/output.js'
 import {wantColor} from '../render/style.js'
 import type {KubeEvent} from '../status/types.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
-export interface ExplainFlags extends PassFlags {
-  output: string
-}
+export type ExplainFlags = PassFlags
 
 /** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
 export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
@@ -22,16 +20,10 @@ export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, 
 }
 
 export class ExplainOptions extends PassOptions {
-  output: ExplainOutputFormat = 'text'
   /** Blockers are read from pods: a live read lists them for every Deployment. */
   protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
   /** The terminal's width when stdout is one (process.stdout.columns). */
   columns: number | undefined
-
-  override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
-    await super.complete(flags, args)
-    this.output = flags.output as ExplainOutputFormat
-  }
 
   /**
    * Recent events for the analysis: from a live cluster, the namespace's (or every namespace's)
@@ -67,10 +59,11 @@ export class ExplainOptions extends PassOptions {
     const result = await this.explain(world)
     if (result.items.length === 0) this.io.err(`${await this.noneSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
-    if (result.items.length > 0 || this.output !== 'text') {
+    if (result.items.length > 0 || isStructured(this.output)) {
       this.io.out(
         await renderExplainResult(result, {
           format: this.output,
+          noHeaders: this.noHeaders,
           width: outputWidth(this.io, this.columns),
           color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
         }),

@@ -9,11 +9,7 @@ import type {Stop} from '../pass/live.js'
 import type {DeploymentResult} from '../pass/result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
-export const RECONCILE_OUTPUT_FORMATS = ['table', 'wide', 'yaml', 'json'] as const
-export type ReconcileOutputFormat = (typeof RECONCILE_OUTPUT_FORMATS)[number]
-
-export interface ReconcileOnceFlags extends PassFlags {
-  output?: string
+export type ReconcileOnceFlags = PassFlags & {
   'dry-run': string
   retries: number
   'concurrent-deployment-syncs'?: number
@@ -21,15 +17,15 @@ export interface ReconcileOnceFlags extends PassFlags {
 }
 
 export class ReconcileOnceOptions extends PassOptions {
-  output: ReconcileOutputFormat | undefined
   serverDryRun = false
   retries = 0
   concurrency = 5
   recordEvents = true
 
   override async complete(flags: ReconcileOnceFlags, args: readonly string[]): Promise<void> {
+    // Files print the objects after the pass (yaml), a cluster what was done (a table).
+    this.defaultOutput = (flags.filename?.length ?? 0) > 0 ? 'yaml' : 'table'
     await super.complete(flags, args)
-    this.output = flags.output as ReconcileOutputFormat | undefined
     this.serverDryRun = flags['dry-run'] === 'server'
     this.retries = flags.retries
     this.concurrency = flags['concurrent-deployment-syncs'] ?? 5
@@ -38,9 +34,9 @@ export class ReconcileOnceOptions extends PassOptions {
 
   override async validateOptions(): Promise<void> {
     await super.validateOptions()
-    if (!this.isLive && (this.output === 'table' || this.output === 'wide')) {
+    if (!this.isLive && (this.output.kind === 'table' || this.output.kind === 'wide')) {
       throw new UsageError(
-        'with -f, reconcile-once prints the objects after the pass: use -o yaml or -o json',
+        'with -f, reconcile-once prints the objects after the pass: use -o yaml, json, name or jsonpath=TEMPLATE',
       )
     }
     if (!this.isLive && this.serverDryRun) {
@@ -56,11 +52,11 @@ export class ReconcileOnceOptions extends PassOptions {
 
   private async runFiles(world: World): Promise<number> {
     const {result, objects} = await this.pass(world)
-    const {renderDocument} = await import('../render/document.js')
+    const {renderStructured} = await import('../render/output.js')
     this.io.out(
-      await renderDocument(
+      await renderStructured(
         {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: objects},
-        this.output === 'json' ? 'json' : 'yaml',
+        this.output,
       ),
     )
     return this.reportErrors(result.items)
@@ -84,10 +80,12 @@ export class ReconcileOnceOptions extends PassOptions {
     if (result.items.length === 0) this.io.err(`${noResourcesMessage(this.selection)}\n`)
     const {renderSyncResult} = await import('../render/sync-result.js')
     const {wantColor} = await import('../render/style.js')
-    if (result.items.length > 0 || this.output === 'json' || this.output === 'yaml') {
+    const {isStructured} = await import('../render/output.js')
+    if (result.items.length > 0 || isStructured(this.output)) {
       this.io.out(
         await renderSyncResult(result, {
-          format: this.output ?? 'table',
+          format: this.output,
+          noHeaders: this.noHeaders,
           before,
           color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
         }),

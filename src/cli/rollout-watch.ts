@@ -5,6 +5,7 @@
 import type {World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
+import type {OutputKind} from '../render/output.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
 import type {WatchOutcome, WatchUpdate} from '../status/update.js'
@@ -13,14 +14,13 @@ import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 /** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */
-export interface RolloutWatchFlags extends PassFlags {
+export type RolloutWatchFlags = PassFlags & {
   'pod-ready-after': string
   'terminate-after': string
   'fail-new-pods'?: string
   'max-time': string
   speed: string
   'line-mode': boolean
-  output: string
   /** Live mode: give up after this long (Go duration; 0 = never). */
   timeout?: string
   /** Live mode: also wait until no old pod is terminating. */
@@ -28,8 +28,6 @@ export interface RolloutWatchFlags extends PassFlags {
   /** Live mode: a paused Deployment ends the watch with success. */
   'paused-ok'?: boolean
 }
-
-export type WatchOutputFormat = 'text' | 'json'
 
 /** Where a live watch's updates go in line mode and with -o json. */
 interface LiveSink {
@@ -50,6 +48,7 @@ export function isCI(env: NodeJS.ProcessEnv): boolean {
 }
 
 export class RolloutWatchOptions extends PassOptions {
+  protected override outputKinds: readonly OutputKind[] = ['table', 'json', 'jsonpath']
   name = ''
   namespace = 'default'
   nowGiven = false
@@ -59,7 +58,6 @@ export class RolloutWatchOptions extends PassOptions {
   maxTime = 30 * 60_000
   speed: number | 'auto' = 'auto'
   lineMode = false
-  output: WatchOutputFormat = 'text'
   timeoutMs = 0
   settled = false
   pausedOk = false
@@ -111,7 +109,6 @@ export class RolloutWatchOptions extends PassOptions {
       this.speed = speed
     }
     this.lineMode = flags['line-mode']
-    this.output = flags.output as WatchOutputFormat
     if (flags.timeout !== undefined) this.timeoutMs = duration('timeout', flags.timeout, 0)
     this.settled = flags.settled === true
     this.pausedOk = flags['paused-ok'] === true
@@ -133,7 +130,7 @@ export class RolloutWatchOptions extends PassOptions {
   /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
   interactive(): boolean {
     return (
-      this.output === 'text' &&
+      this.output.kind === 'table' &&
       !this.lineMode &&
       this.io.stdoutIsTTY &&
       this.terminal !== undefined &&
@@ -147,7 +144,7 @@ export class RolloutWatchOptions extends PassOptions {
     if (this.isLive) return this.runLive()
     const world = await this.load()
     const sim = await this.simulate(world)
-    if (this.output === 'json') await this.printJson(sim)
+    if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
@@ -184,7 +181,7 @@ export class RolloutWatchOptions extends PassOptions {
       ...(verbose ? {debug: verbose} : {}),
     })
     if (interactive) return this.liveInteractive(watch)
-    const sink = this.output === 'json' ? await this.jsonSink() : await this.lineSink()
+    const sink = this.output.kind !== 'table' ? await this.jsonSink() : await this.lineSink()
     // Ctrl-C: nothing to restore on a plain stream; stop the watches and exit 130.
     const onSignal = () => {
       void watch.stop()
@@ -199,8 +196,18 @@ export class RolloutWatchOptions extends PassOptions {
     }
   }
 
+  /** -o json: one JSON object a line (NDJSON); -o jsonpath: the template run on each object. */
+  private async objectPrinter(): Promise<(value: Record<string, unknown>) => string> {
+    const {ndjsonLine} = await import('../render/watch/ndjson.js')
+    const format = this.output
+    if (format.kind !== 'jsonpath') return ndjsonLine
+    const {jsonpath} = await import('../render/jsonpath.js')
+    return (value) => jsonpath(format.template, value)
+  }
+
   private async jsonSink(): Promise<LiveSink> {
-    const {endJson, ndjsonLine, updateJson} = await import('../render/watch/ndjson.js')
+    const {endJson, updateJson} = await import('../render/watch/ndjson.js')
+    const ndjsonLine = await this.objectPrinter()
     let step = 0
     let last = {time: Date.now(), elapsed: 0}
     return {
@@ -315,7 +322,8 @@ export class RolloutWatchOptions extends PassOptions {
   }
 
   private async printJson(sim: Simulation): Promise<void> {
-    const {ndjsonLine, stepJson, summaryJson} = await import('../render/watch/ndjson.js')
+    const {stepJson, summaryJson} = await import('../render/watch/ndjson.js')
+    const ndjsonLine = await this.objectPrinter()
     let text = ''
     for (const e of sim.timeline) text += ndjsonLine(stepJson(e))
     this.io.out(text + ndjsonLine(summaryJson(sim.summary)))

@@ -1,7 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, passFlags, processIO} from '../cli/base-command.js'
-import {RECONCILE_OUTPUT_FORMATS, ReconcileOnceOptions} from '../cli/reconcile-once.js'
+import {BaseCommand, processIO} from '../cli/base-command.js'
+import {outputFlags, passFlags} from '../cli/flags.js'
+import {ReconcileOnceOptions} from '../cli/reconcile-once.js'
 
 export default class ReconcileOnce extends BaseCommand {
   static override summary =
@@ -20,8 +21,8 @@ Feed the output back with -f - to run the next pass. Pods are not changed: the R
 the kubelet are not simulated.`
 
   static override usage = [
-    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o table|wide|json|yaml]',
-    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o yaml|json]',
+    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o table|wide|json|yaml|name|jsonpath=TEMPLATE]',
+    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o yaml|json|name|jsonpath=TEMPLATE]',
   ]
 
   static override examples = [
@@ -57,11 +58,9 @@ the kubelet are not simulated.`
 
   static override flags = {
     ...passFlags,
-    output: Flags.string({
-      char: 'o',
-      options: [...RECONCILE_OUTPUT_FORMATS],
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
       description:
-        'Output format. Files: yaml (default) or json, the objects after the pass. Cluster: table (default), wide, json or yaml, what was done.',
+        'Output format. Files: yaml (default), json, name or jsonpath=TEMPLATE, the objects after the pass. Cluster: table (default), wide, json, yaml, name or jsonpath=TEMPLATE, what was done.',
     }),
     'dry-run': Flags.string({
       options: ['none', 'server'],

@@ -9,10 +9,11 @@ import type {ApiClient} from '../cluster/live/api.js'
 import {LiveClient} from '../cluster/live/client.js'
 import {postEvents} from '../cluster/live/events.js'
 import {type PodsToRead, readWorld} from '../cluster/live/read.js'
-import {MemoryStore, rfc3339} from '../cluster/memory.js'
+import {MemoryStore} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {KubeObject} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {formatTime} from '../util/duration.js'
 import {type DeploymentResult, envelope, type SyncResult} from './result.js'
 import {syncOne} from './run.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
@@ -92,7 +93,7 @@ export async function runLivePasses(
         options.api,
         result.events,
         d,
-        rfc3339(options.now),
+        formatTime(options.now),
         options.serverDryRun,
       )) {
         options.warn(`warning: deployment ${key.namespace}/${key.name}: ${problem}`)

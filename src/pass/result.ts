@@ -2,9 +2,9 @@
 // contract documented in the README: add fields, never rename or remove them.
 
 import type {Action, RecordedEvent} from '../cluster/action.js'
-import {rfc3339} from '../cluster/memory.js'
 import {KUBERNETES_VERSION} from '../controller/features.js'
 import type {Fact} from '../controller/trace.js'
+import {formatTime} from '../util/duration.js'
 
 export interface Requeue {
   /** after: AddAfter with a delay; rateLimited: AddRateLimited (error or a deadline under 1s away). */
@@ -53,7 +53,7 @@ export function envelope<Kind extends string, Item>(
   return {
     kind,
     apiVersion: API_VERSION,
-    now: rfc3339(now),
+    now: formatTime(now),
     kubernetesVersion: KUBERNETES_VERSION,
     featureGates: {...gates.values},
     items,

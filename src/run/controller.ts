@@ -13,12 +13,11 @@ import {listAll} from '../cluster/live/read.js'
 import {type LoopClock, realClock, sleep, type TimerHandle} from '../cluster/live/workqueue/clock.js'
 import {WorkQueue} from '../cluster/live/workqueue/queue.js'
 import {defaultControllerRateLimiter} from '../cluster/live/workqueue/rate-limiter.js'
-import {rfc3339} from '../cluster/memory.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
-import {goDuration} from '../util/duration.js'
+import {formatTime, goDuration} from '../util/duration.js'
 import {DeploymentEventHandlers} from './handlers.js'
 
 /** upstream: maxRetries — after this many requeues a failing key is dropped (until its next event). */
@@ -330,7 +329,7 @@ export class ControllerLoop {
     }
     if (this.opts.verbosity >= 4) this.log('I', `  event ${type} ${reason} on ${key}: ${message}`)
     this.track(
-      postEvents(this.opts.api, [event], d, rfc3339(this.clock.now()), this.opts.serverDryRun).then(
+      postEvents(this.opts.api, [event], d, formatTime(this.clock.now()), this.opts.serverDryRun).then(
         (problems) => {
           for (const p of problems) this.log('W', `deployment ${key}: ${p}`)
         },

@@ -4,7 +4,7 @@
 // controller does goes through the objects: update() hands them back after a pass.
 
 import {deepEqual} from '../cluster/json.js'
-import {DEFAULT_NAMESPACE, deterministicUid, namespaceOf, rfc3339} from '../cluster/memory.js'
+import {DEFAULT_NAMESPACE, deterministicUid, namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment, IntOrString, Pod, ReplicaSet, ReplicaSetStatus} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
@@ -14,6 +14,7 @@ import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
 import {replicaSetsOf} from '../status/observe.js'
 import {isPodActive, nodeOf, podsOwnedBy} from '../status/pods.js'
 import type {SimAction, SimEvent} from '../status/update.js'
+import {formatTime} from '../util/duration.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
@@ -282,7 +283,7 @@ export class SimulatedCluster {
         generateName: `${rsName}-`,
         namespace: this.namespace,
         uid: deterministicUid('pods', this.namespace, name),
-        creationTimestamp: rfc3339(t),
+        creationTimestamp: formatTime(t),
         ...(template.metadata?.labels ? {labels: {...template.metadata.labels}} : {}),
         ...(template.metadata?.annotations ? {annotations: {...template.metadata.annotations}} : {}),
         ownerReferences: [

@@ -5,12 +5,12 @@
 // time and returns new objects (the store freezes the ones it is given).
 
 import {hexDigest} from '../cluster/digest.js'
-import {rfc3339} from '../cluster/memory.js'
 import type {Container, ContainerStatus, Pod, PodCondition, PodStatus} from '../controller/api/types.js'
 import {PodFailed, PodSucceeded} from '../controller/api/types.js'
 import {timeValue} from '../controller/util/equality.js'
 import {isPodReady, maxRestarts, nodeOf, waitingReason} from '../status/pods.js'
 import type {SimEvent} from '../status/update.js'
+import {formatTime} from '../util/duration.js'
 
 export type FailureMode = 'ImagePullBackOff' | 'CrashLoopBackOff'
 
@@ -343,7 +343,7 @@ export function terminatePod(
     ...pod,
     metadata: {
       ...pod.metadata,
-      deletionTimestamp: rfc3339(now + grace * 1000),
+      deletionTimestamp: formatTime(now + grace * 1000),
       deletionGracePeriodSeconds: grace,
     },
   }
@@ -362,7 +362,7 @@ interface StatusShape {
 
 /** The pod with the status the kubelet would report in `shape`, keeping transition times that did not change. */
 function withStatus(pod: Pod, at: number, shape: StatusShape): Pod {
-  const ts = rfc3339(at)
+  const ts = formatTime(at)
   const old = pod.status ?? {}
   const containers = pod.spec?.containers ?? []
   const statuses: ContainerStatus[] = containers.map((c, i) => containerStatus(c, i === 0, shape, ts, old))

@@ -117,3 +117,29 @@ export function goDuration(ms: number): string {
     ? `${Math.floor(s / 60)}m${s % 60}s`
     : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
 }
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/
+
+/** upstream: time.Parse(time.RFC3339, ...) — epoch milliseconds, or undefined when it is not one. */
+export function parseRFC3339(text: string): number | undefined {
+  const m = RFC3339.exec(text.trim())
+  if (!m) return undefined
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const fraction = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0
+  const local = Date.UTC(y, mo - 1, d, h, mi, s, fraction)
+  const check = new Date(local)
+  if (
+    check.getUTCFullYear() !== y ||
+    check.getUTCMonth() !== mo - 1 ||
+    check.getUTCDate() !== d ||
+    check.getUTCHours() !== h ||
+    check.getUTCMinutes() !== mi ||
+    check.getUTCSeconds() !== s ||
+    Number(m[11] ?? 0) > 59 ||
+    Number(m[10] ?? 0) > 23
+  ) {
+    return undefined
+  }
+  const offset = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) * 60_000 : 0
+  return local - offset
+}

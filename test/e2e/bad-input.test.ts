@@ -489,7 +489,8 @@ describe.concurrent('usage errors: exit 2, one line', SLOW, () => {
     {
       name: 'an output format that does not exist',
       args: ['dry-run', 'sync', '-f', file, '-o', 'xml'],
-      message: 'Expected --output=xml to be one of: table, wide, json, yaml (see --help)',
+      message:
+        'unable to match a printer suitable for the output format "xml", allowed formats are: table|wide|json|yaml|name|jsonpath=TEMPLATE',
     },
     {
       name: 'a --request-timeout that is not a duration',

@@ -361,7 +361,8 @@ describe('explain usage', () => {
     expect(r.code).toBe(0)
     for (const text of [
       '-o, --output',
-      'text|json|yaml',
+      'table|wide|json|yaml|name|jsonpath=TEMPLATE',
+      '--no-headers',
       'docs/explain-reasons.md',
       'kubectl deployctl explain',
     ]) {

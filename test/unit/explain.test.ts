@@ -837,8 +837,8 @@ describe('text rendering', () => {
       {namespace: 'demo'},
       {now: NOW, gates},
     )
-    const plain = await renderExplainResult(result, {format: 'text', width: 80})
-    const coloured = await renderExplainResult(result, {format: 'text', width: 80, color: true})
+    const plain = await renderExplainResult(result, {format: {kind: 'table'}, width: 80})
+    const coloured = await renderExplainResult(result, {format: {kind: 'table'}, width: 80, color: true})
     expect(plain).not.toContain('\u001b[')
     expect(coloured).toContain('\u001b[31mStalled (ImagePullBackOff)\u001b[39m')
     const strip = (s: string) =>
@@ -863,7 +863,7 @@ describe('text rendering', () => {
       },
     ]
     const {result} = await explainWorld(rollout({}, [{}]), {namespace: 'demo'}, {now: NOW, gates, events})
-    const text = await renderExplainResult(result, {format: 'text', width: 100})
+    const text = await renderExplainResult(result, {format: {kind: 'table'}, width: 100})
     expect(text).toContain(
       'Warning events\n  2026-11-29T09:59:55Z  BackOff  Pod/web-new222-n0 (x3): Back-off restarting failed container',
     )

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {IO} from '../../src/cli/base-command.js'
-import {PassOptions, parseRFC3339} from '../../src/cli/pass-options.js'
+import {PassOptions, parseNow} from '../../src/cli/pass-options.js'
 import {FeatureGateError} from '../../src/controller/features.js'
 import {exitCodeFor, InputError, UsageError} from '../../src/errors.js'
 
@@ -11,7 +11,7 @@ function io(): IO & {errors: string[]} {
 
 const flags = {recursive: false, 'all-namespaces': false, validate: 'strict'}
 
-describe('parseRFC3339', () => {
+describe('--now (parseNow: RFC 3339 as Go reads it)', () => {
   it.each([
     ['2026-11-29T10:05:00Z', '2026-11-29T10:05:00.000Z'],
     ['2026-11-29t10:05:00z', '2026-11-29T10:05:00.000Z'],
@@ -20,7 +20,7 @@ describe('parseRFC3339', () => {
     ['2026-11-29T10:05:00.25Z', '2026-11-29T10:05:00.250Z'],
     ['2028-02-29T00:00:00Z', '2028-02-29T00:00:00.000Z'],
   ])('%s', (text, iso) => {
-    expect(new Date(parseRFC3339(text)).toISOString()).toBe(iso)
+    expect(new Date(parseNow(text)).toISOString()).toBe(iso)
   })
 
   it.each([
@@ -34,7 +34,7 @@ describe('parseRFC3339', () => {
     '2026-11-29T10:05:00+25:00',
     '2026-11-29T10:05:00',
   ])('rejects %j as a usage error', (text) => {
-    expect(() => parseRFC3339(text)).toThrow(UsageError)
+    expect(() => parseNow(text)).toThrow(UsageError)
   })
 })
 

@@ -180,7 +180,7 @@ const sample: DeploymentResult = {
 
 describe('renderSyncResult', () => {
   it('prints path, a borderless table, events and the requeue', async () => {
-    const out = await renderSyncResult(result([sample]), {format: 'table', before})
+    const out = await renderSyncResult(result([sample]), {format: {kind: 'table'}, before})
     expect(out).toBe(
       [
         'deployment demo/web',
@@ -206,7 +206,7 @@ describe('renderSyncResult', () => {
       error: 'boom',
       requeue: {kind: 'rateLimited' as const},
     }
-    const out = await renderSyncResult(result([sample, failed]), {format: 'wide', before})
+    const out = await renderSyncResult(result([sample, failed]), {format: {kind: 'wide'}, before})
     expect(out).toContain('VERB     RESOURCE             NAME      CHANGE')
     expect(out).toContain('update   deployments/status   web       status.observedGeneration: 1 -> 2')
     expect(out).toContain('actions: none\nevents: none\nrequeue: rate limited\nerror: boom')
@@ -214,7 +214,7 @@ describe('renderSyncResult', () => {
 
   it('colours only when asked', async () => {
     const out = await renderSyncResult(result([{...sample, error: 'x'}]), {
-      format: 'table',
+      format: {kind: 'table'},
       before,
       color: true,
     })
@@ -223,8 +223,8 @@ describe('renderSyncResult', () => {
 
   it('prints JSON and YAML documents with the same content', async () => {
     const doc = result([{...sample, events: [{...sample.events[0]!, message: 'yes'}]}])
-    const json = await renderSyncResult(doc, {format: 'json', before})
-    const yaml = await renderSyncResult(doc, {format: 'yaml', before})
+    const json = await renderSyncResult(doc, {format: {kind: 'json'}, before})
+    const yaml = await renderSyncResult(doc, {format: {kind: 'yaml'}, before})
     expect(JSON.parse(json)).toEqual(parse(yaml, {version: '1.1'}))
     expect(yaml).toContain('message: "yes"')
     expect(JSON.parse(json).kind).toBe('SyncResult')

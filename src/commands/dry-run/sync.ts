@@ -1,7 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../../cli/base-command.js'
+import {BaseCommand, processIO} from '../../cli/base-command.js'
 import {DryRunSyncOptions} from '../../cli/dry-run-sync.js'
+import {outputFlags, passFlags} from '../../cli/flags.js'
 
 export default class DryRunSync extends BaseCommand {
   static override summary = 'Run one Deployment controller pass on files and print what it would do'
@@ -19,7 +20,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 1 some would, 2 or more an error.`
 
   static override usage = [
-    'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|wide|json|yaml] [--exit-code]',
+    'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|wide|json|yaml|name|jsonpath=TEMPLATE] [--no-headers] [--exit-code]',
   ]
 
   static override examples = [
@@ -55,7 +56,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 
   static override flags = {
     ...passFlags,
-    output: outputFlag(['table', 'wide', 'json', 'yaml'] as const, 'table'),
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
     'exit-code': Flags.boolean({
       default: false,
       description: 'Exit 0 when no Deployment would change, 1 when some would, 2 or more on error.',
