@@ -16,7 +16,8 @@ import {defaultControllerRateLimiter} from '../cluster/live/workqueue/rate-limit
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
-import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
+import type {EventType, FeatureGates} from '../controller/interfaces.js'
+import {newControllerContext} from '../pass/context.js'
 import {formatTime, goDuration} from '../util/duration.js'
 import {DeploymentEventHandlers} from './handlers.js'
 
@@ -271,14 +272,14 @@ export class ControllerLoop {
     const name = key.slice(slash + 1)
     const started = this.clock.now()
     const client = new LiveClient(this.opts.api, {serverDryRun: this.opts.serverDryRun})
-    const path: string[] = []
     const requeues: string[] = []
-    const ctx: ControllerContext = {
+    const {ctx, record} = newControllerContext({
       listers: this.listers,
       client,
-      recorder: {
-        event: (d, type, reason, message) => this.postEvent(d, type, reason, message, key),
-      },
+      now: () => this.clock.now(),
+      gates: this.opts.gates,
+      key: {namespace, name},
+      onEvent: (d, type, reason, message) => this.postEvent(d, type, reason, message, key),
       queue: {
         addAfter: (seconds) => {
           this.queue.addAfter(key, seconds * 1000)
@@ -289,10 +290,8 @@ export class ControllerLoop {
           requeues.push(`rate-limited requeue in ${goDuration(delay)}`)
         },
       },
-      clock: {now: () => this.clock.now()},
-      features: this.opts.gates,
-      trace: {enter: (fn) => path.push(fn), fact: () => {}},
-    }
+    })
+    const path = record.path
     let error: unknown
     try {
       await syncDeployment(ctx, namespace, name)
