@@ -4,7 +4,7 @@
 //
 //   npm run bench [-- --runs 5 --sizes 100,1000,5000 --quick]
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -39,6 +39,8 @@ if (!existsSync(join(root, 'oclif.manifest.json'))) {
 }
 const kubectl = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 const dir = mkdtempSync(join(tmpdir(), 'deployctl-bench-'))
+// The snapshots take ~300 MB: gone when the run ends, however it ends.
+process.on('exit', () => rmSync(dir, {recursive: true, force: true}))
 
 function generate(n, format) {
   const file = join(dir, `snap-${n}.${format}`)

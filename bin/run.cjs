@@ -1,9 +1,18 @@
 #!/usr/bin/env node
-// CommonJS on purpose: Node then never starts its ESM loader for a file-mode call (dist/ is
-// CommonJS too, see scripts/bundle.mjs). The build's V8 code cache comes first, so that it serves
-// every file of dist/ (src/startup/compile-cache.ts).
-const {join} = require('node:path')
-require('../dist/startup/compile-cache.cjs').installCompileCache(join(__dirname, '..', 'dist'))
+// CommonJS on purpose: Node loads dist/ (CommonJS too, see scripts/bundle.mjs) through its
+// synchronous CommonJS loader, which a file-mode call finishes sooner than the ESM loader.
+'use strict'
+
+// The dependencies need Node 22.19 (package.json engines); older ones would fail with a stack
+// trace from deep inside them.
+const [major, minor] = process.versions.node.split('.').map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(`error: kubectl-deployctl needs Node.js 22.19 or newer, this is ${process.version}\n`)
+  process.exit(1)
+}
+// Node's compile cache: the V8 bytecode of dist/ kept between calls (in the OS temp directory,
+// per Node version, or in NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
+require('node:module').enableCompileCache()
 require('../dist/main.cjs')
   .execute({dir: __dirname})
   .then(() => {

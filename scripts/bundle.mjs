@@ -57,6 +57,9 @@ const plainSort = {
   },
 }
 
+// The oldest Node that package.json's engines allows: esbuild lowers newer syntax for it.
+const TARGET = 'node22'
+
 // Pass 1: an ESM build with splitting, which is how esbuild shares code between entries and
 // dynamic imports. Kept in memory: pass 2 decides each file's module format.
 const esm = await build({
@@ -67,7 +70,7 @@ const esm = await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: TARGET,
   chunkNames: 'chunks/[name]-[hash]',
   // @oclif/core reads tsconfig files with TypeScript only in development mode, never when shipped.
   external: ['typescript', 'ts-node', 'tsx'],
@@ -84,26 +87,14 @@ const esm = await build({
   logLevel: 'warning',
 })
 
-// The compile cache loads before everything else and serves the rest: built alone, so that it shares
-// no chunk with the files it compiles.
-await build({
-  entryPoints: ['src/startup/compile-cache.ts'],
-  outfile: 'dist/startup/compile-cache.cjs',
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-})
-
+mkdirSync(join('dist', 'startup'), {recursive: true})
 copyFileSync(join('src', 'startup', 'import-esm.cjs'), join('dist', 'startup', 'import-esm.cjs'))
 
-// Pass 2: every file becomes CommonJS (.cjs) unless it has to stay ESM (.mjs). Node 20 loads
+// Pass 2: every file becomes CommonJS (.cjs) unless it has to stay ESM (.mjs). Node loads
 // CommonJS through its synchronous loader; its ESM loader resolves, reads and links each file
-// asynchronously, which cost ~40 ms of a small-file call (README, Benchmark). A file stays ESM when
-// it awaits at top level (yoga-layout, under ink) or statically imports a file that stays ESM;
-// CommonJS reaches those through a real import().
+// asynchronously, which cost ~40 ms of a small-file call on Node 20 and still ~15-18 ms on Node 24
+// (README, Benchmark). A file stays ESM when it awaits at top level (yoga-layout, under ink) or
+// statically imports a file that stays ESM; CommonJS reaches those through a real import().
 const outputs = new Map() // dist-relative path -> {code, map, imports}
 for (const file of esm.outputFiles) {
   const rel = relative('dist', file.path)
@@ -142,7 +133,7 @@ async function awaitsAtTopLevel(code) {
       format: 'cjs',
       loader: 'js',
       platform: 'node',
-      target: 'node20',
+      target: TARGET,
       logLevel: 'silent',
     })
     return false
@@ -166,8 +157,9 @@ for (const [rel, out] of outputs) {
   for (const imp of out.imports) {
     const from = JSON.stringify(specifier(rel, imp.path))
     const to = JSON.stringify(specifier(renamed(rel), renamed(imp.path)))
-    // From CommonJS, an ES module chunk is reached through a file Node compiles itself: the
-    // compile cache's vm.Script has no import() (src/startup/compile-cache.ts).
+    // From CommonJS, an ES module chunk is reached through a helper whose import() stays one: the
+    // conversion below turns every import() into require(), which cannot load a module that
+    // awaits at top level.
     if (!esmFile && imp.kind === 'dynamic-import' && staysEsm.has(imp.path)) {
       const helper = JSON.stringify(specifier(renamed(rel), 'startup/import-esm.cjs'))
       code = code.split(`import(${from})`).join(`require(${helper}).importFrom(__dirname, ${to})`)
@@ -187,7 +179,7 @@ for (const [rel, out] of outputs) {
       : undefined,
     loader: 'js',
     platform: 'node',
-    target: 'node20',
+    target: TARGET,
     sourcemap: 'external',
     sourcefile: renamed(rel),
     // Pass 1 already reported what concerns our code; the rest is third-party code.

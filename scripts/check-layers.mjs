@@ -79,7 +79,8 @@ function judge(fromPart, toPart) {
   if (STANDALONE.includes(fromPart) || STANDALONE.includes(toPart))
     return `${fromPart} and ${toPart} stand apart`
   const allowed = ISOLATED.get(fromPart)
-  if (allowed && !allowed.includes(toPart)) return `${fromPart} imports nothing outside itself${allowed.length > 0 ? ` but ${allowed.join(', ')}` : ''}`
+  if (allowed && !allowed.includes(toPart))
+    return `${fromPart} imports nothing outside itself${allowed.length > 0 ? ` but ${allowed.join(', ')}` : ''}`
   if (allowed) return undefined
   const a = rank.get(fromPart)
   const b = rank.get(toPart)

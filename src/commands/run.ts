@@ -22,12 +22,13 @@ It refuses to start (unless --force) when another Deployment controller seems ac
 events from deployment-controller that it did not post, or a held and freshly renewed kube-controller-manager Lease \
 in kube-system.
 
-Logs go to stderr: --v 2 adds one line per sync (key, duration, result), --v 4 the path through the controller, \
-its writes, events and watch activity. SIGINT or SIGTERM finishes the syncs in progress and exits 0.
+Logs go to stderr: --v 2 adds one line per sync (key, duration, result), --v 4 why the key was queued, the path \
+through the controller, its writes, events and watch activity. SIGINT or SIGTERM finishes the syncs in progress and \
+exits 0.
 
-With --once-synced it syncs every Deployment once the caches have synced, waits until no key is ready (delayed \
-requeues such as progress deadlines are not waited for; error retries due within a second are), and exits: 0 when \
-every Deployment's last sync succeeded, 1 otherwise.`
+With --once-synced it syncs every Deployment once the caches have synced, waits until no key is ready (error \
+retries due within a second are waited for; progress-deadline requeues are not followed), and exits: 0 when every \
+Deployment's last sync succeeded, 1 otherwise.`
 
   static override usage = [
     'run [-n NS | -A] [-l SELECTOR] [--concurrent-deployment-syncs 5] [--feature-gates ...] [--dry-run=none|server] [--once-synced] [--force] [--v N]',

@@ -3,6 +3,7 @@
 
 import type {ObjectMeta, OwnerReference, Pod, PodTemplateSpec, ReplicaSet} from './api/types.js'
 import {timeValue} from './util/equality.js'
+import {computePodTemplateHash, PodTemplateHashError} from './util/pod-template-hash.js'
 
 export function specReplicas(rs: {spec?: {replicas?: number}}): number {
   return rs.spec?.replicas ?? 0
@@ -76,61 +77,19 @@ export function filterPodsByOwner(candidates: Pod[], owner: ReplicaSet, ownerKin
 
 // --- ComputeHash --------------------------------------------------------------------------------
 
-const FNV_OFFSET = 0x811c9dc5
-const FNV_PRIME = 0x01000193
-
-function fnv1a(bytes: Uint8Array, seed = FNV_OFFSET): number {
-  let h = seed
-  for (let i = 0; i < bytes.length; i++) {
-    h ^= bytes[i]!
-    h = Math.imul(h, FNV_PRIME) >>> 0
-  }
-  return h >>> 0
-}
-
-// upstream: rand.SafeEncodeString — maps each character onto an alphabet without vowels or
-// look-alike characters, so hashes never spell words.
-const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
-export function safeEncodeString(s: string): string {
-  let out = ''
-  for (const ch of s) out += SAFE_ALPHABET[(ch.codePointAt(0) ?? 0) % SAFE_ALPHABET.length]
-  return out
-}
-
-/** Key-sorted JSON, with zero values dropped, so semantically equal templates hash the same. */
-function canonical(v: unknown): string {
-  if (v === null || v === undefined) return 'null'
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
-  if (typeof v === 'object') {
-    const entries = Object.keys(v as object)
-      .sort()
-      .filter((k) => !isZeroish((v as Record<string, unknown>)[k]))
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-    return `{${entries.join(',')}}`
-  }
-  return JSON.stringify(v)
-}
-
-function isZeroish(v: unknown): boolean {
-  if (v == null || v === '' || v === 0 || v === false) return true
-  if (Array.isArray(v)) return v.length === 0
-  if (typeof v === 'object') return Object.keys(v as object).length === 0
-  return false
-}
-
-const encoder = new TextEncoder()
+export {safeEncodeString} from './util/pod-template-hash.js'
 
 /**
- * upstream: ComputeHash. Upstream hashes a Go struct dump of the template with FNV-1a 32 and then
- * the collision count; outside Go the dump cannot be reproduced byte for byte, so this hashes a
- * canonical JSON form instead. Same template gives the same hash, another collisionCount another.
+ * upstream: ComputeHash — the pod-template-hash kube-controller-manager v1.36 gives this template
+ * (go-spew's dump of the typed struct, FNV-32a, then the collision count): see
+ * util/pod-template-hash.ts and the golden vectors in test/fixtures/pod-template-hash.
  */
 export function computeHash(template: PodTemplateSpec, collisionCount: number | undefined): string {
-  let h = fnv1a(encoder.encode(canonical(template)))
-  if (collisionCount != null) {
-    const extra = new Uint8Array(8)
-    new DataView(extra.buffer).setUint32(0, collisionCount >>> 0, true)
-    h = fnv1a(extra, h)
+  try {
+    return computePodTemplateHash(template, collisionCount)
+  } catch (err) {
+    // A value no API server would store (the loader checks most, not quantities): name the field.
+    if (err instanceof PodTemplateHashError) throw err.within('.spec.template')
+    throw err
   }
-  return safeEncodeString(String(h))
 }

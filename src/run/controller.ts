@@ -54,6 +54,21 @@ export interface ControllerLoopOptions {
   clock?: LoopClock
   /** Informer resync period; 0 disables it. Default: resyncPeriodMs(). */
   resyncMs?: number
+  /** Called after every sync, with why the key was queued (tests count syncs by cause). */
+  onSync?: (record: SyncRecord) => void
+}
+
+/** One sync, as onSync reports it. */
+export interface SyncRecord {
+  key: string
+  /** Why the key was queued: the informer events and requeues since its previous sync. */
+  causes: string[]
+  /** When the sync started (the loop's clock). */
+  at: number
+  error: unknown
+  writes: number
+  /** The requeues the sync asked for, in the words of the --v 2 log. */
+  requeues: string[]
 }
 
 export interface SyncOutcome {
@@ -61,6 +76,7 @@ export interface SyncOutcome {
   error: unknown
   ms: number
   writes: Action[]
+  requeues: string[]
 }
 
 type Severity = 'I' | 'W' | 'E'
@@ -76,7 +92,9 @@ export function handleErr(queue: WorkQueue<string>, key: string, error: unknown)
     queue.forget(key)
     return {action: 'forget'}
   }
-  if (queue.numRequeues(key) < MAX_RETRIES) return {action: 'requeue', delayMs: queue.addRateLimited(key)}
+  if (queue.numRequeues(key) < MAX_RETRIES) {
+    return {action: 'requeue', delayMs: queue.addRateLimited(key, 'retry after an error')}
+  }
   queue.forget(key)
   return {action: 'drop'}
 }
@@ -135,7 +153,7 @@ export class ControllerLoop {
       podsByControllerUID: (uid) => this.listers.podsByControllerUID(uid),
       listReplicaSetsFromAPI: async (ns, labelSelector) =>
         (await listAll<ReplicaSet>(opts.api, 'replicasets', ns, labelSelector ? {labelSelector} : {})).items,
-      enqueue: (d) => this.queue.add(`${d.metadata.namespace ?? ''}/${d.metadata.name ?? ''}`),
+      enqueue: (d, cause) => this.queue.add(`${d.metadata.namespace ?? ''}/${d.metadata.name ?? ''}`, cause),
       debug: opts.verbosity >= 4 ? (line) => this.log('I', line) : undefined,
     })
     const h = this.handlers
@@ -236,8 +254,18 @@ export class ControllerLoop {
       try {
         if (this.stopping) return
         this.shortRetries.delete(key)
-        const outcome = await this.syncKey(key)
+        const causes = this.queue.causesOf(key)
+        const at = this.clock.now()
+        const outcome = await this.syncKey(key, causes)
         this.handleErr(outcome)
+        this.opts.onSync?.({
+          key,
+          causes,
+          at,
+          error: outcome.error,
+          writes: outcome.writes.length,
+          requeues: outcome.requeues,
+        })
       } finally {
         this.queue.done(key)
         this.lastActivity = this.clock.now()
@@ -266,7 +294,7 @@ export class ControllerLoop {
   }
 
   /** One syncDeployment over the caches, its writes sent to the cluster, its events posted. */
-  async syncKey(key: string): Promise<SyncOutcome> {
+  async syncKey(key: string, causes: string[] = []): Promise<SyncOutcome> {
     const slash = key.indexOf('/')
     const namespace = key.slice(0, slash)
     const name = key.slice(slash + 1)
@@ -280,13 +308,27 @@ export class ControllerLoop {
       gates: this.opts.gates,
       key: {namespace, name},
       onEvent: (d, type, reason, message) => this.postEvent(d, type, reason, message, key),
+      // requeueStuckDeployment's progress checks. --once-synced reports them and does not follow
+      // them, as it does not wait for delayed requeues: a Deployment whose Progressing condition is
+      // past its deadline but neither complete nor timed out (NewReplicaSetAvailable, say, while old
+      // pods terminate) is re-checked rate-limited after every sync, upstream too, until the world
+      // changes; --once-synced would then never see an idle queue.
       queue: {
         addAfter: (seconds) => {
-          this.queue.addAfter(key, seconds * 1000)
-          requeues.push(`requeue after ${goDuration(seconds * 1000)}`)
+          const after = goDuration(seconds * 1000)
+          if (this.opts.onceSynced) {
+            requeues.push(`requeue after ${after} not followed (--once-synced)`)
+            return
+          }
+          this.queue.addAfter(key, seconds * 1000, `progress check after ${after}`)
+          requeues.push(`requeue after ${after}`)
         },
         addRateLimited: () => {
-          const delay = this.queue.addRateLimited(key)
+          if (this.opts.onceSynced) {
+            requeues.push('rate-limited requeue not followed (--once-synced)')
+            return
+          }
+          const delay = this.queue.addRateLimited(key, 'progress check now (rate-limited)')
           requeues.push(`rate-limited requeue in ${goDuration(delay)}`)
         },
       },
@@ -310,13 +352,14 @@ export class ControllerLoop {
       )
     }
     if (this.opts.verbosity >= 4) {
+      if (causes.length > 0) this.log('I', `  queued by: ${causes.join('; ')}`)
       this.log('I', `  path: ${path.join(' > ')}`)
       for (const a of writes) {
         const what = `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.namespace}/${a.name}`
         this.log('I', `  ${what}: ${a.outcome ?? 'sent'}${a.error ? ` (${a.error})` : ''}`)
       }
     }
-    return {key, error, ms, writes}
+    return {key, error, ms, writes, requeues}
   }
 
   private postEvent(d: Deployment, type: EventType, reason: string, message: string, key: string): void {

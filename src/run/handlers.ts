@@ -18,7 +18,8 @@ export interface HandlerDeps {
    * label selector (the pod delete handler reads through the API client, not the cache).
    */
   listReplicaSetsFromAPI(namespace: string, labelSelector: string): Promise<ReplicaSet[]>
-  enqueue(d: Deployment): void
+  /** Queues the Deployment; `cause` says which event called for it (logs and tests read it). */
+  enqueue(d: Deployment, cause: string): void
   /** V(4)-style lines about the decisions. */
   debug?(line: string): void
 }
@@ -32,20 +33,20 @@ export class DeploymentEventHandlers {
   // upstream: addDeployment
   addDeployment(d: Deployment): void {
     this.deps.debug?.(`adding deployment ${nameOf(d)}`)
-    this.deps.enqueue(d)
+    this.deps.enqueue(d, 'deployment added')
   }
 
   // upstream: updateDeployment — the new object, always (no resourceVersion check for Deployments).
   updateDeployment(_old: Deployment, cur: Deployment): void {
     this.deps.debug?.(`updating deployment ${nameOf(cur)}`)
-    this.deps.enqueue(cur)
+    this.deps.enqueue(cur, 'deployment updated')
   }
 
   // upstream: deleteDeployment — tombstones carry the last known state.
   deleteDeployment(obj: Deployment | Tombstone<Deployment>): void {
     const d = isTombstone(obj) ? obj.obj : obj
     this.deps.debug?.(`deleting deployment ${nameOf(d)}`)
-    this.deps.enqueue(d)
+    this.deps.enqueue(d, 'deployment deleted')
   }
 
   // upstream: addReplicaSet
@@ -60,14 +61,14 @@ export class DeploymentEventHandlers {
       const d = this.resolveControllerRef(nsOf(rs), ref)
       if (!d) return
       this.deps.debug?.(`replicaset ${nameOf(rs)} added`)
-      this.deps.enqueue(d)
+      this.deps.enqueue(d, `replicaset ${nameOf(rs)} added`)
       return
     }
     // An orphan: every matching Deployment gets a chance to adopt it.
     const ds = this.getDeploymentsForReplicaSet(rs)
     if (ds.length === 0) return
     this.deps.debug?.(`orphan replicaset ${nameOf(rs)} added`)
-    for (const d of ds) this.deps.enqueue(d)
+    for (const d of ds) this.deps.enqueue(d, `orphan replicaset ${nameOf(rs)} added`)
   }
 
   // upstream: updateReplicaSet
@@ -80,13 +81,13 @@ export class DeploymentEventHandlers {
     if (refChanged && oldRef) {
       // The old controller should hear that it lost this ReplicaSet.
       const d = this.resolveControllerRef(nsOf(old), oldRef)
-      if (d) this.deps.enqueue(d)
+      if (d) this.deps.enqueue(d, `replicaset ${nameOf(cur)} released`)
     }
     if (curRef) {
       const d = this.resolveControllerRef(nsOf(cur), curRef)
       if (!d) return
       this.deps.debug?.(`replicaset ${nameOf(cur)} updated`)
-      this.deps.enqueue(d)
+      this.deps.enqueue(d, `replicaset ${nameOf(cur)} updated`)
       return
     }
     // An orphan: if its labels or its controller changed, matching Deployments may adopt it.
@@ -95,7 +96,7 @@ export class DeploymentEventHandlers {
       const ds = this.getDeploymentsForReplicaSet(cur)
       if (ds.length === 0) return
       this.deps.debug?.(`orphan replicaset ${nameOf(cur)} updated`)
-      for (const d of ds) this.deps.enqueue(d)
+      for (const d of ds) this.deps.enqueue(d, `orphan replicaset ${nameOf(cur)} updated`)
     }
   }
 
@@ -107,7 +108,7 @@ export class DeploymentEventHandlers {
     const d = this.resolveControllerRef(nsOf(rs), ref)
     if (!d) return
     this.deps.debug?.(`replicaset ${nameOf(rs)} deleted`)
-    this.deps.enqueue(d)
+    this.deps.enqueue(d, `replicaset ${nameOf(rs)} deleted`)
   }
 
   /**
@@ -136,7 +137,7 @@ export class DeploymentEventHandlers {
     }
     if (numPods !== 0) return false
     this.deps.debug?.(`recreate deployment ${nameOf(d)} has no pods left`)
-    this.deps.enqueue(d)
+    this.deps.enqueue(d, `pod ${nameOf(pod)} deleted, no pods left`)
     return true
   }
 

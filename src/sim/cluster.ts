@@ -21,6 +21,7 @@ import {
   type FailureMode,
   failFromNow,
   type KubeletContext,
+  leastLoadedNode,
   nextPodEventAt,
   type PodPlan,
   type PodTimings,
@@ -29,7 +30,13 @@ import {
   terminatePod,
 } from './pods.js'
 import {generateName, Random, seedOf} from './random.js'
-import {manageReplicas, nextAvailableAt, relatedPodsOf, replicaSetStatus} from './replicaset.js'
+import {
+  manageReplicas,
+  nextAvailableAt,
+  podFromTemplate,
+  relatedPodsOf,
+  replicaSetStatus,
+} from './replicaset.js'
 
 export interface ClusterOptions {
   namespace?: string
@@ -178,21 +185,8 @@ export class SimulatedCluster {
   private kubelet(placed: Pod[]): KubeletContext {
     return {
       timings: this.timings,
-      pickNode: () => {
-        // `placed` and this.pods overlap while the kubelet walks the list; count each pod once.
-        const load = new Map(this.nodes.map((n) => [n, 0]))
-        const seen = new Set<string>()
-        for (const p of [...placed, ...this.pods]) {
-          const name = p.metadata.name ?? ''
-          if (seen.has(name)) continue
-          seen.add(name)
-          const node = nodeOf(p)
-          if (node !== '' && isPodActive(p) && load.has(node)) load.set(node, (load.get(node) ?? 0) + 1)
-        }
-        let best = this.nodes[0] ?? 'node-1'
-        for (const n of this.nodes) if ((load.get(n) ?? 0) < (load.get(best) ?? 0)) best = n
-        return best
-      },
+      // `placed` and this.pods overlap while the kubelet walks the list; each pod counts once.
+      pickNode: () => leastLoadedNode(this.nodes, [...placed, ...this.pods]),
     }
   }
 
@@ -274,34 +268,20 @@ export class SimulatedCluster {
     const rsName = rs.metadata.name ?? ''
     let name = generateName(`${rsName}-`, this.random)
     while (this.plans.has(name)) name = generateName(`${rsName}-`, this.random)
-    const template = rs.spec.template ?? {}
+    const fromTemplate = podFromTemplate(rs)
     const pod: Pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
+      ...fromTemplate,
       metadata: {
+        ...fromTemplate.metadata,
         name,
-        generateName: `${rsName}-`,
         namespace: this.namespace,
         uid: deterministicUid('pods', this.namespace, name),
         creationTimestamp: formatTime(t),
-        ...(template.metadata?.labels ? {labels: {...template.metadata.labels}} : {}),
-        ...(template.metadata?.annotations ? {annotations: {...template.metadata.annotations}} : {}),
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rsName,
-            uid: rs.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
       },
-      spec: structuredClone(template.spec ?? {}),
       status: {phase: 'Pending'},
     }
     const failure = newest ? this.nextFailure(rs) : undefined
-    this.plans.set(name, planForNewPod(t, this.timings, failure))
+    this.plans.set(name, planForNewPod(t, this.timings, failure, pod))
     this.pods = [...this.pods, pod]
     return pod
   }

@@ -1,14 +1,16 @@
 // The pod lifecycle model: the scheduler and the kubelet, reduced to the states a rollout cares
 // about. A healthy pod goes Pending -> scheduled (ContainerCreating) -> Running and Ready after
 // `readyAfter`; a failing one stays in ImagePullBackOff or in CrashLoopBackOff with a growing
-// restart count; a terminating one disappears after `terminateAfter`. Pure: every function takes the
-// time and returns new objects (the store freezes the ones it is given).
+// restart count; a terminating one disappears after `terminateAfter`. An image whose registry host
+// ends in `.invalid` never pulls. Pure: every function takes the time and returns new objects (the
+// store freezes the ones it is given). The file simulator (`rollout watch -f`) advances it on a
+// virtual clock, the test API server's simulated cluster (test/apiserver/simulate.ts) on timers.
 
 import {hexDigest} from '../cluster/digest.js'
 import type {Container, ContainerStatus, Pod, PodCondition, PodStatus} from '../controller/api/types.js'
 import {PodFailed, PodSucceeded} from '../controller/api/types.js'
 import {timeValue} from '../controller/util/equality.js'
-import {isPodReady, maxRestarts, nodeOf, waitingReason} from '../status/pods.js'
+import {isPodActive, isPodReady, maxRestarts, nodeOf, waitingReason} from '../status/pods.js'
 import type {SimEvent} from '../status/update.js'
 import {formatTime} from '../util/duration.js'
 
@@ -19,6 +21,10 @@ export interface PodTimings {
   readyAfter: number
   /** From deletion to gone, in ms. */
   terminateAfter: number
+  /** From scheduling to ErrImagePull for an image that never pulls; default PULL_ERROR_AFTER. */
+  pullErrorAfter?: number
+  /** From ErrImagePull to ImagePullBackOff; default PULL_BACKOFF_AFTER. */
+  pullBackoffAfter?: number
 }
 
 export const DEFAULT_TIMINGS: PodTimings = {readyAfter: 10_000, terminateAfter: 5_000}
@@ -55,6 +61,8 @@ export interface PodPlan {
   nextAt?: number
   /** Set when the model keeps this pod failing. */
   failure?: FailureMode
+  /** The index of the container that fails (default 0, the first). */
+  container?: number
   /** When a terminating pod disappears. */
   goneAt?: number
 }
@@ -90,20 +98,71 @@ export function planForInputPod(pod: Pod, start: number, timings: PodTimings): P
       failure: IMAGE_FAILURES.has(reason) ? 'ImagePullBackOff' : 'CrashLoopBackOff',
     }
   }
+  const bad = unpullableImage(pod)
+  const failing = bad !== undefined ? {failure: 'ImagePullBackOff' as const, container: bad} : {}
   if (nodeOf(pod) === '') {
-    return {stage: 'unscheduled', createdAt, nextAt: Math.max(createdAt + scheduleAfter(timings), start)}
+    return {
+      stage: 'unscheduled',
+      createdAt,
+      nextAt: Math.max(createdAt + scheduleAfter(timings), start),
+      ...failing,
+    }
+  }
+  if (bad !== undefined) {
+    return {
+      stage: 'creating',
+      createdAt,
+      nextAt: Math.max(createdAt + pullErrorAfter(timings), start),
+      ...failing,
+    }
   }
   return {stage: 'creating', createdAt, nextAt: Math.max(createdAt + timings.readyAfter, start)}
 }
 
-/** The plan of a pod just created by the ReplicaSet controller. */
-export function planForNewPod(createdAt: number, timings: PodTimings, failure?: FailureMode): PodPlan {
-  return {
-    stage: 'unscheduled',
-    createdAt,
-    nextAt: createdAt + scheduleAfter(timings),
-    ...(failure ? {failure} : {}),
-  }
+/**
+ * The plan of a pod just created by the ReplicaSet controller: `failure` when the model is told to
+ * keep it failing (`--fail-new-pods`), else ImagePullBackOff when one of its images never pulls.
+ */
+export function planForNewPod(
+  createdAt: number,
+  timings: PodTimings,
+  failure?: FailureMode,
+  pod?: Pod,
+): PodPlan {
+  const bad = failure === undefined && pod ? unpullableImage(pod) : undefined
+  const failing =
+    failure !== undefined
+      ? {failure}
+      : bad !== undefined
+        ? {failure: 'ImagePullBackOff' as const, container: bad}
+        : {}
+  return {stage: 'unscheduled', createdAt, nextAt: createdAt + scheduleAfter(timings), ...failing}
+}
+
+/**
+ * The registry host of an image reference, as containerd resolves it: the first path component when
+ * it has a dot or a port or is `localhost`; docker.io otherwise. Without the port.
+ */
+export function registryHost(image: string): string {
+  const slash = image.indexOf('/')
+  const first = slash < 0 ? '' : image.slice(0, slash)
+  const isHost = first.includes('.') || first.includes(':') || first === 'localhost'
+  const host = isHost ? first : 'docker.io'
+  return host.replace(/:\d+$/, '')
+}
+
+/**
+ * The index of the first container whose image can never be pulled: its registry host ends in
+ * `.invalid`, a name RFC 2606 guarantees never resolves. Undefined when every image can be pulled.
+ */
+export function unpullableImage(pod: Pod): number | undefined {
+  const containers = pod.spec?.containers ?? []
+  const i = containers.findIndex((c) =>
+    registryHost(c.image ?? '')
+      .toLowerCase()
+      .endsWith('.invalid'),
+  )
+  return i < 0 ? undefined : i
 }
 
 /** Makes a not-yet-ready pod of the input fail from now on (`--fail-new-pods` on an existing pod). */
@@ -115,6 +174,25 @@ export function failFromNow(plan: PodPlan, failure: FailureMode, now: number): P
 
 function scheduleAfter(timings: PodTimings): number {
   return Math.min(SCHEDULE_AFTER, Math.floor(timings.readyAfter / 2))
+}
+
+/**
+ * The scheduler's choice, reduced to spreading: the node with the fewest active pods among `nodes`
+ * (the first such node on a tie). Each pod is counted once, by name.
+ */
+export function leastLoadedNode(nodes: readonly string[], pods: Iterable<Pod>): string {
+  const load = new Map(nodes.map((n) => [n, 0]))
+  const seen = new Set<string>()
+  for (const p of pods) {
+    const name = p.metadata.name ?? ''
+    if (seen.has(name)) continue
+    seen.add(name)
+    const node = nodeOf(p)
+    if (node !== '' && isPodActive(p) && load.has(node)) load.set(node, (load.get(node) ?? 0) + 1)
+  }
+  let best = nodes[0] ?? 'node-1'
+  for (const n of nodes) if ((load.get(n) ?? 0) < (load.get(best) ?? 0)) best = n
+  return best
 }
 
 function crashBackoff(restarts: number): number {
@@ -177,6 +255,17 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
   const name = pod.metadata.name ?? ''
   const ref = `Pod/${name}`
   const {timings} = ctx
+  const failing = plan.container ?? 0
+  const container = pod.spec?.containers?.[failing]
+  // The kubelet's container events name the container they are about.
+  const kubelet = (type: SimEvent['type'], reason: string, message: string): SimEvent => ({
+    type,
+    reason,
+    object: ref,
+    message,
+    source: 'kubelet',
+    fieldPath: `spec.containers{${container?.name ?? ''}}`,
+  })
   switch (plan.stage) {
     case 'unscheduled': {
       const node = ctx.pickNode(pod)
@@ -184,10 +273,11 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
         phase: 'Pending',
         scheduled: true,
         containers: 'creating',
+        failing,
       })
       const next =
         plan.failure === 'ImagePullBackOff'
-          ? at + PULL_ERROR_AFTER
+          ? at + pullErrorAfter(timings)
           : Math.max(plan.createdAt + timings.readyAfter, at)
       return {
         pod: scheduled,
@@ -206,7 +296,8 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
     }
     case 'creating': {
       if (plan.failure === 'ImagePullBackOff') {
-        const image = firstImage(pod)
+        // upstream: kubelet images.imageManager.EnsureImageExists, then startContainer's "Error: %v".
+        const image = container?.image ?? ''
         const message = pullErrorMessage(image)
         return {
           pod: withStatus(pod, at, {
@@ -214,17 +305,14 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
             scheduled: true,
             containers: 'waiting',
             waiting: {reason: 'ErrImagePull', message},
+            failing,
           }),
-          plan: {...plan, stage: 'pull-error', nextAt: at + PULL_BACKOFF_AFTER},
+          plan: {...plan, stage: 'pull-error', nextAt: at + pullBackoffAfter(timings)},
           note: 'ContainerCreating -> ErrImagePull',
           events: [
-            {
-              type: 'Warning',
-              reason: 'Failed',
-              object: ref,
-              message: `Failed to pull image "${image}": ${message}`,
-              source: 'kubelet',
-            },
+            kubelet('Normal', 'Pulling', `Pulling image "${image}"`),
+            kubelet('Warning', 'Failed', `Failed to pull image "${image}": ${message}`),
+            kubelet('Warning', 'Failed', 'Error: ErrImagePull'),
           ],
         }
       }
@@ -235,6 +323,7 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
             scheduled: true,
             containers: 'crash-running',
             restarts: 0,
+            failing,
           }),
           plan: {...plan, stage: 'crash-running', nextAt: at + CRASH_RUNS_FOR},
           note: 'ContainerCreating -> Running, not ready',
@@ -242,7 +331,7 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
         }
       }
       return {
-        pod: withStatus(pod, at, {phase: 'Running', scheduled: true, containers: 'ready'}),
+        pod: withStatus(pod, at, {phase: 'Running', scheduled: true, containers: 'ready', failing}),
         plan: {
           stage: 'ready',
           createdAt: plan.createdAt,
@@ -253,7 +342,8 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
       }
     }
     case 'pull-error': {
-      const image = firstImage(pod)
+      // upstream: the image back-off of EnsureImageExists — a Normal BackOff event, then the failed start.
+      const image = container?.image ?? ''
       return {
         pod: withStatus(pod, at, {
           phase: 'Pending',
@@ -263,24 +353,20 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
             reason: 'ImagePullBackOff',
             message: `Back-off pulling image "${image}": ErrImagePull: ${pullErrorMessage(image)}`,
           },
+          failing,
         }),
         plan: withoutNext({...plan, stage: 'pull-backoff'}),
         note: 'ErrImagePull -> ImagePullBackOff',
         events: [
-          {
-            type: 'Warning',
-            reason: 'BackOff',
-            object: ref,
-            message: `Back-off pulling image "${image}"`,
-            source: 'kubelet',
-          },
+          kubelet('Normal', 'BackOff', `Back-off pulling image "${image}"`),
+          kubelet('Warning', 'Failed', 'Error: ImagePullBackOff'),
         ],
       }
     }
     case 'crash-running': {
       const restarts = maxRestarts(pod) + 1
       const backoff = crashBackoff(restarts)
-      const container = pod.spec?.containers?.[0]?.name ?? ''
+      const containerName = container?.name ?? ''
       const podRef = `${name}_${pod.metadata.namespace}(${pod.metadata.uid ?? ''})`
       return {
         pod: withStatus(pod, at, {
@@ -290,8 +376,9 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
           restarts,
           waiting: {
             reason: 'CrashLoopBackOff',
-            message: `back-off ${backoff / 1000}s restarting failed container=${container} pod=${podRef}`,
+            message: `back-off ${backoff / 1000}s restarting failed container=${containerName} pod=${podRef}`,
           },
+          failing,
         }),
         plan: {...plan, stage: 'crash-backoff', nextAt: at + backoff},
         note: `Running -> CrashLoopBackOff (${restarts} restart${restarts === 1 ? '' : 's'})`,
@@ -313,6 +400,7 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
           scheduled: true,
           containers: 'crash-running',
           restarts: maxRestarts(pod),
+          failing,
         }),
         plan: {...plan, stage: 'crash-running', nextAt: at + CRASH_RUNS_FOR},
         note: 'CrashLoopBackOff -> Running, not ready',
@@ -328,17 +416,22 @@ function withoutNext(plan: PodPlan): PodPlan {
   return rest
 }
 
-/** The moment the API server accepts a DELETE: graceful for a bound pod, immediate for an unbound one. */
+/**
+ * The moment the API server accepts a DELETE: graceful for a bound pod, immediate for an unbound
+ * one or when the request asks for a grace period of 0 (`gracePeriodSeconds`, as DeleteOptions
+ * carries it; default the pod's terminationGracePeriodSeconds, else 30).
+ */
 export function terminatePod(
   pod: Pod,
   plan: PodPlan,
   now: number,
   timings: PodTimings,
+  gracePeriodSeconds?: number,
 ): {pod: Pod | undefined; plan: PodPlan} {
   // upstream: pod strategy CheckGracefulDelete — a pod that never reached a node goes at once.
-  if (nodeOf(pod) === '') return {pod: undefined, plan}
+  if (nodeOf(pod) === '' || gracePeriodSeconds === 0) return {pod: undefined, plan}
   const graceSpec = pod.spec?.terminationGracePeriodSeconds
-  const grace = typeof graceSpec === 'number' ? graceSpec : 30
+  const grace = gracePeriodSeconds ?? (typeof graceSpec === 'number' ? graceSpec : 30)
   const terminating: Pod = {
     ...pod,
     metadata: {
@@ -358,6 +451,8 @@ interface StatusShape {
   containers: 'creating' | 'ready' | 'waiting' | 'crash-running' | 'crash-backoff'
   waiting?: {reason: string; message: string}
   restarts?: number
+  /** The index of the container the shape is about; the others start normally. */
+  failing: number
 }
 
 /** The pod with the status the kubelet would report in `shape`, keeping transition times that did not change. */
@@ -365,7 +460,9 @@ function withStatus(pod: Pod, at: number, shape: StatusShape): Pod {
   const ts = formatTime(at)
   const old = pod.status ?? {}
   const containers = pod.spec?.containers ?? []
-  const statuses: ContainerStatus[] = containers.map((c, i) => containerStatus(c, i === 0, shape, ts, old))
+  const statuses: ContainerStatus[] = containers.map((c, i) =>
+    containerStatus(c, i === shape.failing, shape, ts, old),
+  )
   const allReady = statuses.length > 0 && statuses.every((c) => c.ready === true)
   const unready = statuses.filter((c) => c.ready !== true).map((c) => c.name)
   const notReady = {
@@ -460,7 +557,7 @@ function containerStatus(
     started: true,
     state: {running: {startedAt: since ?? ts}},
   })
-  // Only the first container fails; the others of a failing pod start normally.
+  // Only the failing container waits; the others of a failing pod start normally.
   const mode = failing || shape.containers === 'creating' ? shape.containers : 'ready'
   switch (mode) {
     case 'creating':
@@ -490,8 +587,12 @@ function containerStatus(
   }
 }
 
-function firstImage(pod: Pod): string {
-  return pod.spec?.containers?.[0]?.image ?? ''
+function pullErrorAfter(timings: PodTimings): number {
+  return timings.pullErrorAfter ?? PULL_ERROR_AFTER
+}
+
+function pullBackoffAfter(timings: PodTimings): number {
+  return timings.pullBackoffAfter ?? PULL_BACKOFF_AFTER
 }
 
 /** `nginx:1.27` -> `docker.io/library/nginx:1.27`, as containerd names images. */
@@ -506,8 +607,20 @@ export function normalizeImage(image: string): string {
   return ref
 }
 
+/** containerd's error through the CRI: a host that does not resolve, or a reference the registry lacks. */
 function pullErrorMessage(image: string): string {
   const ref = normalizeImage(image)
+  const host = registryHost(image)
+  if (host.toLowerCase().endsWith('.invalid')) {
+    const slash = ref.indexOf('/')
+    const hostPort = ref.slice(0, slash)
+    const rest = ref.slice(slash + 1)
+    const at = rest.indexOf('@')
+    const colon = rest.lastIndexOf(':')
+    const [repo, tag] =
+      at >= 0 ? [rest.slice(0, at), rest.slice(at + 1)] : [rest.slice(0, colon), rest.slice(colon + 1)]
+    return `rpc error: code = Unknown desc = failed to pull and unpack image "${ref}": failed to resolve reference "${ref}": failed to do request: Head "https://${hostPort}/v2/${repo}/manifests/${tag}": dial tcp: lookup ${host}: no such host`
+  }
   return `rpc error: code = NotFound desc = failed to pull and unpack image "${ref}": failed to resolve reference "${ref}": ${ref}: not found`
 }
 

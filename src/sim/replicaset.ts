@@ -1,9 +1,11 @@
 // The ReplicaSet controller model (upstream pkg/controller/replicaset, simplified): keep
 // spec.replicas active pods, delete the surplus in upstream's order of preference, and write the
-// status the Deployment controller reads. Not modelled: adoption of orphan pods, expectations,
-// slow-start batches, and creation errors (so ReplicaFailure never appears).
+// status the Deployment controller reads, with the ReplicaFailure condition when creating or
+// deleting pods failed. Not modelled: adoption and release of pods (only the pods whose controller
+// reference names the ReplicaSet count), and expectations (a model's writes are seen at once).
 
-import type {Pod, ReplicaSet, ReplicaSetStatus} from '../controller/api/types.js'
+import {deepEqual} from '../cluster/json.js'
+import type {Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus} from '../controller/api/types.js'
 import {getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {timeValue} from '../controller/util/equality.js'
@@ -17,6 +19,7 @@ import {
   podReadyTime,
   podsOwnedBy,
 } from '../status/pods.js'
+import {formatTime} from '../util/duration.js'
 
 // upstream: replicaset.BurstReplicas — at most this many creations or deletions per sync.
 export const BURST_REPLICAS = 500
@@ -160,16 +163,24 @@ function fullyLabeled(rs: ReplicaSet, pod: Pod): boolean {
   return Object.entries(want).every(([k, v]) => have[k] === v)
 }
 
+/** What went wrong in manageReplicas: the first error of a create or delete. */
+export interface ManageError {
+  message: string
+}
+
 /**
- * upstream: calculateStatus + updateReplicaSetStatus — counts over the active pods, the terminating
- * ones when the gate is on, no ReplicaFailure (pod creation never fails here), observedGeneration.
+ * upstream: calculateStatus — counts over the active pods, the terminating ones when the gate is on,
+ * and the ReplicaFailure condition: added (reason FailedCreate or FailedDelete, from the sign of
+ * active - spec.replicas) when manageReplicas failed and there is none, removed when it succeeded.
  * Zero counts are left out as the Go struct's omitempty does (replicas is always written).
+ * observedGeneration is left as it was: updateReplicaSetStatus sets it when it writes.
  */
-export function replicaSetStatus(
+export function calculateStatus(
   rs: ReplicaSet,
   ownedPods: Pod[],
   now: number,
   gates: FeatureGates,
+  manageError?: ManageError,
 ): ReplicaSetStatus {
   const active = ownedPods.filter(isPodActive)
   const minReady = rs.spec.minReadySeconds ?? 0
@@ -189,10 +200,24 @@ export function replicaSetStatus(
     readyReplicas: _re,
     availableReplicas: _a,
     terminatingReplicas: _t,
-    observedGeneration: _o,
-    conditions,
+    conditions: oldConditions,
     ...rest
   } = rs.status ?? {}
+  let conditions: ReplicaSetCondition[] = [...(oldConditions ?? [])]
+  const failure = conditions.find((c) => c.type === 'ReplicaFailure')
+  if (manageError && !failure) {
+    const diff = active.length - specReplicas(rs)
+    const reason = diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : ''
+    conditions.push({
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastTransitionTime: formatTime(now),
+      reason,
+      message: manageError.message,
+    })
+  } else if (!manageError && failure) {
+    conditions = conditions.filter((c) => c.type !== 'ReplicaFailure')
+  }
   const status: ReplicaSetStatus = {...rest, replicas: active.length}
   if (fullyLabeledReplicas) status.fullyLabeledReplicas = fullyLabeledReplicas
   if (readyReplicas) status.readyReplicas = readyReplicas
@@ -200,10 +225,77 @@ export function replicaSetStatus(
   if (gates.enabled('DeploymentReplicaSetTerminatingReplicas')) {
     status.terminatingReplicas = ownedPods.filter(isPodTerminating).length
   }
-  if (rs.metadata.generation) status.observedGeneration = rs.metadata.generation
-  const kept = (conditions ?? []).filter((c) => c.type !== 'ReplicaFailure')
-  if (kept.length > 0) status.conditions = kept
+  if (conditions.length > 0) status.conditions = conditions
   return status
+}
+
+/**
+ * upstream: updateReplicaSetStatus — the status to write, or undefined in the steady state: the
+ * same counts (terminatingReplicas compared as a pointer), the generation already observed and the
+ * same conditions. The written status carries observedGeneration = the ReplicaSet's generation.
+ */
+export function statusToWrite(rs: ReplicaSet, status: ReplicaSetStatus): ReplicaSetStatus | undefined {
+  const old = rs.status ?? {}
+  const n = (v: number | undefined) => v ?? 0
+  const steady =
+    n(old.replicas) === n(status.replicas) &&
+    n(old.fullyLabeledReplicas) === n(status.fullyLabeledReplicas) &&
+    n(old.readyReplicas) === n(status.readyReplicas) &&
+    n(old.availableReplicas) === n(status.availableReplicas) &&
+    old.terminatingReplicas === status.terminatingReplicas &&
+    n(rs.metadata.generation) === n(old.observedGeneration) &&
+    deepEqual(old.conditions ?? [], status.conditions ?? [])
+  if (steady) return undefined
+  const {observedGeneration: _o, ...rest} = status
+  return rs.metadata.generation ? {...rest, observedGeneration: rs.metadata.generation} : rest
+}
+
+/**
+ * The status one sync of the ReplicaSet writes, observedGeneration included (calculateStatus, then
+ * what updateReplicaSetStatus writes); equal to rs.status when there is nothing to write.
+ */
+export function replicaSetStatus(
+  rs: ReplicaSet,
+  ownedPods: Pod[],
+  now: number,
+  gates: FeatureGates,
+  manageError?: ManageError,
+): ReplicaSetStatus {
+  const computed = calculateStatus(rs, ownedPods, now, gates, manageError)
+  return statusToWrite(rs, computed) ?? rs.status ?? computed
+}
+
+/**
+ * upstream: controller.GetPodFromTemplate — a pod for the ReplicaSet: the template's labels,
+ * annotations, finalizers and spec, generateName `<rs>-`, and the controller reference. The name,
+ * uid and timestamps are the API server's to give.
+ */
+export function podFromTemplate(rs: ReplicaSet): Pod {
+  const rsName = rs.metadata.name ?? ''
+  const template = rs.spec.template ?? {}
+  const finalizers = template.metadata?.finalizers
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${rsName}-`,
+      ...(rs.metadata.namespace !== undefined ? {namespace: rs.metadata.namespace} : {}),
+      ...(template.metadata?.labels ? {labels: {...template.metadata.labels}} : {}),
+      ...(template.metadata?.annotations ? {annotations: {...template.metadata.annotations}} : {}),
+      ...(finalizers && finalizers.length > 0 ? {finalizers: [...finalizers]} : {}),
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: rsName,
+          uid: rs.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: structuredClone(template.spec ?? {}),
+  }
 }
 
 /** When a ready pod of this ReplicaSet becomes available (minReadySeconds after it became ready). */

@@ -1,6 +1,6 @@
 // How the CommonJS bundle reaches its one ES module chunk (ink's, see scripts/bundle.mjs). The
-// compile cache compiles dist/ through vm.Script, where import() works only behind an experimental
-// hook that prints a warning; this file is compiled by Node as usual, so its import() is plain.
+// build turns every import() in dist/ into require(), which cannot load a module that awaits at
+// top level; this file is copied as it is, so its import() stays one.
 'use strict'
 
 const {join} = require('node:path')

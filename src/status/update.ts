@@ -28,6 +28,8 @@ export interface SimEvent {
   object: string
   message: string
   source: Actor
+  /** The part of the object the event is about: the kubelet's container events carry `spec.containers{NAME}`. */
+  fieldPath?: string
 }
 
 /** What a source hands the view at each change. The simulator's TimelineEntry is one. */

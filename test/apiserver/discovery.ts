@@ -153,3 +153,33 @@ export function openAPIV3Index(): Obj {
   }
   return {paths}
 }
+
+/**
+ * `/openapi/v2` as kubectl reads it: a protobuf gnostic `openapi_v2.Document` (it sends
+ * `Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf` and only decodes protobuf).
+ * kubectl asks for it to validate a `kind: List` client-side (its OpenAPI v3 verifier reports
+ * `v1/List` as not supporting server-side field validation). The document holds no definitions, so
+ * kubectl finds no model for the List's items and leaves their validation to the server (each item
+ * is then created with `fieldValidation=Strict`, as for a single object).
+ */
+export function openAPIV2Proto(): Buffer {
+  // Document: swagger = 1, info = 2 (Info: title = 1, version = 2), paths = 8, definitions = 9.
+  const info = Buffer.concat([protoString(1, 'Kubernetes'), protoString(2, SERVER_VERSION.gitVersion)])
+  return Buffer.concat([
+    protoString(1, '2.0'),
+    protoBytes(2, info),
+    protoBytes(8, Buffer.alloc(0)),
+    protoBytes(9, Buffer.alloc(0)),
+  ])
+}
+
+function protoString(field: number, value: string): Buffer {
+  return protoBytes(field, Buffer.from(value, 'utf8'))
+}
+
+/** A length-delimited field (wire type 2); lengths here are small, one varint byte or two. */
+function protoBytes(field: number, value: Buffer): Buffer {
+  const len = value.length
+  const varint = len < 0x80 ? [len] : [(len & 0x7f) | 0x80, len >> 7]
+  return Buffer.concat([Buffer.from([(field << 3) | 2, ...varint]), value])
+}

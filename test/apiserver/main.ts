@@ -1,13 +1,16 @@
-// `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--tls] [--require-token T] [--log]`
+// `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--tls] [--require-token T] [--log]
+//  [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
 // Starts the test API server, prints `listening on URL` and `kubeconfig: PATH`, runs until SIGINT/SIGTERM.
 
 import {readFileSync} from 'node:fs'
 import {parseAllDocuments} from 'yaml'
+import {parseDuration} from '../../src/util/duration.js'
 import {startApiServer} from './server.js'
+import type {SimulateOptions} from './simulate.js'
 
 function usage(msg: string): never {
   process.stderr.write(
-    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--tls] [--require-token T] [--log]\n`,
+    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--tls] [--require-token T] [--log] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
   )
   process.exit(2)
 }
@@ -29,7 +32,14 @@ let host = '127.0.0.1'
 let tls = false
 let requireToken: string | undefined
 let logRequests = false
+let simulate = false
+const simulation: SimulateOptions = {}
 const objects: unknown[] = []
+const duration = (flag: string, v: string): number => {
+  const ms = parseDuration(v)
+  if (ms === undefined) usage(`${flag}: invalid duration "${v}" (want e.g. 1s, 500ms, 1m30s)`)
+  return ms
+}
 for (let i = 0; i < args.length; i++) {
   const a = args[i] as string
   const [flag, inline] = a.includes('=') ? (a.split(/=(.*)/s) as [string, string]) : [a, undefined]
@@ -58,6 +68,15 @@ for (let i = 0; i < args.length; i++) {
     case '--log':
       logRequests = true
       break
+    case '--simulate':
+      simulate = true
+      break
+    case '--pod-ready-after':
+      simulation.podReadyAfterMs = duration(flag, value())
+      break
+    case '--terminate-after':
+      simulation.terminateAfterMs = duration(flag, value())
+      break
     case '-h':
     case '--help':
       usage('test API server')
@@ -67,7 +86,17 @@ for (let i = 0; i < args.length; i++) {
   }
 }
 
-const server = await startApiServer({port, host, tls, objects, requireToken, logRequests})
+if (!simulate && Object.keys(simulation).length > 0)
+  usage('--pod-ready-after and --terminate-after need --simulate')
+const server = await startApiServer({
+  port,
+  host,
+  tls,
+  objects,
+  requireToken,
+  logRequests,
+  ...(simulate ? {simulate: simulation} : {}),
+})
 process.stdout.write(`listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`)
 const stop = (): void => {
   server.close().then(

@@ -21,6 +21,7 @@ import {
   apiGroupList,
   apiResourceList,
   apiVersions,
+  openAPIV2Proto,
   openAPIV3Doc,
   openAPIV3Index,
   SERVER_VERSION,
@@ -65,7 +66,8 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors.js'
-import {type Change, defFor, keyFor, Store} from './store.js'
+import {type ClusterAccess, SimulatedCluster, type SimulateOptions} from './simulate.js'
+import {type Change, defFor, keyFor, resolveResource, Store} from './store.js'
 import {
   child,
   clone,
@@ -119,6 +121,12 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number
   /** Print one line per request to stderr. */
   logRequests?: boolean
+  /**
+   * A moving cluster (simulate.ts): a ReplicaSet controller, a scheduler, a kubelet and the garbage
+   * collector's orphan cleanup run in real time; pod DELETEs are graceful; `/openapi/v2` is served
+   * (kubectl's client-side validation of a `kind: List` asks for it). Without it the world is frozen.
+   */
+  simulate?: SimulateOptions | boolean
 }
 
 export interface ApiServer {
@@ -133,6 +141,8 @@ export interface ApiServer {
   faults: FaultController
   /** Sends a BOOKMARK now on every watch that allows bookmarks. */
   sendBookmarks(): void
+  /** The moving cluster, with `simulate`. */
+  simulation?: SimulatedCluster
   close(): Promise<void>
 }
 
@@ -307,6 +317,7 @@ class ApiServerImpl {
   readonly requests: RequestLog[] = []
   private readonly watchers = new Set<Watcher>()
   private readonly bookmarkIntervalMs: number
+  readonly simulation?: SimulatedCluster
 
   constructor(private readonly opts: ApiServerOptions) {
     this.store = new Store(opts.historyLimit ?? 10_000)
@@ -325,6 +336,12 @@ class ApiServerImpl {
     this.store.onChange((c) => {
       for (const w of this.watchers) this.deliver(w, c)
     })
+    if (opts.simulate) {
+      const sim = new SimulatedCluster(this.clusterAccess(), opts.simulate === true ? {} : opts.simulate)
+      this.simulation = sim
+      this.store.onChange((c) => sim.observe(c))
+      sim.start()
+    }
   }
 
   private seed(o: unknown): void {
@@ -458,6 +475,18 @@ class ApiServerImpl {
         return this.send(ctx, 200, doc)
       }
       case 'openapiv2':
+        if (this.simulation) {
+          const body = openAPIV2Proto()
+          ctx.res.writeHead(200, {
+            'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+            'Content-Length': String(body.length),
+          })
+          ctx.res.end(body)
+          return
+        }
+        ctx.res.writeHead(404, {'Content-Type': 'text/plain; charset=utf-8'})
+        ctx.res.end('404 page not found\n')
+        return
       case 'notfound':
         ctx.res.writeHead(404, {'Content-Type': 'text/plain; charset=utf-8'})
         ctx.res.end('404 page not found\n')
@@ -823,7 +852,114 @@ class ApiServerImpl {
   }
 
   closeAll(): void {
+    this.simulation?.stop()
     for (const w of [...this.watchers]) w.close(true)
+  }
+
+  private writeIfChanged(def: ResourceDef, old: Obj, next: Obj): Obj {
+    return jsonEqual(old, next) ? old : this.store.write(def, next)
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The simulated cluster's access: writes with the registry's semantics, and the fault rules
+
+  /** A fault rule's error for an in-process request, as a client would have met it. */
+  private internalFault(info: RequestInfo): void {
+    const d = this.faults.decide(info)
+    if (d.error) throw d.error
+  }
+
+  private clusterAccess(): ClusterAccess {
+    const defOf = (k: {apiVersion: string; kind: string}) => defFor({apiVersion: k.apiVersion, kind: k.kind})
+    const pods = defOf({apiVersion: 'v1', kind: 'Pod'})
+    const route = (
+      def: ResourceDef,
+      namespace: string,
+      name: string,
+      subresource?: string,
+    ): ResourceRoute => ({
+      def,
+      namespace,
+      name,
+      subresource,
+      watchPath: false,
+    })
+    return {
+      list: (resource, namespace) => this.store.list(resource, namespace),
+      get: (kind, namespace, name) => {
+        try {
+          return this.store.get(defOf(kind), namespace, name)
+        } catch {
+          return undefined
+        }
+      },
+      create: (resource, namespace, obj) => {
+        const def = resource === 'pods' ? pods : defOf({apiVersion: 'v1', kind: 'Event'})
+        this.internalFault({method: 'POST', path: '', verb: 'create', group: '', resource, namespace})
+        const o = clone(obj)
+        this.checkTypeMeta(def, o)
+        const {obj: created, stored} = this.createObject(def, namespace, o, false)
+        return stored ?? created
+      },
+      updateStatus: (resource, obj) => {
+        const def = resolveResource(resource)
+        const md = metaOf(obj)
+        const namespace = str(md.namespace) ?? ''
+        const name = str(md.name) ?? ''
+        this.internalFault({
+          method: 'PUT',
+          path: '',
+          verb: 'update',
+          group: def.group,
+          resource,
+          subresource: 'status',
+          namespace,
+          name,
+        })
+        const next = clone(obj)
+        this.checkTypeMeta(def, next)
+        return this.applyUpdate(internalCtx(), route(def, namespace, name, 'status'), next, false).obj
+      },
+      bind: (namespace, name, node, status) => {
+        const current = this.store.get(pods, namespace, name)
+        if (!current) throw notFound(this.gr(pods), name)
+        child(current, 'spec').nodeName = node
+        if (isObj(status)) current.status = clone(status)
+        this.store.write(pods, current)
+      },
+      delete: (kind, namespace, name) => {
+        const def = defOf(kind)
+        this.internalFault({
+          method: 'DELETE',
+          path: '',
+          verb: 'delete',
+          group: def.group,
+          resource: def.resource,
+          namespace,
+          name,
+        })
+        const o = this.store.get(def, namespace, name)
+        if (!o) throw notFound(this.gr(def), name)
+        if (def.resource === 'pods' && this.simulation) {
+          const terminating = this.simulation.terminate(o)
+          if (terminating) {
+            this.writeIfChanged(def, o, terminating)
+            return
+          }
+        }
+        this.removeNow(def, o, def.defaultPropagation === 'Orphan' ? 'Orphan' : 'Background')
+      },
+      remove: (namespace, name) => {
+        this.store.remove(pods, namespace, name)
+      },
+      setOwnerReferences: (kind, namespace, name, refs) => {
+        const def = defOf(kind)
+        const o = this.store.get(def, namespace, name)
+        if (!o) return
+        metaOf(o).ownerReferences = refs
+        this.store.write(def, o)
+      },
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -855,7 +991,7 @@ class ApiServerImpl {
   }
 
   /** fieldValidation: drops unknown fields; Strict fails with 400, Warn (the default) adds Warning headers. */
-  private fieldValidation(ctx: Ctx, def: ResourceDef, o: Obj): void {
+  private fieldValidation(ctx: WriteCtx, def: ResourceDef, o: Obj): void {
     const mode = ctx.query.get('fieldValidation') ?? 'Warn'
     if (!['Ignore', 'Warn', 'Strict'].includes(mode)) {
       throw badRequest(`fieldValidation parameter unsupported: ${mode}`)
@@ -900,6 +1036,18 @@ class ApiServerImpl {
     this.checkTypeMeta(def, o)
     const dryRun = this.dryRun(ctx)
     this.fieldValidation(ctx, def, o)
+    const {obj, stored} = this.createObject(def, r.namespace, o, dryRun)
+    this.send(ctx, 201, withTypeMeta(def, stored ?? obj))
+  }
+
+  /** The generic registry's Create after decoding: bookkeeping, the strategy, defaults, validation. */
+  private createObject(
+    def: ResourceDef,
+    namespace: string | undefined,
+    o: Obj,
+    dryRun: boolean,
+  ): {obj: Obj; stored?: Obj} {
+    const r = {namespace}
     const md = metaOf(o)
     if (def.namespaced) {
       if (md.namespace !== undefined && md.namespace !== '' && md.namespace !== r.namespace) {
@@ -935,9 +1083,8 @@ class ApiServerImpl {
     if (errs.length) throw invalid(def.kind, def.group, str(md.name) ?? '', errs)
     if (this.store.get(def, r.namespace, md.name as string))
       throw alreadyExists(this.gr(def), md.name as string)
-    if (dryRun) return this.send(ctx, 201, withTypeMeta(def, o))
-    const stored = this.store.write(def, o)
-    this.send(ctx, 201, withTypeMeta(def, stored))
+    if (dryRun) return {obj: o}
+    return {obj: o, stored: this.store.write(def, o)}
   }
 
   private update(ctx: Ctx, r: ResourceRoute) {
@@ -968,7 +1115,7 @@ class ApiServerImpl {
    * The generic registry's Update: resourceVersion/uid preconditions, the strategy's
    * PrepareForUpdate (status or main), defaulting, validation, generation, no-op detection.
    */
-  private applyUpdate(ctx: Ctx, r: ResourceRoute, next: Obj, dryRun: boolean): {obj: Obj; code: number} {
+  private applyUpdate(ctx: WriteCtx, r: ResourceRoute, next: Obj, dryRun: boolean): {obj: Obj; code: number} {
     const {def} = r
     const name = r.name as string
     const old = this.store.get(def, r.namespace, name)
@@ -1177,6 +1324,10 @@ class ApiServerImpl {
       | 'Foreground'
     const finalizers = Array.isArray(md.finalizers) ? md.finalizers : []
     if (dryRun) return this.send(ctx, 200, this.deleteResponse(def, o))
+    if (def.resource === 'pods' && this.simulation) {
+      const terminating = this.simulation.terminate(o, num(opts.gracePeriodSeconds))
+      if (terminating) return this.send(ctx, 200, withTypeMeta(def, this.writeIfChanged(def, o, terminating)))
+    }
     if (finalizers.length > 0) {
       if (!md.deletionTimestamp) {
         md.deletionTimestamp = rfc3339()
@@ -1231,6 +1382,10 @@ class ApiServerImpl {
           if (others.length === 0) delete dm.ownerReferences
           else dm.ownerReferences = others
           this.store.write(d, dep)
+        } else if (d.resource === 'pods' && this.simulation) {
+          const terminating = this.simulation.terminate(dep)
+          if (terminating) this.writeIfChanged(d, dep, terminating)
+          else this.removeNow(d, dep, 'Background')
         } else if (!(Array.isArray(dm.finalizers) && dm.finalizers.length > 0)) {
           this.removeNow(d, dep, 'Background')
         } else if (!dm.deletionTimestamp) {
@@ -1263,6 +1418,14 @@ class ApiServerImpl {
       items: deleted.map(stripTypeMeta),
     })
   }
+}
+
+/** What fieldValidation and applyUpdate read of a request. */
+type WriteCtx = Pick<Ctx, 'query' | 'warnings'>
+
+/** A write made by a simulated component (never pruned: it writes only fields it knows). */
+function internalCtx(): WriteCtx {
+  return {query: new URLSearchParams({fieldValidation: 'Ignore'}), warnings: []}
 }
 
 function includeOf(ctx: Ctx): string {
@@ -1428,6 +1591,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     requests: impl.requests,
     store: impl.store,
     faults: impl.faults,
+    ...(impl.simulation ? {simulation: impl.simulation} : {}),
     sendBookmarks: () => impl.sendBookmarks(),
     close: async () => {
       if (closed) return

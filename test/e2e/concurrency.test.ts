@@ -20,7 +20,7 @@ import {cliAsync, type RunResult} from './helpers.js'
 const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 const SLOW = {timeout: 300_000}
 const cli = (args: string[], env: NodeJS.ProcessEnv) => cliAsync(args, {env})
-const HASH = '546d57cb89' // pod-template-hash of the template below
+const HASH = '789dc4db69' // pod-template-hash of the template below
 
 function deployment(namespace: string) {
   return {

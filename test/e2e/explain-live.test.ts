@@ -38,7 +38,7 @@ let env: NodeJS.ProcessEnv
 
 beforeAll(async () => {
   const list = parse(readFileSync(join(ROOT, 'examples/stuck-image-pull.yaml'), 'utf8')) as {items: unknown[]}
-  const pod = 'api-7d5477795f-blwqh'
+  const pod = 'api-6f64564f4d-blwqh'
   server = await startApiServer({
     objects: [
       ...list.items,
@@ -67,7 +67,7 @@ beforeAll(async () => {
         'Pod',
         pod,
         '2026-11-29T09:48:00Z',
-        'Successfully assigned demo/api-7d5477795f-blwqh to worker-1',
+        'Successfully assigned demo/api-6f64564f4d-blwqh to worker-1',
       ),
       event('b.1', 'Warning', 'BackOff', 'Pod', 'someone-else-1', '2026-11-29T09:59:59Z', 'not ours'),
     ],
@@ -92,8 +92,8 @@ describe('explain on a live cluster', () => {
     expect(e.blockers.map((b) => b.code)).toEqual(['ErrImagePull', 'ImagePullBackOff'])
     expect(codes(e.deadEnds)).toEqual(['MaxUnavailableZeroStuck'])
     expect(e.events?.map((x) => [x.reason, x.object.name, x.lastSeen])).toEqual([
-      ['BackOff', 'api-7d5477795f-blwqh', '2026-11-29T09:59:50Z'],
-      ['Failed', 'api-7d5477795f-blwqh', '2026-11-29T09:59:30Z'],
+      ['BackOff', 'api-6f64564f4d-blwqh', '2026-11-29T09:59:50Z'],
+      ['Failed', 'api-6f64564f4d-blwqh', '2026-11-29T09:59:30Z'],
     ])
     expect(e.next.actions.map((a) => `${a.verb} ${a.resource}/${a.subresource}`)).toEqual([
       'update deployments/status',
@@ -115,7 +115,7 @@ describe('explain on a live cluster', () => {
     })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(
-      'Warning events\n  2026-11-29T09:59:50Z  BackOff  Pod/api-7d5477795f-blwqh: Back-off pulling image\n',
+      'Warning events\n  2026-11-29T09:59:50Z  BackOff  Pod/api-6f64564f4d-blwqh: Back-off pulling image\n',
     )
   })
 })

@@ -82,8 +82,8 @@ describe('explain -o json on the examples', () => {
       secondsLeft: -119,
     })
     expect(e.blockers.map((b) => [b.code, b.object.name, b.image])).toEqual([
-      ['ErrImagePull', 'api-7d5477795f-4wgmn', 'registry.example.com/api:v2.1-typo'],
-      ['ImagePullBackOff', 'api-7d5477795f-blwqh', 'registry.example.com/api:v2.1-typo'],
+      ['ErrImagePull', 'api-6f64564f4d-4wgmn', 'registry.example.com/api:v2.1-typo'],
+      ['ImagePullBackOff', 'api-6f64564f4d-blwqh', 'registry.example.com/api:v2.1-typo'],
     ])
     expect(codes(e.deadEnds)).toEqual(['MaxUnavailableZeroStuck'])
     expect(actions(e)).toEqual(['update deployments/status api'])
@@ -124,17 +124,17 @@ describe('explain -o json on the examples', () => {
       revisionHistoryLimit: 2,
       oldReplicaSets: 6,
       excess: 4,
-      deletes: ['web-c5bb9f787', 'web-547565bb9c', 'web-6bcc744879'],
+      deletes: ['web-6bdc546d9c', 'web-65fc6ccf56', 'web-68484fdf94'],
       skipped: [
-        {replicaSet: 'web-66dc88548d', reason: 'status.replicas is 1: the ReplicaSet still reports pods'},
+        {replicaSet: 'web-9dc7579b6', reason: 'status.replicas is 1: the ReplicaSet still reports pods'},
       ],
       waits: null,
     })
     expect(e.replicaSets.map((r) => r.revision)).toEqual(['7', '6', '5', '4', '3', '2', '1'])
     expect(actions(e)).toEqual([
-      'delete replicasets web-c5bb9f787',
-      'delete replicasets web-547565bb9c',
-      'delete replicasets web-6bcc744879',
+      'delete replicasets web-6bdc546d9c',
+      'delete replicasets web-65fc6ccf56',
+      'delete replicasets web-68484fdf94',
       'update deployments/status web',
     ])
   })
@@ -171,15 +171,15 @@ describe('explain -o json on the examples', () => {
     expect(e.verdict).toMatchObject({code: 'Progressing', reason: 'NewReplicaSetCreated'})
     expect(e.rolloutStatus.message).toBe('Waiting for deployment spec update to be observed...')
     expect(step(e, 'createNewReplicaSet')).toMatchObject({
-      outcome: 'creates web-5bccfdbbb7 with 3 replicas (revision 1)',
+      outcome: 'creates web-cc544bdcc with 3 replicas (revision 1)',
       numbers: {replicas: 3, existingPods: 0, specReplicas: 3, maxTotalPods: 4},
     })
     expect(actions(e)).toEqual([
-      'create replicasets web-5bccfdbbb7',
+      'create replicasets web-cc544bdcc',
       'update deployments/status web',
       'update deployments/status web',
     ])
-    expect(e.next.events.map((x) => x.message)).toEqual(['Scaled up replica set web-5bccfdbbb7 from 0 to 3'])
+    expect(e.next.events.map((x) => x.message)).toEqual(['Scaled up replica set web-cc544bdcc from 0 to 3'])
   })
 
   it('paused: the template change waits; no deadline will fire', () => {
@@ -196,7 +196,7 @@ describe('explain -o json on the examples', () => {
     expect(e.verdict).toMatchObject({code: 'Progressing', reason: 'OldPodsTerminating'})
     expect(step(e, 'waitForOldPods')?.numbers).toEqual({oldPods: 1})
     expect(e.blockers.map((b) => [b.code, b.object.name])).toEqual([
-      ['Terminating', 'db-migrator-865b64595c-hh9gf'],
+      ['Terminating', 'db-migrator-77c9c4567b-hh9gf'],
     ])
     expect(e.progress.state).toBe('CheckSkipped')
     expect(codes(e.deadEnds)).toEqual(['DeadlineWillNotFire'])
@@ -217,7 +217,7 @@ describe('explain -o json on the examples', () => {
       'not reached',
     ])
     expect(step(e, 'rollback')?.outcome).toBe(
-      'copies the template of revision 1 (web-7bb9c6449b) into the Deployment',
+      'copies the template of revision 1 (web-57794f8f99) into the Deployment',
     )
     expect(actions(e)).toEqual(['update deployments web'])
     expect(e.next.events.map((x) => x.reason)).toEqual(['DeploymentRollback'])
@@ -232,11 +232,11 @@ describe('explain -o json on the examples', () => {
       minAvailable: 3,
     })
     expect(step(e, 'scaleDown')).toMatchObject({
-      outcome: 'scales web-9cc499c98 down 3 → 2',
+      outcome: 'scales web-6b78dbb95b down 3 → 2',
       numbers: {allPods: 5, minAvailable: 3, newUnavailable: 1, budget: 1, availablePods: 4},
     })
     expect(e.blockers.map((b) => b.code)).toEqual(['ContainerCreating'])
-    expect(actions(e)).toEqual(['update replicasets web-9cc499c98'])
+    expect(actions(e)).toEqual(['update replicasets web-6b78dbb95b'])
     expect(e.next.requeue).toEqual({kind: 'after', seconds: 597})
     expect(e.progress).toMatchObject({state: 'Running', deadline: '2026-11-29T10:10:06Z'})
   })
@@ -254,12 +254,12 @@ describe('explain -o json on the examples', () => {
       leftover: 0,
     })
     expect(step(e, 'proportionalScaling')?.shares?.map((s) => [s.replicaSet, s.from, s.to])).toEqual([
-      ['web-6796d5575f', 6, 9],
-      ['web-55f8c785c', 4, 6],
+      ['web-6b78dbb95b', 6, 9],
+      ['web-cc544bdcc', 4, 6],
     ])
     expect(actions(e)).toEqual([
-      'update replicasets web-6796d5575f',
-      'update replicasets web-55f8c785c',
+      'update replicasets web-6b78dbb95b',
+      'update replicasets web-cc544bdcc',
       'update deployments/status web',
     ])
   })

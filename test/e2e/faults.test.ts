@@ -149,7 +149,7 @@ describe.concurrent('errors the server answers with', SLOW, () => {
     })
     const r = await live('f-403-write', 'reconcile-once', '--no-record-events')
     const forbidden =
-      'replicasets.apps "web-546d57cb89" is forbidden: User "system:serviceaccount:ci:deployer" cannot create resource "replicasets" in API group "apps" in the namespace "f-403-write"'
+      'replicasets.apps "web-789dc4db69" is forbidden: User "system:serviceaccount:ci:deployer" cannot create resource "replicasets" in API group "apps" in the namespace "f-403-write"'
     // upstream records the failure in the Deployment's Progressing condition: that write is made.
     expectError(
       r,
@@ -175,13 +175,13 @@ describe.concurrent(
       {nth: 1, already: 'nothing was written', outcomes: ['failed', 'skipped'], sent: 1},
       {
         nth: 2,
-        already: 'already written: create replicasets web-546d57cb89',
+        already: 'already written: create replicasets web-789dc4db69',
         outcomes: ['succeeded', 'failed'],
         sent: 2,
       },
       {
         nth: 3,
-        already: 'already written: create replicasets web-546d57cb89, update deployments/status web',
+        already: 'already written: create replicasets web-789dc4db69, update deployments/status web',
         outcomes: ['succeeded', 'succeeded', 'failed'],
         sent: 3,
       },
@@ -190,7 +190,7 @@ describe.concurrent(
       const ns = `f-409-${nth}`
       server.faults.fail({namespace: ns, method: ['POST', 'PUT'], path: /^\/apis\/apps\//}, 409, {nth})
       const r = await live(ns, 'reconcile-once', '--no-record-events', '-o', 'json')
-      const resource = nth === 1 ? 'replicasets.apps "web-546d57cb89"' : 'deployments.apps "web"'
+      const resource = nth === 1 ? 'replicasets.apps "web-789dc4db69"' : 'deployments.apps "web"'
       expectError(
         r,
         `sync of deployment ${ns}/web failed: Operation cannot be fulfilled on ${resource}: the object has been modified; please apply your changes to the latest version and try again; ${already}`,
@@ -250,7 +250,7 @@ describe.concurrent('5xx and 429: reads retried with backoff, writes sent once',
     const r = await live('f-503-status', 'reconcile-once', '--no-record-events')
     expectError(
       r,
-      'sync of deployment f-503-status/web failed: the server is currently unable to handle the request; already written: create replicasets web-546d57cb89',
+      'sync of deployment f-503-status/web failed: the server is currently unable to handle the request; already written: create replicasets web-789dc4db69',
     )
     expect(seen('f-503-status', writes)).toEqual(['POST replicasets 201', 'PUT deployments/web/status 503'])
   })
@@ -286,7 +286,7 @@ describe.concurrent('slow and cut responses', SLOW, () => {
     const r = await live('f-slow-write', 'reconcile-once', '--request-timeout', '1s', '--no-record-events')
     expectError(
       r,
-      /^error: sync of deployment f-slow-write\/web failed: Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(1s\); not confirmed, may have been applied: create replicasets web-546d57cb89$/,
+      /^error: sync of deployment f-slow-write\/web failed: Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(1s\); not confirmed, may have been applied: create replicasets web-789dc4db69$/,
     )
     // It was applied (the server answered late), and nothing was written after it.
     await expect.poll(() => stored('f-slow-write', 'replicasets').length, {timeout: 10_000}).toBe(1)
@@ -331,7 +331,7 @@ describe.concurrent('slow and cut responses', SLOW, () => {
     const r = await live('f-cut-write', 'reconcile-once', '--no-record-events')
     expectError(
       r,
-      'sync of deployment f-cut-write/web failed: the server sent a truncated or invalid response to POST /apis/apps/v1/namespaces/f-cut-write/replicasets (201); not confirmed, may have been applied: create replicasets web-546d57cb89',
+      'sync of deployment f-cut-write/web failed: the server sent a truncated or invalid response to POST /apis/apps/v1/namespaces/f-cut-write/replicasets (201); not confirmed, may have been applied: create replicasets web-789dc4db69',
     )
     expect(seen('f-cut-write', writes)).toEqual(['POST replicasets 201'])
     expect(stored('f-cut-write', 'replicasets')).toHaveLength(1)

@@ -1,134 +1,47 @@
 // `run` end to end: the built CLI as the Deployment controller of the in-memory test API server,
-// with the simulation's ReplicaSet controller and a kubelet stand-in moving pods in this process.
+// whose simulated cluster (a ReplicaSet controller, a scheduler and a kubelet on src/sim's models)
+// moves the pods.
 
 import {type ChildProcess, spawn} from 'node:child_process'
-import {randomBytes} from 'node:crypto'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
-import {parseFeatureGates} from '../../src/controller/features.js'
-import {manageReplicas, relatedPodsOf, replicaSetStatus} from '../../src/sim/replicaset.js'
-import {podsOwnedBy} from '../../src/status/pods.js'
-import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
+import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {BIN, ROOT, type RunResult} from './helpers.js'
 
-const GATES = parseFeatureGates(undefined)
-const PODS = resolveResource('pods')
-/** Pods whose first container's image contains this never become ready. */
-const NEVER_READY = 'never-ready'
+/** An image on a `.invalid` registry: the simulated kubelet never pulls it, so its pods never become ready. */
+const NEVER_READY = 'registry.example.invalid/app'
 
 /**
- * The rest of the cluster: a ReplicaSet controller (src/sim's model: creates and deletes pods, writes
- * ReplicaSet status) and a kubelet that makes pods Running and Ready after readyAfterMs. Pods go at
- * once when deleted. Level-triggered: every change in the store schedules one pass over everything.
+ * What `run` sees of the rest of the cluster, the test API server's simulated one (a ReplicaSet
+ * controller, a scheduler, a kubelet), observed: the most live pods at once and whether pods of two
+ * ReplicaSets of one Deployment ever ran together, per namespace.
  */
-class ClusterModel {
-  private scheduled: NodeJS.Timeout | undefined
-  private readonly timers = new Set<NodeJS.Timeout>()
+class PodWatch {
   private unsubscribe: () => void = () => {}
-  /** Most pods alive at once, per namespace. */
+  /** Most pods alive at once (not terminating), per namespace. */
   readonly peakPods = new Map<string, number>()
-  /** Namespaces where pods of two ReplicaSets of one Deployment were alive at once. */
+  /** Namespaces where pods of two ReplicaSets, terminating ones included, existed at once. */
   readonly mixed = new Set<string>()
 
-  constructor(
-    private readonly server: ApiServer,
-    private readonly readyAfterMs = 300,
-  ) {}
+  constructor(private readonly server: ApiServer) {}
 
   start(): void {
     this.unsubscribe = this.server.store.onChange((c) => {
-      if (c.def.resource === 'replicasets' || c.def.resource === 'pods') this.schedule()
+      if (c.def.resource === 'pods') this.observe(c.object.metadata as {namespace?: string})
     })
-    this.schedule()
   }
 
   stop(): void {
     this.unsubscribe()
-    clearTimeout(this.scheduled)
-    for (const t of this.timers) clearTimeout(t)
   }
 
-  private schedule(): void {
-    this.scheduled ??= setTimeout(() => {
-      this.scheduled = undefined
-      this.reconcile()
-    }, 5)
-  }
-
-  private reconcile(): void {
-    const store = this.server.store
-    const now = Date.now()
-    const replicaSets = store.list('replicasets') as unknown as ReplicaSet[]
-    let pods = store.list('pods') as unknown as Pod[]
-    for (const rs of replicaSets) {
-      const owned = podsOwnedBy(rs, pods)
-      const decision = manageReplicas(rs, owned, relatedPodsOf(rs, replicaSets, pods), now)
-      for (let i = 0; i < decision.create; i++) this.createPod(rs)
-      for (const pod of decision.delete) store.remove(PODS, pod.metadata.namespace, pod.metadata.name ?? '')
-      if (decision.create > 0 || decision.delete.length > 0) pods = store.list('pods') as unknown as Pod[]
-    }
-    for (const rs of replicaSets) {
-      const status = replicaSetStatus(rs, podsOwnedBy(rs, pods), now, GATES)
-      if (JSON.stringify(status) === JSON.stringify(rs.status ?? {})) continue
-      const fresh = store.get('replicasets', rs.metadata.namespace, rs.metadata.name ?? '')
-      if (fresh) store.put({...fresh, status})
-    }
-    this.observe(replicaSets, pods)
-  }
-
-  private createPod(rs: ReplicaSet): void {
-    const name = `${rs.metadata.name}-${randomBytes(3).toString('hex')}`
-    const namespace = rs.metadata.namespace ?? 'default'
-    this.server.store.put({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name,
-        namespace,
-        labels: {...(rs.spec.template?.metadata?.labels ?? {})},
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            name: rs.metadata.name,
-            uid: rs.metadata.uid,
-            controller: true,
-          },
-        ],
-      },
-      spec: structuredClone(rs.spec.template?.spec ?? {}),
-      status: {phase: 'Pending'},
-    })
-    const image = rs.spec.template?.spec?.containers?.[0]?.image ?? ''
-    if (image.includes(NEVER_READY)) return
-    const t = setTimeout(() => {
-      this.timers.delete(t)
-      const pod = this.server.store.get('pods', namespace, name)
-      if (!pod) return
-      const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-      this.server.store.put({
-        ...pod,
-        status: {phase: 'Running', conditions: [{type: 'Ready', status: 'True', lastTransitionTime: at}]},
-      })
-    }, this.readyAfterMs)
-    this.timers.add(t)
-  }
-
-  private observe(replicaSets: ReplicaSet[], pods: Pod[]): void {
-    const byNamespace = new Map<string, Pod[]>()
-    for (const p of pods) {
-      const ns = p.metadata.namespace ?? ''
-      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), p])
-    }
-    for (const [ns, list] of byNamespace) {
-      this.peakPods.set(ns, Math.max(this.peakPods.get(ns) ?? 0, list.length))
-      const owners = new Set(
-        list
-          .map((p) => p.metadata.ownerReferences?.[0]?.uid)
-          .filter((uid) => replicaSets.some((r) => r.metadata.uid === uid)),
-      )
-      if (owners.size > 1) this.mixed.add(ns)
-    }
+  private observe(md: {namespace?: string}): void {
+    const ns = md.namespace ?? ''
+    const pods = this.server.store.list('pods', ns) as unknown as Pod[]
+    const live = pods.filter((p) => p.metadata.deletionTimestamp == null)
+    this.peakPods.set(ns, Math.max(this.peakPods.get(ns) ?? 0, live.length))
+    const owners = new Set(pods.map((p) => p.metadata.ownerReferences?.[0]?.uid))
+    if (owners.size > 1) this.mixed.add(ns)
   }
 }
 
@@ -327,13 +240,16 @@ function kcmLease() {
 
 describe('run as the cluster’s Deployment controller', () => {
   let server: ApiServer
-  let model: ClusterModel
+  let model: PodWatch
   let run: RunProcess
 
   beforeAll(async () => {
     // Signs of another Deployment controller: --force starts anyway (the refusal is tested below).
-    server = await startApiServer({objects: otherControllerSigns()})
-    model = new ClusterModel(server)
+    server = await startApiServer({
+      objects: otherControllerSigns(),
+      simulate: {podReadyAfterMs: 300, terminateAfterMs: 200},
+    })
+    model = new PodWatch(server)
     model.start()
     run = new RunProcess(['-A', '--force', '--v', '4'], kubeEnv(server))
     await run.started()
@@ -387,10 +303,14 @@ describe('run as the cluster’s Deployment controller', () => {
     expect(d.metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('2')
     // 25% of 3 rounds up to 1 surge pod: never more than 4 pods.
     expect(model.peakPods.get('rolling')).toBeLessThanOrEqual(4)
-    const events = server.store.list('events', 'rolling') as Array<{
-      reason?: string
-      reportingInstance?: string
-    }>
+    // The Deployment's events are run's (the simulated ReplicaSet controller and kubelet post theirs).
+    const events = (
+      server.store.list('events', 'rolling') as Array<{
+        reason?: string
+        reportingInstance?: string
+        involvedObject?: {kind?: string}
+      }>
+    ).filter((e) => e.involvedObject?.kind === 'Deployment')
     expect(events.filter((e) => e.reason === 'ScalingReplicaSet').length).toBeGreaterThanOrEqual(3)
     expect(events.every((e) => e.reportingInstance === 'kubectl-deployctl')).toBe(true)
     expect(run.stderr).toMatch(/synced deployment rolling\/web in \d+ms: ok/)
@@ -430,13 +350,13 @@ describe('run as the cluster’s Deployment controller', () => {
     })
     await waitComplete(server, ns, 'api')
     // The new pods never become ready: the rollout stops at 3 old + 2 new (4 + 1 surge, 4 - 1 available).
-    await patchDeployment(server, ns, 'api', setImage(`app:2-${NEVER_READY}`))
+    await patchDeployment(server, ns, 'api', setImage(`${NEVER_READY}:2`))
     const sizes = () =>
       Object.fromEntries(replicaSetsOf(server, ns).map((rs) => [imageOf(rs) ?? '', rs.spec.replicas ?? 0]))
     await waitFor(
       () => {
         const s = sizes()
-        return s['app:1'] === 3 && s[`app:2-${NEVER_READY}`] === 2
+        return s['app:1'] === 3 && s[`${NEVER_READY}:2`] === 2
       },
       20_000,
       'the rollout to get stuck at 3 + 2',
@@ -446,7 +366,7 @@ describe('run as the cluster’s Deployment controller', () => {
     await waitFor(
       () => {
         const s = sizes()
-        return s['app:1'] === 5 && s[`app:2-${NEVER_READY}`] === 4
+        return s['app:1'] === 5 && s[`${NEVER_READY}:2`] === 4
       },
       20_000,
       `proportional scaling to 5 + 4 (now ${JSON.stringify(sizes())})`,
@@ -458,7 +378,7 @@ describe('run as the cluster’s Deployment controller', () => {
       30_000,
       `the third template to roll out (now ${JSON.stringify(sizes())})`,
     )
-    expect(sizes()).toEqual({'app:1': 0, [`app:2-${NEVER_READY}`]: 0, 'app:3': 8})
+    expect(sizes()).toEqual({'app:1': 0, [`${NEVER_READY}:2`]: 0, 'app:3': 8})
     expect(getDeployment(server, ns, 'api').metadata.annotations?.['deployment.kubernetes.io/revision']).toBe(
       '3',
     )
@@ -468,7 +388,7 @@ describe('run as the cluster’s Deployment controller', () => {
     const ns = 'deadline'
     await createNamespace(server, ns)
     const started = Date.now()
-    await createDeployment(server, ns, 'stuck', `app:${NEVER_READY}`, {
+    await createDeployment(server, ns, 'stuck', `${NEVER_READY}:1`, {
       replicas: 1,
       progressDeadlineSeconds: 5,
     })
@@ -577,10 +497,9 @@ describe('run --once-synced', () => {
     expect(dryWrites.length).toBeGreaterThan(0)
     expect(dryWrites.every((r) => r.query.dryRun === 'All')).toBe(true)
     expect(replicaSetsOf(server, 'apps')).toEqual([])
-    // The conflict is set up only now: a rule added before the dry run was spent by its status
-    // write, and the retry below then hung on an incidental conflict of the run's own, a race.
-    const fault = server.faults.fail({verb: 'update', resource: 'deployments', subresource: 'status'}, 409)
     server.requests.length = 0
+    // The conflict is for the real run (set before the dry run, the dry run's status write took it).
+    const fault = server.faults.fail({verb: 'update', resource: 'deployments', subresource: 'status'}, 409)
     const first = await new RunProcess(['-n', 'apps', '--once-synced', '--v', '2'], env).exited
     expect(first.stderr).toContain('once-synced: 2 deployments synced, 0 failed')
     expect(first.code).toBe(0)

@@ -1,25 +1,42 @@
 // What a file-mode call loads. Start-up time is the benchmark's business (npm run bench); these
-// tests keep the decisions behind it from quietly coming undone: no ESM loader, none of the Node
-// modules that only live mode, colours or DEBUG need, and the stand-ins for oclif's on-demand
-// packages still doing their job when they are needed.
+// tests keep the decisions behind it from quietly coming undone: no ES module, none of the Node
+// modules that only live mode, colours or DEBUG need, the stand-ins for oclif's on-demand packages
+// still doing their job when they are needed, and Node's compile cache switched on.
 
 import {spawnSync} from 'node:child_process'
-import {closeSync, mkdtempSync, openSync, readFileSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {BIN, cli, ROOT} from './helpers.js'
 
+interface Loaded {
+  builtins: string[]
+  /** Every module file Node loaded, with the format it loaded it as (commonjs, module, json...). */
+  modules: Array<{url: string; format: string}>
+  code: number | null
+}
+
 /** Runs the CLI and returns the Node-internal modules and the files it loaded. */
-function loaded(args: string[]): {builtins: string[]; files: string[]; code: number | null} {
+function loaded(args: string[]): Loaded {
   const dir = mkdtempSync(join(tmpdir(), 'deployctl-startup-'))
   const out = join(dir, 'loaded.json')
   const preload = join(dir, 'preload.cjs')
+  // Node's module hooks see CommonJS and ES modules alike (process.moduleLoadList no longer
+  // tells: Node 24 starts with its ESM loader's modules already in the snapshot).
   writeFileSync(
     preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({
+    `const modules = []
+    require('node:module').registerHooks({
+      load(url, context, nextLoad) {
+        const r = nextLoad(url, context)
+        if (url.startsWith('file:')) modules.push({url, format: r.format})
+        return r
+      },
+    })
+    process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({
       builtins: process.moduleLoadList,
-      files: Object.keys(require.cache),
+      modules,
     })))\n`,
   )
   // Output to files, as in `> out.json 2> err.txt`: a pipe would be a net.Socket and load net itself
@@ -31,8 +48,9 @@ function loaded(args: string[]): {builtins: string[]; files: string[]; code: num
     env: {...process.env, NODE_ENV: 'production', DEBUG: '', NO_COLOR: '1'},
   })
   closeSync(stdout)
-  const {builtins, files} = JSON.parse(readFileSync(out, 'utf8')) as {builtins: string[]; files: string[]}
-  return {builtins, files, code: r.status}
+  const {builtins, modules} = JSON.parse(readFileSync(out, 'utf8')) as Omit<Loaded, 'code'>
+  rmSync(dir, {recursive: true, force: true})
+  return {builtins, modules, code: r.status}
 }
 
 const small = [
@@ -48,15 +66,14 @@ const small = [
 
 describe('a file-mode call', () => {
   it('loads CommonJS only, and none of what live mode, colours or DEBUG need', () => {
-    const {builtins, files, code} = loaded(small)
+    const {builtins, modules, code} = loaded(small)
     expect(code).toBe(0)
     const names = builtins.map((m) => m.replace(/^NativeModule /, ''))
-    // Node's ESM loader starts only for an ES module (or an import()).
-    expect(names).not.toContain('internal/modules/esm/module_job')
     for (const m of ['tty', 'net', 'crypto', 'http', 'https', 'tls']) expect(names).not.toContain(m)
-    expect(files.every((f) => !f.endsWith('.mjs'))).toBe(true)
+    expect(modules.length).toBeGreaterThan(10)
+    expect(modules.filter((m) => m.format !== 'commonjs')).toEqual([])
     // Everything comes from the bundle: no package is read from node_modules.
-    expect(files.filter((f) => f.includes('node_modules'))).toEqual([])
+    expect(modules.filter((m) => m.url.includes('node_modules'))).toEqual([])
   })
 
   it('still prints oclif debug lines under DEBUG, through the real debug package', () => {
@@ -70,5 +87,36 @@ describe('a file-mode call', () => {
     expect(r.code).toBe(0)
     // biome-ignore lint/suspicious/noControlCharactersInRegex: an ANSI escape is what is looked for
     expect(r.stdout).toMatch(/\u001b\[1mVERSION/)
+  })
+
+  it("keeps the bundle's compiled code in Node's compile cache, unless NODE_DISABLE_COMPILE_CACHE", () => {
+    /** The dist/ files whose code a call left in the compile cache of the temp directory `tmp`. */
+    const cached = (env: NodeJS.ProcessEnv = {}) => {
+      const tmp = mkdtempSync(join(tmpdir(), 'deployctl-cc-'))
+      try {
+        return cachedFiles(tmp, env)
+      } finally {
+        rmSync(tmp, {recursive: true, force: true})
+      }
+    }
+    const cachedFiles = (tmp: string, env: NodeJS.ProcessEnv) => {
+      const {NODE_COMPILE_CACHE: _, ...rest} = process.env
+      const r = spawnSync(process.execPath, [BIN, ...small], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {...rest, TMPDIR: tmp, NODE_ENV: 'production', NO_COLOR: '1', ...env},
+      })
+      expect(r.status).toBe(0)
+      let dirs: string[]
+      try {
+        dirs = readdirSync(join(tmp, 'node-compile-cache'))
+      } catch {
+        return 0
+      }
+      // One directory per Node version and V8 flags, one file per compiled module.
+      return dirs.flatMap((d) => readdirSync(join(tmp, 'node-compile-cache', d))).length
+    }
+    expect(cached()).toBeGreaterThan(10)
+    expect(cached({NODE_DISABLE_COMPILE_CACHE: '1'})).toBe(0)
   })
 })

@@ -291,6 +291,50 @@ describe('WorkQueue', () => {
   })
 })
 
+describe('WorkQueue causes (why a key was queued)', () => {
+  it('hands a worker the causes of every add since the key was last handed out', async () => {
+    const clock = new FakeClock()
+    const q = new WorkQueue<string>(clock, noLimit)
+    q.add('ns/d', 'deployment updated')
+    q.add('ns/d', 'replicaset ns/d-1 updated')
+    const item = (await q.get()) as string
+    expect(q.causesOf(item)).toEqual(['deployment updated', 'replicaset ns/d-1 updated'])
+    // An add while the worker holds the key belongs to the next sync.
+    q.add('ns/d', 'pod ns/p deleted, no pods left')
+    expect(q.causesOf(item)).toEqual(['deployment updated', 'replicaset ns/d-1 updated'])
+    q.done(item)
+    expect(q.causesOf(item)).toEqual([])
+    const again = (await q.get()) as string
+    expect(q.causesOf(again)).toEqual(['pod ns/p deleted, no pods left'])
+    q.done(again)
+  })
+
+  it('gives a delayed add its cause when it fires; one wake-up for two delayed adds carries both', async () => {
+    const clock = new FakeClock()
+    const q = new WorkQueue<string>(clock, noLimit)
+    q.addAfter('ns/d', 5_000, 'progress check after 5s')
+    q.addAfter('ns/d', 1_000, 'progress check after 1s')
+    clock.advance(999)
+    expect(q.len()).toBe(0)
+    clock.advance(1)
+    const item = (await q.get()) as string
+    expect(q.causesOf(item)).toEqual(['progress check after 5s', 'progress check after 1s'])
+    q.done(item)
+    clock.advance(10_000)
+    expect(q.len()).toBe(0)
+  })
+
+  it('keeps the reasons of an item queued once however often it is added', async () => {
+    const clock = new FakeClock()
+    const q = new WorkQueue<string>(clock, noLimit)
+    for (let i = 0; i < 100; i++) q.add('ns/d', `event ${i}`)
+    expect(q.len()).toBe(1)
+    const item = (await q.get()) as string
+    expect(q.causesOf(item)).toHaveLength(16)
+    expect(q.causesOf(item)[0]).toBe('event 0')
+  })
+})
+
 describe('handleErr', () => {
   it('forgets the back-off after a success', () => {
     const clock = new FakeClock()

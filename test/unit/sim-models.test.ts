@@ -12,16 +12,20 @@ import {
   normalizeImage,
   planForInputPod,
   planForNewPod,
+  registryHost,
   terminatePod,
 } from '../../src/sim/pods.js'
 import {generateName, Random} from '../../src/sim/random.js'
 import {
+  calculateStatus,
   deletesBefore,
   getPodsToDelete,
   manageReplicas,
   nextAvailableAt,
   PodDeletionCostAnnotation,
+  podFromTemplate,
   replicaSetStatus,
+  statusToWrite,
 } from '../../src/sim/replicaset.js'
 import {isPodAvailable} from '../../src/status/pods.js'
 
@@ -248,6 +252,68 @@ describe('replicaSetStatus', () => {
     })
   })
 
+  it('adds ReplicaFailure when managing the pods failed, keeps the first one, drops it after a success', () => {
+    // upstream: calculateStatus — FailedCreate when pods are missing, the error as the message.
+    const r = rs(3)
+    const failed = replicaSetStatus(r, [], T0, gates, {
+      message: 'pods "web-abc-" is forbidden: exceeded quota',
+    })
+    expect(failed.conditions).toEqual([
+      {
+        type: 'ReplicaFailure',
+        status: 'True',
+        reason: 'FailedCreate',
+        message: 'pods "web-abc-" is forbidden: exceeded quota',
+        lastTransitionTime: '2026-11-29T10:00:00Z',
+      },
+    ])
+    r.status = failed
+    expect(replicaSetStatus(r, [], T0 + 5_000, gates, {message: 'another error'})).toBe(r.status)
+    expect(replicaSetStatus(r, [], T0 + 5_000, gates).conditions).toBeUndefined()
+  })
+
+  it('writes nothing in the steady state (upstream updateReplicaSetStatus)', () => {
+    const r = rs(1)
+    const pods = [pod('a', {readySince: T0 - 60_000})]
+    r.status = {
+      replicas: 1,
+      fullyLabeledReplicas: 1,
+      readyReplicas: 1,
+      availableReplicas: 1,
+      terminatingReplicas: 0,
+      observedGeneration: 2,
+    }
+    expect(statusToWrite(r, calculateStatus(r, pods, T0, gates))).toBeUndefined()
+    r.metadata.generation = 3
+    expect(statusToWrite(r, calculateStatus(r, pods, T0, gates))).toMatchObject({observedGeneration: 3})
+  })
+
+  it('makes pods from the template with the controller reference (upstream GetPodFromTemplate)', () => {
+    const r = rs(1)
+    r.spec.template = {
+      metadata: {labels: {app: 'web'}, annotations: {a: 'b'}},
+      spec: {containers: [{name: 'app', image: 'x'}]},
+    }
+    const p = podFromTemplate(r)
+    expect(p.metadata).toEqual({
+      generateName: 'web-abc-',
+      namespace: 'demo',
+      labels: {app: 'web'},
+      annotations: {a: 'b'},
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web-abc',
+          uid: 'uid-web-abc',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    })
+    expect(p.spec).toEqual({containers: [{name: 'app', image: 'x'}]})
+  })
+
   it('leaves zero counts out, writes terminatingReplicas only with the gate, drops ReplicaFailure', () => {
     const r = rs(0)
     r.status = {replicas: 2, conditions: [{type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate'}]}
@@ -332,11 +398,58 @@ describe('pod lifecycle', () => {
       'Back-off pulling image "nginx:1.27": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:1.27": failed to resolve reference "docker.io/library/nginx:1.27": docker.io/library/nginx:1.27: not found',
     )
     expect(r.plan.nextAt).toBeUndefined()
-    expect(r.events.map((e) => `${e.type} ${e.reason}`)).toEqual([
-      'Normal Scheduled',
-      'Warning Failed',
-      'Warning BackOff',
+    // upstream: the kubelet's image manager (Pulling, Failed, a Normal BackOff) and startContainer ("Error: ...").
+    expect(r.events.map((e) => `${e.type} ${e.reason}: ${e.message.slice(0, 45)}`)).toEqual([
+      'Normal Scheduled: Successfully assigned demo/web-abc-x to node-',
+      'Normal Pulling: Pulling image "nginx:1.27"',
+      'Warning Failed: Failed to pull image "nginx:1.27": rpc error:',
+      'Warning Failed: Error: ErrImagePull',
+      'Normal BackOff: Back-off pulling image "nginx:1.27"',
+      'Warning Failed: Error: ImagePullBackOff',
     ])
+    expect(r.events.slice(1).every((e) => e.fieldPath === 'spec.containers{app}')).toBe(true)
+  })
+
+  it('never pulls an image from a host under .invalid: the container that names it waits', () => {
+    const p = fresh()
+    p.spec = {
+      containers: [
+        {name: 'sidecar', image: 'nginx:1.27'},
+        {name: 'app', image: 'registry.example.invalid:5000/team/app:2.0'},
+      ],
+    }
+    const timings = {...DEFAULT_TIMINGS, pullErrorAfter: 500, pullBackoffAfter: 700}
+    const fast: KubeletContext = {timings, pickNode: () => 'node-1'}
+    const plan = planForNewPod(T0, timings, undefined, p)
+    expect(plan).toMatchObject({failure: 'ImagePullBackOff', container: 1})
+    let r = advancePod(p, plan, T0 + 1_000 + 499, fast)
+    expect(r.pod?.status?.containerStatuses?.[1]?.state?.waiting?.reason).toBe('ContainerCreating')
+    r = advancePod(p, plan, T0 + 1_500, fast)
+    const [sidecar, app] = r.pod?.status?.containerStatuses ?? []
+    expect(sidecar?.state?.running).toBeDefined()
+    expect(app?.state?.waiting).toEqual({
+      reason: 'ErrImagePull',
+      message:
+        'rpc error: code = Unknown desc = failed to pull and unpack image "registry.example.invalid:5000/team/app:2.0": failed to resolve reference "registry.example.invalid:5000/team/app:2.0": failed to do request: Head "https://registry.example.invalid:5000/v2/team/app/manifests/2.0": dial tcp: lookup registry.example.invalid: no such host',
+    })
+    expect(r.events.at(-1)).toMatchObject({
+      reason: 'Failed',
+      message: 'Error: ErrImagePull',
+      fieldPath: 'spec.containers{app}',
+    })
+    r = advancePod(p, plan, T0 + 2_200, fast)
+    expect(r.pod?.status?.containerStatuses?.[1]?.state?.waiting?.reason).toBe('ImagePullBackOff')
+    expect(r.pod?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False')
+    // A pod read from the input that has not started yet gets the same plan.
+    expect(planForInputPod(p, T0, DEFAULT_TIMINGS)).toMatchObject({failure: 'ImagePullBackOff', container: 1})
+  })
+
+  it('finds the registry host as containerd does', () => {
+    expect(registryHost('nginx:1.27')).toBe('docker.io')
+    expect(registryHost('library/nginx')).toBe('docker.io')
+    expect(registryHost('localhost/app')).toBe('localhost')
+    expect(registryHost('registry.example.invalid:5000/app:1')).toBe('registry.example.invalid')
+    expect(registryHost('ghcr.io/x/y@sha256:abc')).toBe('ghcr.io')
   })
 
   it('restarts a crashing container with a doubling back-off and a growing restart count', () => {
@@ -412,9 +525,9 @@ describe('names and durations', () => {
   it('generates pod names as <rs>-<5 chars> from the seed, the same on every run', () => {
     const a = new Random(42)
     const b = new Random(42)
-    const names = [generateName('web-6f448484c8-', a), generateName('web-6f448484c8-', a)]
-    expect(names).toEqual([generateName('web-6f448484c8-', b), generateName('web-6f448484c8-', b)])
-    for (const n of names) expect(n).toMatch(/^web-6f448484c8-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
+    const names = [generateName('web-cc544bdcc-', a), generateName('web-cc544bdcc-', a)]
+    expect(names).toEqual([generateName('web-cc544bdcc-', b), generateName('web-cc544bdcc-', b)])
+    for (const n of names) expect(n).toMatch(/^web-cc544bdcc-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
     expect(names[0]).not.toBe(names[1])
     expect(generateName(`${'x'.repeat(70)}-`, a)).toHaveLength(63)
   })

@@ -214,6 +214,19 @@ describe('failing new pods', async () => {
     expect(fresh.pods.filter((p) => p.state === 'failing').map((p) => p.reason)).toEqual(['ImagePullBackOff'])
     expect(fresh.available).toBe(3)
   })
+  it('fails every new pod whose image is on a .invalid registry, without --fail-new-pods', async () => {
+    const d = structuredClone(world.deployments[0]!)
+    d.spec.template.spec!.containers![0]!.image = 'registry.example.invalid/nginx:1.27'
+    const bad = {...world, deployments: [d]}
+    const r = await simulate(bad, {namespace: 'demo', name: 'web', start})
+    expect(r.summary.outcome).toBe('deadlineExceeded')
+    const fresh = rsByRevision(r.timeline.at(-1)!, 2)!
+    expect(fresh.pods.length).toBeGreaterThan(0)
+    expect(fresh.pods.every((p) => p.state === 'failing' && p.reason === 'ImagePullBackOff')).toBe(true)
+    expect(
+      r.timeline.flatMap((e) => e.events).some((e) => e.reason === 'Pulling' && e.source === 'kubelet'),
+    ).toBe(true)
+  })
 
   it('gives the same timeline on every run', async () => {
     expect(JSON.stringify(await run())).toBe(JSON.stringify(sim))

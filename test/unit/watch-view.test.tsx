@@ -257,7 +257,9 @@ describe('WatchApp', () => {
     )
     s.end()
     await until(() => s.unsubscribed())
-    const last = app.lastFrame() ?? ''
+    // On unmount ink 8 also writes a newline and an empty write barrier: the last frame drawn is
+    // the last one with text.
+    const last = app.frames.findLast((f) => f.trim() !== '') ?? ''
     expect(last).toContain('✔ Complete')
     expect(last).not.toContain('q to quit')
     expect(s.unsubscribed()).toBe(true)

@@ -231,7 +231,12 @@ function connectionError(err: unknown, url: URL, timeoutMs: number): ConnectionE
     case 'EPIPE':
       return new ConnectionError(`the connection to the server ${host} was reset`, true)
     default: {
-      const message = err instanceof Error ? err.message : String(err)
+      // Node 24 appends advice about its own flags to certificate errors ("; if the root CA is
+      // installed locally, try running Node.js with --use-system-ca"): kubectl's wording stays.
+      const message = (err instanceof Error ? err.message : String(err)).replace(
+        /; if the root CA is .*$/,
+        '',
+      )
       if (
         /certificate|self[- ]signed|SSL|TLS/i.test(message) ||
         code.startsWith('ERR_TLS') ||

@@ -19,7 +19,8 @@ export interface WatchAppProps {
 
 export function WatchApp({source, columns, rows, footer, onInterrupt}: WatchAppProps) {
   const {exit} = useApp()
-  const {stdout} = useStdout()
+  // ink types its stream as any writable; a terminal's (or a test's) may carry its size.
+  const stdout = useStdout().stdout as NodeJS.WritableStream & {columns?: number; rows?: number}
   const {isRawModeSupported} = useStdin()
   const [frame, setFrame] = useState<WatchFrame | undefined>()
   const [ended, setEnded] = useState(false)

@@ -2,14 +2,23 @@
 // dirty set (an item waiting once, however often it was added) and a processing set (an item handed
 // to a worker is not handed to another until Done; adds meanwhile requeue it at Done), AddAfter
 // for items that become ready later, and AddRateLimited on top of a RateLimiter.
+//
+// Not in client-go: every add may say why (`cause`), and a worker can ask why the item it holds was
+// queued (causesOf). Logs and tests use it to tell a sync an event or a requeue time called for
+// from a loop.
 
 import type {LoopClock, TimerHandle} from './clock.js'
 import type {RateLimiter} from './rate-limiter.js'
+
+/** How many reasons an item keeps while it waits. */
+const MAX_CAUSES = 16
 
 interface Waiting {
   readyAt: number
   /** Insertion order, to break ties between items ready at the same moment. */
   seq: number
+  /** Why the item was added later (the delayed adds it stands for). */
+  causes: string[]
 }
 
 export class WorkQueue<T> {
@@ -17,6 +26,10 @@ export class WorkQueue<T> {
   private readonly dirty = new Set<T>()
   private readonly processing = new Set<T>()
   private readonly waiting = new Map<T, Waiting>()
+  /** The causes of the adds since the item was last handed out. */
+  private readonly pendingCauses = new Map<T, string[]>()
+  /** The causes of the item a worker holds, until Done. */
+  private readonly heldCauses = new Map<T, string[]>()
   private seq = 0
   private timer: {handle: TimerHandle; at: number} | undefined
   private getters: Array<(item: T | undefined) => void> = []
@@ -31,8 +44,9 @@ export class WorkQueue<T> {
   ) {}
 
   /** upstream: Add — marks the item dirty and queues it unless it is already queued or being processed. */
-  add(item: T): void {
+  add(item: T, cause?: string): void {
     if (this.shuttingDown) return
+    if (cause !== undefined) this.noteCauses(item, [cause])
     if (this.dirty.has(item)) return
     this.dirty.add(item)
     this.onReady?.(item)
@@ -53,6 +67,7 @@ export class WorkQueue<T> {
   /** upstream: Done — the worker finished the item; if it was added meanwhile it is queued again. */
   done(item: T): void {
     this.processing.delete(item)
+    this.heldCauses.delete(item)
     if (this.dirty.has(item)) this.push(item)
     if (this.processing.size === 0) {
       const waiters = this.drainWaiters
@@ -61,25 +76,37 @@ export class WorkQueue<T> {
     }
   }
 
-  /** upstream: AddAfter — the item is added once ms have passed; an earlier pending time wins. */
-  addAfter(item: T, ms: number): void {
+  /**
+   * upstream: AddAfter — the item is added once ms have passed; an earlier pending time wins (the
+   * one delayed add then stands for both, and carries both causes).
+   */
+  addAfter(item: T, ms: number, cause?: string): void {
     if (this.shuttingDown) return
     if (ms <= 0) {
-      this.add(item)
+      this.add(item, cause)
       return
     }
     const readyAt = this.clock.now() + ms
     const current = this.waiting.get(item)
-    if (current && current.readyAt <= readyAt) return
-    this.waiting.set(item, {readyAt, seq: this.seq++})
+    const causes = [...(current?.causes ?? []), ...(cause !== undefined ? [cause] : [])]
+    if (current && current.readyAt <= readyAt) {
+      current.causes = causes
+      return
+    }
+    this.waiting.set(item, {readyAt, seq: this.seq++, causes})
     this.arm()
   }
 
   /** upstream: AddRateLimited — AddAfter with the rate limiter's delay. Returns that delay. */
-  addRateLimited(item: T): number {
+  addRateLimited(item: T, cause?: string): number {
     const ms = this.limiter.when(item)
-    this.addAfter(item, ms)
+    this.addAfter(item, ms, cause)
     return ms
+  }
+
+  /** Why the item a worker holds was queued: the causes of every add since it was last handed out. */
+  causesOf(item: T): string[] {
+    return this.heldCauses.get(item) ?? []
   }
 
   forget(item: T): void {
@@ -142,8 +169,7 @@ export class WorkQueue<T> {
   private push(item: T): void {
     const getter = this.getters.shift()
     if (getter) {
-      this.dirty.delete(item)
-      this.processing.add(item)
+      this.handOut(item)
       getter(item)
       return
     }
@@ -153,9 +179,23 @@ export class WorkQueue<T> {
   private take(): T | undefined {
     if (this.ready.length === 0) return undefined
     const item = this.ready.shift() as T
+    this.handOut(item)
+    return item
+  }
+
+  private handOut(item: T): void {
     this.dirty.delete(item)
     this.processing.add(item)
-    return item
+    this.heldCauses.set(item, this.pendingCauses.get(item) ?? [])
+    this.pendingCauses.delete(item)
+  }
+
+  private noteCauses(item: T, causes: string[]): void {
+    if (causes.length === 0) return
+    const list = this.pendingCauses.get(item) ?? []
+    // An item queued once stands for any number of adds: keep the first few reasons.
+    for (const c of causes) if (list.length < MAX_CAUSES) list.push(c)
+    this.pendingCauses.set(item, list)
   }
 
   /** One timer, for the earliest waiting item. */
@@ -181,8 +221,10 @@ export class WorkQueue<T> {
     const due = [...this.waiting.entries()]
       .filter(([, w]) => w.readyAt <= now)
       .sort(([, a], [, b]) => a.readyAt - b.readyAt || a.seq - b.seq)
-    for (const [item] of due) {
+    for (const [item, w] of due) {
       this.waiting.delete(item)
+      if (this.shuttingDown) continue
+      this.noteCauses(item, w.causes)
       this.add(item)
     }
     this.arm()
