@@ -1,4 +1,6 @@
-// explain: why a Deployment is where it is, what blocks it, and what the controller does next.
+// explain/: why a Deployment is where it is — the rollout's status (src/status) with the pass
+// explained check by check, its dead ends and what the controller does next.
+//
 // The analysis takes a World (from files today, from a cluster later) and, when the source has
 // them, recent Events; it runs the port's own pass with the tracer on and reads its record.
 
