@@ -15,6 +15,7 @@ import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {deployment as build} from '../objects.js'
 import {cliAsync, type RunResult} from './helpers.js'
 
 const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
@@ -23,16 +24,7 @@ const cli = (args: string[], env: NodeJS.ProcessEnv) => cliAsync(args, {env})
 const HASH = '789dc4db69' // pod-template-hash of the template below
 
 function deployment(namespace: string) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name: 'web', namespace, labels: {app: 'web'}},
-    spec: {
-      replicas: 3,
-      selector: {matchLabels: {app: 'web'}},
-      template: {metadata: {labels: {app: 'web'}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}},
-    },
-  }
+  return build({namespace})
 }
 
 interface Held {

@@ -10,6 +10,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, type RequestLog, startApiServer} from '../apiserver/index.js'
+import {deployment as build} from '../objects.js'
 import {cliAsync, limiter, type RunResult} from './helpers.js'
 
 // The machine is shared and loaded (two cores): at most a few CLI processes at a time, so none of
@@ -21,16 +22,7 @@ const cli = (args: string[], options: {env?: NodeJS.ProcessEnv} = {}) =>
   slot(() => cliAsync(args, {env: options.env}))
 
 function deployment(namespace: string, name = 'web') {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace, labels: {app: name}},
-    spec: {
-      replicas: 3,
-      selector: {matchLabels: {app: name}},
-      template: {metadata: {labels: {app: name}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}},
-    },
-  }
+  return build({name, namespace})
 }
 
 const NAMESPACES = [

@@ -11,22 +11,13 @@ import {promisify} from 'node:util'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {deployment as build} from '../objects.js'
 import {cliAsync} from './helpers.js'
 
 const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 
 function deployment(name: string, extra: Record<string, unknown> = {}, namespace = 'default') {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace, labels: {app: name}},
-    spec: {
-      replicas: 3,
-      selector: {matchLabels: {app: name}},
-      template: {metadata: {labels: {app: name}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}},
-      ...extra,
-    },
-  }
+  return build({name, namespace, spec: extra})
 }
 
 let server: ApiServer

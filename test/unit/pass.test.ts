@@ -13,6 +13,7 @@ import {
   parseSelectorFlag,
   selectDeployments,
 } from '../../src/pass/selection.js'
+import {deployment as build} from '../objects.js'
 
 // The runner is tested against a stand-in for syncDeployment, so that these tests pin the runner's
 // own contract (contexts, recording, requeue rules) whatever the controller decides.
@@ -27,12 +28,13 @@ const NOW = Date.parse('2026-11-29T10:05:00Z')
 const gates = parseFeatureGates(undefined)
 
 function deployment(namespace: string, name: string, labels: Record<string, string> = {}): Deployment {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace, uid: `uid-${namespace}-${name}`, labels, generation: 1},
-    spec: {replicas: 1, selector: {matchLabels: {app: name}}, template: {metadata: {labels: {app: name}}}},
-  }
+  return build({
+    name,
+    namespace,
+    labels,
+    replicas: 1,
+    metadata: {uid: `uid-${namespace}-${name}`, generation: 1},
+  })
 }
 
 function world(...deployments: Deployment[]): World {
@@ -63,28 +65,29 @@ describe('parseNames', () => {
   })
 })
 
-describe('parseLabelSelector', () => {
+describe('parseLabelSelector (upstream: labels.Parse)', () => {
   const labels = {app: 'web', tier: 'front', n: '5'}
-  it.each([
-    ['', true],
-    ['app=web', true],
-    ['app==web', true],
-    ['app!=web', false],
-    ['app!=api', true],
-    ['missing!=x', true],
-    ['app in (api, web)', true],
-    ['app notin (api,web)', false],
-    ['missing notin (a)', true],
-    ['tier', true],
-    ['!tier', false],
-    ['!missing', true],
-    ['app=web,tier=back', false],
-    ['app=web, tier=front ,!missing', true],
-    ['n>4', true],
-    ['n<5', false],
-    ['app>1', false],
-  ])('%s matches: %s', (input, expected) => {
-    expect(parseLabelSelector(input).matches(labels)).toBe(expected)
+  const cases: Array<{name: string; given: string; want: boolean}> = [
+    {name: 'everything', given: '', want: true},
+    {name: 'equality', given: 'app=web', want: true},
+    {name: 'double-equals equality', given: 'app==web', want: true},
+    {name: 'inequality of the same value', given: 'app!=web', want: false},
+    {name: 'inequality of another value', given: 'app!=api', want: true},
+    {name: 'inequality of a missing key', given: 'missing!=x', want: true},
+    {name: 'a set', given: 'app in (api, web)', want: true},
+    {name: 'a set excluded', given: 'app notin (api,web)', want: false},
+    {name: 'a missing key not in a set', given: 'missing notin (a)', want: true},
+    {name: 'existence', given: 'tier', want: true},
+    {name: 'absence of a present key', given: '!tier', want: false},
+    {name: 'absence', given: '!missing', want: true},
+    {name: 'one requirement failing', given: 'app=web,tier=back', want: false},
+    {name: 'spaces between requirements', given: 'app=web, tier=front ,!missing', want: true},
+    {name: 'greater than', given: 'n>4', want: true},
+    {name: 'less than', given: 'n<5', want: false},
+    {name: 'a comparison on a non-number', given: 'app>1', want: false},
+  ]
+  it.each(cases)('$name: $given', ({given, want}) => {
+    expect(parseLabelSelector(given).matches(labels)).toBe(want)
   })
 
   it.each(['app in (', 'app in ()', '=web', 'app=web,', 'app web', 'n>x', 'app=a b', 'Bad Key=1', 'app=-x'])(

@@ -8,25 +8,23 @@ import {endJson, updateJson} from '../../src/render/watch/ndjson.js'
 import {observeRollout} from '../../src/status/index.js'
 import {observe} from '../../src/status/observe.js'
 import {endOf, labelSelectorOf} from '../../src/watch/live.js'
+import {deployment as build} from '../objects.js'
 
 const UID = 'd-uid'
 const NOW = Date.parse('2026-11-30T00:00:00Z')
 
 function deployment(status: Record<string, unknown>, spec: Record<string, unknown> = {}): Deployment {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name: 'web', namespace: 'default', uid: UID, generation: 2},
+  return build({
+    replicas: 2,
+    image: 'nginx:2',
+    metadata: {uid: UID, generation: 2, labels: undefined},
+    // As the API server defaults it: the status model judges objects as a cluster serves them.
     spec: {
-      replicas: 2,
-      selector: {matchLabels: {app: 'web'}},
-      // As the API server defaults it: the status model judges objects as a cluster serves them.
       strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: '25%', maxUnavailable: '25%'}},
-      template: {metadata: {labels: {app: 'web'}}, spec: {containers: [{name: 'app', image: 'nginx:2'}]}},
       ...spec,
     },
     status: {observedGeneration: 2, ...status},
-  } as Deployment
+  })
 }
 
 const oldRS = {
