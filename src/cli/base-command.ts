@@ -25,7 +25,26 @@ export const processIO: IO = {
   env: process.env,
 }
 
+/** What a command's options object does, in kubectl's order: Complete, Validate, Run. */
+export interface CommandOptions<F> {
+  complete(flags: F, args: readonly string[]): Promise<void>
+  validateOptions(): Promise<void>
+  /** The exit code. */
+  run(): Promise<number>
+}
+
 export abstract class BaseCommand extends Command {
+  /** Completes, validates and runs the options; the exit code becomes the process's. */
+  protected async runOptions<F>(
+    options: CommandOptions<F>,
+    flags: F,
+    argv: readonly unknown[],
+  ): Promise<void> {
+    await options.complete(flags, argv as string[])
+    await options.validateOptions()
+    process.exitCode = await options.run()
+  }
+
   /**
    * The lowest exit code an error may have: 2 under `--exit-code`, where 1 means "would change"
    * (as with `kubectl diff`).

@@ -1,8 +1,6 @@
 // `dry-run sync`: one controller pass on files; prints what it would do and writes nothing.
 
 import {isWrite} from '../cluster/action.js'
-import {isStructured} from '../render/output.js'
-import {wantColor} from '../render/style.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export type DryRunSyncFlags = PassFlags & {'exit-code': boolean}
@@ -24,16 +22,12 @@ export class DryRunSyncOptions extends PassOptions {
     const outcome = await this.pass(world)
     const {result, store} = outcome
     const {renderSyncResult} = await import('../render/sync-result.js')
-    if (result.items.length > 0 || isStructured(this.output)) {
-      this.io.out(
-        await renderSyncResult(result, {
-          format: this.output,
-          noHeaders: this.noHeaders,
-          before: (resource, namespace, name) => store.initial(resource, namespace, name),
-          color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
-        }),
-      )
-    }
+    await this.print(result, (options) =>
+      renderSyncResult(result, {
+        ...options,
+        before: (resource, namespace, name) => store.initial(resource, namespace, name),
+      }),
+    )
     const failed = result.items.some((r) => r.error !== null)
     if (!this.exitCode) return failed ? 1 : 0
     if (failed) return 2

@@ -4,8 +4,6 @@
 
 import type {World} from '../cluster/world.js'
 import type {ExplainResult} from '../explain/types.js'
-import {isStructured} from '../render/output.js'
-import {wantColor} from '../render/style.js'
 import type {KubeEvent} from '../status/types.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
@@ -57,29 +55,11 @@ export class ExplainOptions extends PassOptions {
   async run(): Promise<number> {
     const world = await this.load()
     const result = await this.explain(world)
-    if (result.items.length === 0) this.io.err(`${await this.noneSelected(world)}\n`)
+    if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
-    if (result.items.length > 0 || isStructured(this.output)) {
-      this.io.out(
-        await renderExplainResult(result, {
-          format: this.output,
-          noHeaders: this.noHeaders,
-          width: outputWidth(this.io, this.columns),
-          color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
-        }),
-      )
-    }
+    await this.print(result, (options) =>
+      renderExplainResult(result, {...options, width: outputWidth(this.io, this.columns)}),
+    )
     return 0
-  }
-
-  /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
-  private async noneSelected(world: World): Promise<string> {
-    const {noResourcesMessage} = await import('../pass/selection.js')
-    const {namespaceOf} = await import('../cluster/memory.js')
-    const message = noResourcesMessage(this.selection)
-    if (this.selection.allNamespaces || this.selection.labelSelector) return message
-    const elsewhere = [...new Set(world.deployments.map(namespaceOf))].sort()
-    if (elsewhere.length === 0) return message
-    return `${message}\nThe files hold Deployments in namespace ${elsewhere.join(', ')}: use -n ${elsewhere[0]} or -A.`
   }
 }

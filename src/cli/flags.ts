@@ -3,6 +3,7 @@
 // options object completes each group with the matching part of options.ts. Kept light (only
 // oclif's flag builders) so that `--help` is fast.
 
+import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import type {OutputKind} from '../render/output.js'
 
@@ -118,6 +119,14 @@ const noHeadersFlag = Flags.boolean({
   default: false,
   description: 'Print tables without their header row (as kubectl --no-headers).',
 })
+
+/**
+ * The Deployments a command acts on: NAME, deployment/NAME or `deployment NAME...` (the command is
+ * not strict, so every word is an argument). Piped stdin is never a NAME: it belongs to -f -.
+ */
+export function deploymentArgs(description: string) {
+  return {name: Args.string({description, ignoreStdin: true})}
+}
 
 /** The groups of a command that runs one pass per Deployment. */
 export const passFlags = {

@@ -106,15 +106,20 @@ export class PassOptions {
     })
   }
 
-  /** Reads the cluster: one list per kind for the namespace (or for all of them with -A). */
-  protected async loadLive(): Promise<World> {
+  /** Connects to the cluster of the connection flags (requests logged at -v 6). */
+  protected async connectLive(): Promise<LiveSession> {
     const {connect} = await import('../cluster/live/kubeconfig.js')
     const {ApiClient} = await import('../cluster/live/api.js')
-    const {readWorld} = await import('../cluster/live/read.js')
     const connection = await connect(this.connectionFlags)
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
-    const api = new ApiClient(connection, verbose)
-    this.live = {api, connection}
+    this.live = {api: new ApiClient(connection, verbose), connection}
+    return this.live
+  }
+
+  /** Reads the cluster: one list per kind for the namespace (or for all of them with -A). */
+  protected async loadLive(): Promise<World> {
+    const {readWorld} = await import('../cluster/live/read.js')
+    const {api, connection} = await this.connectLive()
     if (!this.selection.allNamespaces) this.selection = {...this.selection, namespace: connection.namespace}
     return readWorld(api, {
       namespace: this.selection.allNamespaces ? undefined : connection.namespace,
@@ -129,8 +134,27 @@ export class PassOptions {
     return outcome
   }
 
+  /**
+   * Prints a command's document: -o json|yaml|name|jsonpath from the document itself, a table by
+   * the command's renderer (nothing for no items: "No resources found" went to stderr).
+   */
+  protected async print(
+    doc: {items: unknown[]},
+    table: (options: {format: OutputFormat; noHeaders: boolean; color: boolean}) => Promise<string>,
+  ): Promise<void> {
+    const {isStructured, renderStructured} = await import('../render/output.js')
+    if (isStructured(this.output)) {
+      this.io.out(await renderStructured(doc, this.output))
+      return
+    }
+    if (doc.items.length === 0) return
+    const {wantColor} = await import('../render/style.js')
+    const color = wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env)
+    this.io.out(await table({format: this.output, noHeaders: this.noHeaders, color}))
+  }
+
   /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
-  private async nothingSelected(world: World): Promise<string> {
+  protected async nothingSelected(world: World): Promise<string> {
     const {noResourcesMessage} = await import('../pass/selection.js')
     const {namespaceOf} = await import('../cluster/memory.js')
     const message = noResourcesMessage(this.selection)

@@ -79,18 +79,7 @@ export class ReconcileOnceOptions extends PassOptions {
     })
     if (result.items.length === 0) this.io.err(`${noResourcesMessage(this.selection)}\n`)
     const {renderSyncResult} = await import('../render/sync-result.js')
-    const {wantColor} = await import('../render/style.js')
-    const {isStructured} = await import('../render/output.js')
-    if (result.items.length > 0 || isStructured(this.output)) {
-      this.io.out(
-        await renderSyncResult(result, {
-          format: this.output,
-          noHeaders: this.noHeaders,
-          before,
-          color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
-        }),
-      )
-    }
+    await this.print(result, (options) => renderSyncResult(result, {...options, before}))
     return this.reportErrors(result.items, stops)
   }
 

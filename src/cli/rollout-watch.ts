@@ -153,13 +153,9 @@ export class RolloutWatchOptions extends PassOptions {
 
   /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
   async runLive(): Promise<number> {
-    const {connect} = await import('../cluster/live/kubeconfig.js')
-    const {ApiClient} = await import('../cluster/live/api.js')
     const {LiveWatch} = await import('../watch/live.js')
-    const connection = await connect(this.connectionFlags)
+    const {api, connection} = await this.connectLive()
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
-    const api = new ApiClient(connection, verbose)
-    this.live = {api, connection}
     const interactive = this.interactive()
     const watch = new LiveWatch({
       api,

@@ -1,7 +1,6 @@
-import * as Args from '@oclif/core/args'
 import {BaseCommand, processIO} from '../cli/base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
-import {outputFlags, passFlags} from '../cli/flags.js'
+import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
 
 export default class Explain extends BaseCommand {
   static override summary = 'Explain why a Deployment is where it is, what blocks it and what happens next'
@@ -48,13 +47,9 @@ without NO_COLOR.`
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'Deployments to explain: NAME, deployment/NAME, or deployment NAME...',
-      // oclif would otherwise take piped stdin as a NAME; stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs(
+    'Deployments to explain: NAME, deployment/NAME, or deployment NAME...',
+  )
 
   static override flags = {
     ...passFlags,
@@ -69,8 +64,6 @@ without NO_COLOR.`
     const {argv, flags} = await this.parse(Explain)
     const options = new ExplainOptions(processIO)
     options.columns = process.stdout.columns
-    await options.complete(flags, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, flags, argv)
   }
 }

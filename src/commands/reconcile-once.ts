@@ -1,7 +1,6 @@
-import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
-import {outputFlags, passFlags} from '../cli/flags.js'
+import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
 import {ReconcileOnceOptions} from '../cli/reconcile-once.js'
 
 export default class ReconcileOnce extends BaseCommand {
@@ -48,13 +47,7 @@ the kubelet are not simulated.`
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'Deployments to sync: NAME, deployment/NAME, or deployment NAME...',
-      // oclif would otherwise take piped stdin as a NAME; stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs('Deployments to sync: NAME, deployment/NAME, or deployment NAME...')
 
   static override flags = {
     ...passFlags,
@@ -90,8 +83,6 @@ the kubelet are not simulated.`
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(ReconcileOnce)
     const options = new ReconcileOnceOptions(processIO)
-    await options.complete(flags, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, flags, argv)
   }
 }

@@ -98,9 +98,6 @@ Deployment's last sync succeeded, 1 otherwise.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Run)
-    const options = new RunOptions(processIO)
-    await options.complete(flags)
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(new RunOptions(processIO), flags, [])
   }
 }

@@ -10,7 +10,14 @@ import {hexDigest} from '../cluster/digest.js'
 import type {Container, ContainerStatus, Pod, PodCondition, PodStatus} from '../controller/api/types.js'
 import {PodFailed, PodSucceeded} from '../controller/api/types.js'
 import {timeValue} from '../controller/util/equality.js'
-import {isPodActive, isPodReady, maxRestarts, nodeOf, waitingReason} from '../status/pods.js'
+import {
+  CONTAINER_FAILURES,
+  isPodActive,
+  isPodReady,
+  maxRestarts,
+  nodeOf,
+  waitingReason,
+} from '../status/pods.js'
 import type {SimEvent} from '../status/update.js'
 import {formatTime} from '../util/duration.js'
 
@@ -66,17 +73,6 @@ export interface PodPlan {
   /** When a terminating pod disappears. */
   goneAt?: number
 }
-
-const CONTAINER_FAILURES = new Set([
-  'ImagePullBackOff',
-  'ErrImagePull',
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'InvalidImageName',
-  'ErrImageNeverPull',
-  'RunContainerError',
-])
 
 const IMAGE_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull'])
 

@@ -109,7 +109,8 @@ export function podReason(pod: Pod): string {
   return pod.status?.reason ?? pod.status?.phase ?? 'Pending'
 }
 
-const FAILING = new Set([
+/** Container waiting reasons that are failures, not a start in progress. */
+export const CONTAINER_FAILURES: ReadonlySet<string> = new Set([
   'ImagePullBackOff',
   'ErrImagePull',
   'CrashLoopBackOff',
@@ -118,8 +119,10 @@ const FAILING = new Set([
   'InvalidImageName',
   'ErrImageNeverPull',
   'RunContainerError',
-  'Error',
 ])
+
+/** kubectl STATUS values of a failing pod: a failing container, or one that exited in error. */
+const FAILING = new Set([...CONTAINER_FAILURES, 'Error'])
 
 export function summarizePod(pod: Pod, minReadySeconds: number, now: number): PodSummary {
   const ready = isPodReady(pod)

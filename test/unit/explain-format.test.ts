@@ -10,7 +10,7 @@ import {age, relative, seconds} from '../../src/util/duration.js'
 
 const S = 1000
 const M = 60 * S
-const H = 60 * M
+const _H = 60 * M
 
 describe('ages and relative moments (HumanDuration itself: duration.test.ts)', () => {
   it('ages, relative moments and second counts', () => {

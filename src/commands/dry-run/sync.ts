@@ -1,8 +1,7 @@
-import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../../cli/base-command.js'
 import {DryRunSyncOptions} from '../../cli/dry-run-sync.js'
-import {outputFlags, passFlags} from '../../cli/flags.js'
+import {deploymentArgs, outputFlags, passFlags} from '../../cli/flags.js'
 
 export default class DryRunSync extends BaseCommand {
   static override summary = 'Run one Deployment controller pass on files and print what it would do'
@@ -46,13 +45,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'Deployments to sync: NAME, deployment/NAME, or deployment NAME...',
-      // oclif would otherwise take piped stdin as a NAME; stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs('Deployments to sync: NAME, deployment/NAME, or deployment NAME...')
 
   static override flags = {
     ...passFlags,
@@ -67,8 +60,6 @@ With --exit-code the exit status tells whether anything would change, as with ku
     const {argv, flags} = await this.parse(DryRunSync)
     if (flags['exit-code']) this.errorExitFloor = 2
     const options = new DryRunSyncOptions(processIO)
-    await options.complete(flags, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, flags, argv)
   }
 }

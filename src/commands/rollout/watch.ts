@@ -1,7 +1,13 @@
-import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../../cli/base-command.js'
-import {clockFlags, connectionFlags, globalFlags, inputFlags, outputFlags} from '../../cli/flags.js'
+import {
+  clockFlags,
+  connectionFlags,
+  deploymentArgs,
+  globalFlags,
+  inputFlags,
+  outputFlags,
+} from '../../cli/flags.js'
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
 
 /** One Deployment: no -A or -l. */
@@ -58,13 +64,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'The Deployment: NAME or deployment/NAME.',
-      // stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs('The Deployment: NAME or deployment/NAME.')
 
   static override flags = {
     ...watchPassFlags,
@@ -136,8 +136,6 @@ more can happen (a paused Deployment), 130 when interrupted.`
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(RolloutWatch)
     const options = new RolloutWatchOptions(processIO, {stdout: process.stdout, stdin: process.stdin})
-    await options.complete({...flags, 'all-namespaces': false}, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, {...flags, 'all-namespaces': false}, argv)
   }
 }
