@@ -54,6 +54,7 @@ import {
   NewReplicaSetReason,
   newDeploymentCondition,
   newRSNewReplicas,
+  RevisionAnnotation,
   replicasAnnotationsNeedUpdate,
   setDeploymentCondition,
   setDeploymentRevision,
@@ -162,10 +163,7 @@ async function getNewReplicaSet(
       return ctx.client.updateReplicaSet(rsCopy)
     }
     // The Deployment takes the revision the new ReplicaSet already carries.
-    let needsUpdate = setDeploymentRevision(
-      d,
-      rsCopy.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '',
-    )
+    let needsUpdate = setDeploymentRevision(d, rsCopy.metadata.annotations?.[RevisionAnnotation] ?? '')
     if (hasProgressDeadline(d) && getDeploymentCondition(d.status, DeploymentProgressing) === undefined) {
       const msg = `Found new replica set "${rsCopy.metadata.name}"`
       setDeploymentCondition(

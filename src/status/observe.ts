@@ -9,6 +9,7 @@ import {
   findNewReplicaSet,
   maxSurge,
   maxUnavailable,
+  RevisionAnnotation,
 } from '../controller/util/deployment-util.js'
 import {timeValue} from '../controller/util/equality.js'
 import {type PodSummary, podsOwnedBy, summarizePod} from './pods.js'
@@ -74,7 +75,7 @@ export interface Observation {
 const MAX_INT32 = 2147483647
 
 function revisionOf(o: {metadata: {annotations?: Record<string, string>}}): number {
-  const v = Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '')
+  const v = Number(o.metadata.annotations?.[RevisionAnnotation] ?? '')
   return Number.isSafeInteger(v) ? v : 0
 }
 

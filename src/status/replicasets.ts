@@ -4,7 +4,12 @@
 import type {MemoryStore} from '../cluster/memory.js'
 import {type Deployment, type Pod, type ReplicaSet, ReplicaSetKind} from '../controller/api/types.js'
 import {filterPodsByOwner, getControllerOf, specReplicas} from '../controller/controller-utils.js'
-import {findNewReplicaSet, RevisionHistoryAnnotation, revision} from '../controller/util/deployment-util.js'
+import {
+  findNewReplicaSet,
+  RevisionAnnotation,
+  RevisionHistoryAnnotation,
+  revision,
+} from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector, type Selector} from '../controller/util/labels.js'
 import type {Facts} from '../pass/facts.js'
 import {age} from '../util/duration.js'
@@ -77,7 +82,7 @@ export function replicaSetView(
 
 function revisionNumber(rs: ReplicaSet): bigint | undefined {
   try {
-    const v = rs.metadata.annotations?.['deployment.kubernetes.io/revision']
+    const v = rs.metadata.annotations?.[RevisionAnnotation]
     return v === undefined ? undefined : revision(rs)
   } catch {
     return undefined
@@ -105,7 +110,7 @@ export function replicaSetRows(view: ReplicaSetView, now: number): ReplicaSetRow
     const ann = rs.metadata.annotations ?? {}
     return {
       name: rs.metadata.name ?? '',
-      revision: ann['deployment.kubernetes.io/revision'] ?? null,
+      revision: ann[RevisionAnnotation] ?? null,
       role: i.role,
       ownership: i.ownership,
       controller: i.controller,

@@ -11,6 +11,7 @@ import {
   deploymentComplete,
   deploymentReplicas,
   getDeploymentCondition,
+  RevisionAnnotation,
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
@@ -161,7 +162,7 @@ export function explainVerdict(
   const updated = status.updatedReplicas ?? 0
   const available = status.availableReplicas ?? 0
   const oldPods = Math.max(0, (status.replicas ?? 0) - updated)
-  const rev = view.newRS?.metadata.annotations?.['deployment.kubernetes.io/revision']
+  const rev = view.newRS?.metadata.annotations?.[RevisionAnnotation]
   const ofRevision = rev ? ` to revision ${rev}` : ''
   const counts = `${updated} of ${replicas} replicas run the current template, ${available} available${oldPods > 0 ? `, ${plural(oldPods, 'old pod')} still counted` : ''}.`
 
