@@ -168,10 +168,29 @@ const smallRun = tool(
   '--now',
   '2026-11-29T10:05:00Z',
 )
+// The single executable (npm run package): linux amd64, out of its archive, when there is one.
+const pkgVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version
+const archive = join(root, 'release', `kubectl-deployctl_v${pkgVersion}_linux_amd64.tar.gz`)
+let exe
+if (process.platform === 'linux' && process.arch === 'x64' && existsSync(archive)) {
+  mkdirSync(join(dir, 'exe'))
+  spawnSync('tar', ['-xzf', archive, '-C', join(dir, 'exe')])
+  exe = join(dir, 'exe', 'kubectl-deployctl')
+} else {
+  process.stderr.write(
+    'no release/ archive for linux amd64 (npm run package): the executable is not measured\n',
+  )
+}
 const startUp = [
   {key: 'version', name: '--version', cmd: tool('--version')},
   {key: 'help', name: '--help', cmd: tool('--help')},
   {key: 'small', name: 'dry-run sync (small file)', cmd: smallRun},
+  ...(exe
+    ? [
+        {key: 'exeSmall', name: 'executable: dry-run sync (small file)', cmd: [exe, ...smallRun.slice(2)]},
+        {key: 'exeVersion', name: 'executable: --version', cmd: [exe, '--version']},
+      ]
+    : []),
   ...(kubectl
     ? [{key: 'kubectlVersion', name: 'kubectl version --client', cmd: [kubectl, 'version', '--client']}]
     : []),
@@ -216,6 +235,10 @@ if (SIZES.includes(5000)) {
   if (m['explain-5000']) r['explain growth 5000/1000'] = ratio('explain-5000', 'explain-1000')
 }
 r['start-up small file / kubectl version'] = ratio('small', 'kubectlVersion')
+if (m.exeSmall) {
+  r['executable: small file / kubectl version'] = ratio('exeSmall', 'kubectlVersion')
+  r['executable: --version / kubectl version'] = ratio('exeVersion', 'kubectlVersion')
+}
 r['--version / kubectl version'] = ratio('version', 'kubectlVersion')
 r['--help / kubectl version'] = ratio('help', 'kubectlVersion')
 if (m.smallNoCA)
@@ -231,6 +254,8 @@ const targets = {
   'growth 5000/1000': 5.5,
   'peak RSS 5000 / snapshot size': 3.0,
   'start-up small file / kubectl version': 2.0,
+  // issue 15: the goal is 1.2, this is the floor.
+  'executable: small file / kubectl version': 1.5,
   '--version / kubectl version': 2.0,
   '--help / kubectl version': 2.0,
 }

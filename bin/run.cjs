@@ -13,11 +13,26 @@ if (major < 22 || (major === 22 && minor < 19)) {
 // Node's compile cache: the V8 bytecode of dist/ kept between calls (in the OS temp directory,
 // per Node version, or in NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
 require('node:module').enableCompileCache()
-require('../dist/main.cjs')
-  .execute({dir: __dirname})
-  .then(() => {
-    // Done: exit now. Left alone, Node first runs what V8 scheduled on the event loop, often a
-    // young-generation GC (~10 ms here), though nothing waits for it. Only with all output
-    // written: where pipes are asynchronous (macOS), exiting earlier would cut it short.
-    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit()
+;(process.argv[2] === '__complete'
+  ? complete(process.argv.slice(3))
+  : require('../dist/main.cjs').execute({dir: __dirname})
+).then(() => {
+  // Done: exit now. Left alone, Node first runs what V8 scheduled on the event loop, often a
+  // young-generation GC (~10 ms here), though nothing waits for it. Only with all output
+  // written: where pipes are asynchronous (macOS), exiting earlier would cut it short.
+  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit()
+})
+
+/**
+ * `__complete WORDS...` (kubectl_complete-deployctl, the completion scripts): answered before oclif
+ * starts, from the oclif manifest and package.json's topics, since a shell waits for it.
+ */
+function complete(words) {
+  const {readFileSync} = require('node:fs')
+  const {join} = require('node:path')
+  const read = (f) => JSON.parse(readFileSync(join(__dirname, '..', f), 'utf8'))
+  return require('../dist/completion/main.cjs').main(words, {
+    manifest: read('oclif.manifest.json'),
+    topics: read('package.json').oclif?.topics,
   })
+}

@@ -63,7 +63,7 @@ const TARGET = 'node22'
 // Pass 1: an ESM build with splitting, which is how esbuild shares code between entries and
 // dynamic imports. Kept in memory: pass 2 decides each file's module format.
 const esm = await build({
-  entryPoints: ['src/main.ts', ...commandFiles('src/commands')],
+  entryPoints: ['src/main.ts', 'src/completion/main.ts', ...commandFiles('src/commands')],
   outdir: 'dist',
   outbase: 'src',
   bundle: true,

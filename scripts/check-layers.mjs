@@ -17,7 +17,7 @@ export const LAYERS = [
   ['sim', 'explain', 'run'],
   ['watch'],
   ['render'],
-  ['cli'],
+  ['cli', 'completion'],
   ['commands', 'main.ts'],
 ]
 

@@ -21,7 +21,11 @@ export const processIO: IO = {
   err: (text) => {
     process.stderr.write(text)
   },
-  stdoutIsTTY: process.stdout.isTTY === true,
+  // Read when asked, not when this module loads: the single executable loads it while its start-up
+  // snapshot is made, where stdout is no terminal.
+  get stdoutIsTTY() {
+    return process.stdout.isTTY === true
+  },
   env: process.env,
 }
 

@@ -72,14 +72,28 @@ export interface PodPlan {
   container?: number
   /** When a terminating pod disappears. */
   goneAt?: number
+  /**
+   * The pod is bound to a node whose kubelet does not run: nothing changes its status but clients,
+   * and once deleted it stays terminating until someone deletes it with a grace period of 0.
+   */
+  unattended?: true
 }
 
 const IMAGE_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull'])
 
-/** The plan of a pod read from the input: what it will do from `start` on. */
-export function planForInputPod(pod: Pod, start: number, timings: PodTimings): PodPlan {
+/**
+ * The plan of a pod read from the input: what it will do from `start` on. `kubeletRuns` says whether
+ * a node's kubelet runs (default: every node's); a pod bound to a node without one is unattended.
+ */
+export function planForInputPod(
+  pod: Pod,
+  start: number,
+  timings: PodTimings,
+  kubeletRuns: (node: string) => boolean = () => true,
+): PodPlan {
   const created = timeValue(pod.metadata.creationTimestamp)
   const createdAt = Number.isFinite(created) ? created : start
+  if (nodeOf(pod) !== '' && !kubeletRuns(nodeOf(pod))) return {stage: 'static', createdAt, unattended: true}
   if (pod.metadata.deletionTimestamp != null) {
     return {stage: 'static', createdAt, goneAt: start + timings.terminateAfter}
   }
@@ -436,6 +450,8 @@ export function terminatePod(
       deletionGracePeriodSeconds: grace,
     },
   }
+  // Without a kubelet nobody confirms the termination: the pod stays until a grace-0 delete.
+  if (plan.unattended) return {pod: terminating, plan: withoutNext(plan)}
   return {pod: terminating, plan: {...withoutNext(plan), goneAt: now + timings.terminateAfter}}
 }
 

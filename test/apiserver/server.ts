@@ -15,6 +15,7 @@ import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import type {TLSSocket} from 'node:tls'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
 import {
   apiGroupDoc,
@@ -93,6 +94,8 @@ export interface RequestLog {
   accept?: string
   userAgent?: string
   authorization?: string
+  /** The subject CN of the client certificate the connection presented (with clientCA). */
+  clientCN?: string
   verb?: Verb
   resource?: string
   subresource?: string
@@ -111,6 +114,11 @@ export interface ApiServerOptions {
   faults?: FaultPlan
   /** Serve https with a throwaway self-signed certificate (needs openssl). */
   tls?: boolean
+  /**
+   * With tls: PEM of a CA whose client certificates the server asks for and verifies (a handshake
+   * without one, or with another, fails); the subject CN is logged as clientCN.
+   */
+  clientCA?: string
   /** When set, requests must carry `Authorization: Bearer <requireToken>`; others get 401. */
   requireToken?: string
   /** The token written into the kubeconfig (default: requireToken, else `test-token`). */
@@ -131,6 +139,8 @@ export interface ApiServerOptions {
 
 export interface ApiServer {
   url: string
+  /** With tls: the server's self-signed certificate (PEM), for a kubeconfig that verifies it. */
+  caPem?: string
   port: number
   kubeconfigPath: string
   /** A KUBECACHEDIR for kubectl and the plugin (discovery cache), removed with the server. */
@@ -378,6 +388,7 @@ class ApiServerImpl {
       accept: req.headers.accept,
       userAgent: req.headers['user-agent'],
       authorization: req.headers.authorization,
+      ...clientCN(req),
       time: Date.now(),
     }
     this.requests.push(log)
@@ -919,6 +930,14 @@ class ApiServerImpl {
         const next = clone(obj)
         this.checkTypeMeta(def, next)
         return this.applyUpdate(internalCtx(), route(def, namespace, name, 'status'), next, false).obj
+      },
+      serves: (kind) => {
+        try {
+          defOf(kind)
+          return true
+        } catch {
+          return false
+        }
       },
       bind: (namespace, name, node, status) => {
         const current = this.store.get(pods, namespace, name)
@@ -1553,6 +1572,13 @@ function kubeconfig(url: string, token: string): string {
   })
 }
 
+function clientCN(req: IncomingMessage): {clientCN?: string} {
+  const socket = req.socket as TLSSocket
+  if (typeof socket.getPeerCertificate !== 'function') return {}
+  const cn = socket.getPeerCertificate()?.subject?.CN
+  return typeof cn === 'string' ? {clientCN: cn} : {}
+}
+
 /** Starts the server on 127.0.0.1 (port 0 picks a free one) and writes a kubeconfig for it. */
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const impl = new ApiServerImpl(opts)
@@ -1563,8 +1589,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       res.destroy()
     })
   }
-  const server: Server = opts.tls
-    ? createHttpsServer(selfSignedCert(dir), handler)
+  const cert = opts.tls ? selfSignedCert(dir) : undefined
+  const server: Server = cert
+    ? createHttpsServer(
+        opts.clientCA ? {...cert, ca: opts.clientCA, requestCert: true, rejectUnauthorized: true} : cert,
+        handler,
+      )
     : createHttpServer(handler)
   server.keepAliveTimeout = 60_000
   const host = opts.host ?? '127.0.0.1'
@@ -1584,6 +1614,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   let closed = false
   return {
     url,
+    ...(cert ? {caPem: cert.cert.toString('utf8')} : {}),
     port,
     kubeconfigPath,
     cacheDir: join(dir, 'kubecache'),

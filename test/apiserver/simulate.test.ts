@@ -269,6 +269,51 @@ describe('the kubelet', () => {
     expect(s.store.get('pods', 'default', 'b')).toBeUndefined()
     await eventually(() => s.store.get('pods', 'default', 'a') === undefined, 'a gone after terminate-after')
   })
+  it('leaves a pod on a node without a kubelet to its clients: status as written, terminating until a grace-0 delete', async () => {
+    const s = await start([], {...FAST, nodesWithoutKubelet: ['fake-node']})
+    await api(
+      s,
+      'POST',
+      '/apis/apps/v1/namespaces/default/replicasets',
+      replicaSet('web-abc12', 2, 'nginx:1.27', {
+        template: {
+          metadata: {labels: {app: 'web', 'pod-template-hash': 'abc12'}},
+          spec: {nodeName: 'fake-node', containers: [{name: 'app', image: 'nginx:1.27'}]},
+        },
+      }),
+    )
+    await eventually(() => rsOf(s, 'web-abc12').status?.replicas === 2, 'two pods counted')
+    // Nothing is due: no scheduler, no kubelet for these pods.
+    expect(s.simulation?.nextDueAt()).toBeUndefined()
+    expect(pods(s).map((p) => [p.spec.nodeName, p.status.phase, p.status.conditions])).toEqual([
+      ['fake-node', 'Pending', undefined],
+      ['fake-node', 'Pending', undefined],
+    ])
+    // A client marks one ready, as upstream's integration tests do (UpdateStatus).
+    const [a, b] = pods(s).map((p) => p.metadata.name as string)
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+    const marked = await api(
+      s,
+      'PATCH',
+      `/api/v1/namespaces/default/pods/${a}/status`,
+      {status: {phase: 'Running', conditions: [{type: 'Ready', status: 'True', lastTransitionTime: now}]}},
+      'application/merge-patch+json',
+    )
+    expect(marked.status).toBe(200)
+    await eventually(() => rsOf(s, 'web-abc12').status?.readyReplicas === 1, 'one ready replica')
+    expect(s.store.get('pods', 'default', a as string)).toMatchObject({status: {phase: 'Running'}})
+    // A graceful delete: nobody confirms it, so the pod stays terminating.
+    expect((await api(s, 'DELETE', `/api/v1/namespaces/default/pods/${b}`)).status).toBe(200)
+    const terminating = s.store.get('pods', 'default', b as string) as Any
+    expect(terminating.metadata.deletionTimestamp).toBeDefined()
+    await eventually(() => rsOf(s, 'web-abc12').status?.terminatingReplicas === 1, 'one terminating replica')
+    expect(s.store.get('pods', 'default', b as string)).toBeDefined()
+    await eventually(() => s.simulation?.nextDueAt() === undefined, 'a steady cluster')
+    expect(s.store.get('pods', 'default', b as string)).toBeDefined()
+    // A grace-0 delete removes it (upstream's tests force-delete terminating pods this way).
+    await api(s, 'DELETE', `/api/v1/namespaces/default/pods/${b}`, {gracePeriodSeconds: 0})
+    expect(s.store.get('pods', 'default', b as string)).toBeUndefined()
+  })
 })
 
 describe('the garbage collector', () => {
@@ -286,6 +331,21 @@ describe('the garbage collector', () => {
     await api(s, 'POST', '/apis/apps/v1/namespaces/default/replicasets', rs)
     await eventually(() => rsOf(s, 'web-abc12') === undefined, 'the orphaned ReplicaSet collected')
     await eventually(() => pods(s).length === 0, 'its pods gone')
+  })
+
+  it('leaves a dependent alone when an owner is of a kind the server does not serve (it cannot be looked up)', async () => {
+    const s = await start()
+    const refs = [
+      {apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'b3c1a9e0-0000-4000-8000-000000000001'},
+    ]
+    const rs = replicaSet('web-abc12', 1)
+    await api(s, 'POST', '/apis/apps/v1/namespaces/default/replicasets', {
+      ...rs,
+      metadata: {...(rs.metadata as Obj), ownerReferences: refs},
+    })
+    await eventually(() => rsOf(s, 'web-abc12')?.status?.availableReplicas === 1, 'its pod available')
+    await eventually(() => s.simulation?.nextDueAt() === undefined, 'a steady cluster')
+    expect(rsOf(s, 'web-abc12').metadata.ownerReferences).toEqual(refs)
   })
 })
 

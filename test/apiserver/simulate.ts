@@ -44,6 +44,12 @@ export interface SimulateOptions {
   pullBackoffAfterMs?: number
   /** The nodes pods are scheduled to (default node-1, node-2, node-3). */
   nodes?: string[]
+  /**
+   * Nodes whose kubelet does not run (default none), as upstream's integration tests bind pods to
+   * `fake-node`: a pod created bound to one keeps the status clients give it, and a graceful delete
+   * leaves it terminating until a delete with a grace period of 0.
+   */
+  nodesWithoutKubelet?: string[]
   /** kube-controller-manager feature gates, as `--feature-gates` takes them. */
   featureGates?: string
 }
@@ -58,6 +64,8 @@ export interface ClusterAccess {
   updateStatus(resource: 'pods' | 'replicasets', obj: Obj): Obj
   /** The scheduler's binding: spec.nodeName and the status the kubelet reports with it. */
   bind(namespace: string, name: string, node: string, status: unknown): void
+  /** Whether the server serves this kind (the garbage collector can only judge owners it can look up). */
+  serves(kind: {apiVersion: string; kind: string}): boolean
   /** DELETE, as a client: graceful for pods (background propagation), faults. */
   delete(kind: {apiVersion: string; kind: string}, namespace: string, name: string): void
   /** The kubelet's final removal of a terminated pod. */
@@ -86,6 +94,7 @@ export class SimulatedCluster {
   readonly timings: PodTimings
   private readonly gates: FeatureGates
   private readonly nodes: string[]
+  private readonly kubeletRuns: (node: string) => boolean
   /** The lifecycle plan of every pod, by uid. */
   private readonly plans = new Map<string, PodPlan>()
   private readonly dirtyReplicaSets = new Set<string>()
@@ -114,13 +123,15 @@ export class SimulatedCluster {
     }
     this.gates = parseFeatureGates(options.featureGates)
     this.nodes = options.nodes ?? ['node-1', 'node-2', 'node-3']
+    const withoutKubelet = new Set(options.nodesWithoutKubelet ?? [])
+    this.kubeletRuns = (node) => !withoutKubelet.has(node)
   }
 
   /** Plans the pods already stored and syncs every ReplicaSet once. */
   start(): void {
     const now = this.now()
     for (const pod of this.access.list('pods')) {
-      this.plans.set(uidOf(pod), planForInputPod(pod as unknown as Pod, now, this.timings))
+      this.plans.set(uidOf(pod), planForInputPod(pod as unknown as Pod, now, this.timings, this.kubeletRuns))
       this.orphanCandidates.add(keyOf('pods', pod))
     }
     for (const rs of this.access.list('replicasets')) {
@@ -152,7 +163,7 @@ export class SimulatedCluster {
       else if (c.type === 'MODIFIED' && metaOf(o).deletionTimestamp != null) {
         // Deleted through a path other than the pod DELETE this server routes to terminate().
         const plan = this.plans.get(uid) as PodPlan
-        if (plan.goneAt === undefined)
+        if (plan.goneAt === undefined && !plan.unattended)
           this.plans.set(uid, {...plan, goneAt: this.now() + this.timings.terminateAfter})
       }
       // upstream: the ReplicaSet controller's addPod/updatePod/deletePod enqueue the pod's controller.
@@ -178,7 +189,8 @@ export class SimulatedCluster {
     if (metaOf(pod).deletionTimestamp != null && gracePeriodSeconds !== 0) return pod
     const uid = uidOf(pod)
     const now = this.now()
-    const plan = this.plans.get(uid) ?? planForInputPod(pod as unknown as Pod, now, this.timings)
+    const plan =
+      this.plans.get(uid) ?? planForInputPod(pod as unknown as Pod, now, this.timings, this.kubeletRuns)
     const r = terminatePod(pod as unknown as Pod, plan, now, this.timings, gracePeriodSeconds)
     if (!r.pod) {
       this.plans.delete(uid)
@@ -269,7 +281,7 @@ export class SimulatedCluster {
     const now = this.now()
     const pod = o as unknown as Pod
     const fresh = {...pod, metadata: {...pod.metadata, creationTimestamp: new Date(now).toISOString()}}
-    return planForInputPod(fresh, now, this.timings)
+    return planForInputPod(fresh, now, this.timings, this.kubeletRuns)
   }
 
   private runKubelet(now: number): void {
@@ -412,6 +424,10 @@ export class SimulatedCluster {
       if (!o) continue
       const refs = ownerRefsOf(o)
       if (refs.length === 0) continue
+      // upstream: an owner whose kind the RESTMapper cannot resolve makes attemptToDeleteItem fail
+      // and requeue: the dependent is neither deleted nor patched.
+      const kinds = refs.map((ref) => ({apiVersion: str(ref.apiVersion) ?? '', kind: str(ref.kind) ?? ''}))
+      if (!kinds.every((k) => this.access.serves(k))) continue
       const solid = refs.filter((ref) => {
         const owner = this.access.get(
           {apiVersion: str(ref.apiVersion) ?? '', kind: str(ref.kind) ?? ''},

@@ -4,6 +4,7 @@
 import {isAlreadyExists, isConflict, StatusError} from '../../controller/api/errors.js'
 import type {Deployment, KubeObject, ReplicaSet} from '../../controller/api/types.js'
 import type {Client, PatchType} from '../../controller/interfaces.js'
+import {equalIgnoreHash} from '../../controller/util/deployment-util.js'
 import {deepCopy} from '../../controller/util/equality.js'
 import type {Action, ActionResource} from '../action.js'
 import {type ApiClient, ConnectionError} from './api.js'
@@ -78,8 +79,9 @@ export class LiveClient implements Client {
       }))
     } catch (err) {
       // Someone else (another pass) created this very ReplicaSet after the read: a conflict, so the
-      // pass stops and --retries re-reads. A name taken by another owner is a hash collision, which
-      // the controller handles itself.
+      // pass stops and --retries re-reads. A name taken by another owner, or by this Deployment's
+      // ReplicaSet of another template, is a hash collision, which the controller handles itself
+      // (upstream: getNewReplicaSet's AlreadyExists branch bumps collisionCount).
       if (err instanceof StatusError && isAlreadyExists(err) && (await this.createdByOther(rs))) {
         this.conflict ??= err
       }
@@ -87,7 +89,10 @@ export class LiveClient implements Client {
     }
   }
 
-  /** Whether the ReplicaSet of that name now exists under the same controller. */
+  /**
+   * Whether the ReplicaSet of that name now exists under the same controller with the same template:
+   * the one this pass meant to create, created by someone else.
+   */
   private async createdByOther(rs: ReplicaSet): Promise<boolean> {
     const mine = rs.metadata.ownerReferences?.find((r) => r.controller)?.uid
     try {
@@ -95,7 +100,11 @@ export class LiveClient implements Client {
         method: 'GET',
         path: objectPath('replicasets', ns(rs), name(rs)),
       })
-      return mine !== undefined && existing.metadata?.ownerReferences?.find((r) => r.controller)?.uid === mine
+      return (
+        mine !== undefined &&
+        existing.metadata?.ownerReferences?.find((r) => r.controller)?.uid === mine &&
+        equalIgnoreHash(existing.spec?.template, rs.spec.template)
+      )
     } catch {
       return false
     }

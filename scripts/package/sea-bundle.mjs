@@ -1,0 +1,116 @@
+// The one CommonJS script a single executable runs (Node's SEA takes one CommonJS main before Node
+// 25.7): dist/ (the npm build, already CommonJS but for ink's chunk) bundled once more by esbuild,
+// with sea/runtime.cjs in front. What the bundle cannot hold, the ES module chunks, becomes SEA
+// assets, with one small bridge file per shared CommonJS chunk they import.
+import {createHash} from 'node:crypto'
+import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {build} from 'esbuild'
+
+const BRIDGE = "globalThis[Symbol.for('kubectl-deployctl.sea')]"
+
+/**
+ * Writes <work>/sea-main.cjs and the ESM assets; returns what the SEA config needs.
+ * @param {{root: string, work: string, warmUp: string[][] | null}} o
+ */
+export async function seaBundle({root, work, warmUp}) {
+  const dist = join(root, 'dist')
+  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'))
+  const abs = (rel) => JSON.stringify(join(root, rel))
+
+  // Bundled modules that something outside the bundle asks for by path: oclif (a command file from
+  // its manifest) and the ES module chunks (the CommonJS chunks they import).
+  const modules = new Map()
+  for (const c of Object.values(manifest.commands)) {
+    if (c.isESM) throw new Error(`command ${c.id} is an ES module: the executable expects CommonJS`)
+    modules.set(c.relativePath.join('/'), c.relativePath.join('/'))
+  }
+
+  const esm = esmAssets(dist)
+  for (const name of esm.chunks) modules.set(`dist/chunks/${name}`, `dist/chunks/${name}`)
+
+  const entry = join(work, 'sea-entry.cjs')
+  writeFileSync(
+    entry,
+    `'use strict'
+require(${JSON.stringify(join(root, 'scripts/package/sea/runtime.cjs'))}).start({
+  pjson: require(${abs('package.json')}),
+  manifest: require(${abs('oclif.manifest.json')}),
+  main: () => require(${abs('dist/main.cjs')}),
+${existsSync(join(dist, 'completion', 'main.cjs')) ? `  complete: () => require(${abs('dist/completion/main.cjs')}),\n` : ''}  modules: {
+${[...modules].map(([key, rel]) => `    ${JSON.stringify(key)}: () => require(${abs(rel)}),`).join('\n')}
+  },
+  esm: ${JSON.stringify({hash: esm.hash, files: esm.files})},
+  warmUp: ${JSON.stringify(warmUp ?? [])},
+})
+`,
+  )
+
+  const seaImportEsm = join(root, 'scripts/package/sea/import-esm.cjs')
+  const main = join(work, 'sea-main.cjs')
+  await build({
+    entryPoints: [entry],
+    outfile: main,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node24',
+    // The bundle's require() is the runtime's (sea/runtime.cjs): bundled files by path, else Node's.
+    banner: {
+      js: `var __seaNodeRequire = require; var require = Object.assign(function (id) { var sea = ${BRIDGE}; return sea ? sea.require(id, __seaNodeRequire) : __seaNodeRequire(id) }, {resolve: function (id) { return __seaNodeRequire.resolve ? __seaNodeRequire.resolve(id) : id }});`,
+    },
+    plugins: [
+      {
+        name: 'sea-import-esm',
+        setup(b) {
+          b.onResolve({filter: /startup[\\/]import-esm\.cjs$/}, () => ({path: seaImportEsm}))
+        },
+      },
+    ],
+    // dist/ is built already: oclif's dynamic requires of tsx and its kind stay calls at run time.
+    logLevel: 'error',
+    legalComments: 'none',
+  })
+  return {main, assets: esm.assets}
+}
+
+/**
+ * The ES module chunks of dist/chunks as SEA assets, with a bridge file for each CommonJS chunk they
+ * import: a module whose exports are the bundle's copy of that chunk. The bridge repeats the
+ * chunk's export-name annotation so that Node's ESM loader sees the same named exports.
+ */
+function esmAssets(dist) {
+  const chunksDir = join(dist, 'chunks')
+  const names = readdirSync(chunksDir).filter((n) => n.endsWith('.mjs'))
+  const files = {}
+  const assets = {}
+  const chunks = new Set()
+  const hash = createHash('sha256')
+  const add = (name, text) => {
+    const key = `esm/${name}`
+    files[name] = key
+    assets[key] = text
+    hash.update(`${name}\0${text}\0`)
+  }
+  for (const name of names.sort()) {
+    const text = readFileSync(join(chunksDir, name), 'utf8')
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"\.\/([^"]+)"/g)) {
+      const dep = m[1]
+      if (dep.endsWith('.cjs')) chunks.add(dep)
+      else if (!names.includes(dep))
+        throw new Error(`${name} imports ${dep}, which the executable cannot provide`)
+    }
+    if (/(?:from|import)\s*\(?\s*"\.\.\//.test(text))
+      throw new Error(`${name} imports a file outside dist/chunks`)
+    add(name, text.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'))
+  }
+  for (const dep of [...chunks].sort()) {
+    const source = readFileSync(join(chunksDir, dep), 'utf8')
+    const names = source.match(/\n0 && \(module\.exports = \{[^}]*\}\);/)
+    add(
+      dep,
+      `'use strict'\nmodule.exports = ${BRIDGE}.chunk(${JSON.stringify(dep)});\n${names ? names[0].trim() : ''}\n`,
+    )
+  }
+  return {hash: hash.digest('hex').slice(0, 32), files, assets, chunks: [...chunks]}
+}

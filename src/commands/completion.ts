@@ -1,0 +1,31 @@
+import * as Args from '@oclif/core/args'
+import {Command} from '@oclif/core/command'
+import {completionScript, SHELLS, type Shell} from '../completion/scripts.js'
+
+export default class Completion extends Command {
+  static override summary = 'Print a shell completion script for kubectl-deployctl (bash, zsh or fish)'
+
+  static override description =
+    `The script completes commands, flags, -o values, files for -f, and namespaces and \
+Deployment names from the cluster (honouring --kubeconfig, --context and -n typed so far) by asking \
+\`kubectl-deployctl __complete\`, in the completion protocol of kubectl and other cobra programs.
+
+Through kubectl (\`kubectl deployctl <TAB>\`, kubectl 1.26 or newer), completion needs no script: kubectl runs \
+kubectl_complete-deployctl from the PATH, which comes with the release archives (krew cannot link it: see the README).`
+
+  static override examples = [
+    'source <(kubectl-deployctl completion bash)',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's ${fpath[1]}, not a template
+    'kubectl-deployctl completion zsh > "${fpath[1]}/_kubectl-deployctl"',
+    'kubectl-deployctl completion fish > ~/.config/fish/completions/kubectl-deployctl.fish',
+  ]
+
+  static override args = {
+    shell: Args.string({required: true, options: [...SHELLS], description: 'The shell: bash, zsh or fish.'}),
+  }
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(Completion)
+    process.stdout.write(completionScript(args.shell as Shell))
+  }
+}
