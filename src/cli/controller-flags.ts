@@ -3,7 +3,8 @@
 // logging. Each group has its flags and its complete/validate step into plain options.
 
 import * as Flags from '@oclif/core/flags'
-import {UsageError} from '../cluster/world.js'
+import {UsageError} from '../errors.js'
+import {parseDuration} from '../util/duration.js'
 
 const LEADER = 'LEADER ELECTION'
 const SERVING = 'SERVING'
@@ -122,15 +123,22 @@ export interface ControllerProcessOptions {
   logFormat: 'text' | 'json'
 }
 
+/** A Go duration flag (15s, 1m30s), as kube-controller-manager parses its leader election flags. */
+function durationFlag(text: string, flag: string): number {
+  const ms = parseDuration(text)
+  if (ms === undefined)
+    throw new UsageError(`invalid ${flag} "${text}": want a duration such as 15s, 1m or 500ms`)
+  return Math.round(ms)
+}
+
 /** Complete and validate the groups (durations parsed, upstream's leader election checks). */
 export async function controllerProcessOptions(flags: ControllerFlags): Promise<ControllerProcessOptions> {
-  const {parseDuration} = await import('../cluster/live/kubeconfig.js')
   let leaderElection: LeaderElectionOptions | undefined
   if (flags['leader-elect']) {
     const le: LeaderElectionOptions = {
-      leaseDurationMs: parseDuration(flags['leader-elect-lease-duration'], '--leader-elect-lease-duration'),
-      renewDeadlineMs: parseDuration(flags['leader-elect-renew-deadline'], '--leader-elect-renew-deadline'),
-      retryPeriodMs: parseDuration(flags['leader-elect-retry-period'], '--leader-elect-retry-period'),
+      leaseDurationMs: durationFlag(flags['leader-elect-lease-duration'], '--leader-elect-lease-duration'),
+      renewDeadlineMs: durationFlag(flags['leader-elect-renew-deadline'], '--leader-elect-renew-deadline'),
+      retryPeriodMs: durationFlag(flags['leader-elect-retry-period'], '--leader-elect-retry-period'),
       resourceName: flags['leader-elect-resource-name'],
       resourceNamespace: flags['leader-elect-resource-namespace'],
     }

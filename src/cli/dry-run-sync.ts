@@ -1,22 +1,15 @@
 // `dry-run sync`: one controller pass on files; prints what it would do and writes nothing.
 
-import {wantColor} from '../render/style.js'
-import type {SyncOutputFormat} from '../render/sync-result.js'
-import {isWrite} from '../result.js'
+import {isWrite} from '../cluster/action.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
-export interface DryRunSyncFlags extends PassFlags {
-  output: string
-  'exit-code': boolean
-}
+export type DryRunSyncFlags = PassFlags & {'exit-code': boolean}
 
 export class DryRunSyncOptions extends PassOptions {
-  output: SyncOutputFormat = 'table'
   exitCode = false
 
   override async complete(flags: DryRunSyncFlags, args: readonly string[]): Promise<void> {
     await super.complete(flags, args)
-    this.output = flags.output as SyncOutputFormat
     this.exitCode = flags['exit-code']
   }
 
@@ -29,18 +22,15 @@ export class DryRunSyncOptions extends PassOptions {
     const outcome = await this.pass(world)
     const {result, store} = outcome
     const {renderSyncResult} = await import('../render/sync-result.js')
-    if (result.results.length > 0 || this.output === 'json' || this.output === 'yaml') {
-      this.io.out(
-        await renderSyncResult(result, {
-          format: this.output,
-          before: (resource, namespace, name) => store.initial(resource, namespace, name),
-          color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
-        }),
-      )
-    }
-    const failed = result.results.some((r) => r.error !== null)
+    await this.print(result, (options) =>
+      renderSyncResult(result, {
+        ...options,
+        before: (resource, namespace, name) => store.initial(resource, namespace, name),
+      }),
+    )
+    const failed = result.items.some((r) => r.error !== null)
     if (!this.exitCode) return failed ? 1 : 0
     if (failed) return 2
-    return result.results.some((r) => r.actions.some(isWrite)) ? 1 : 0
+    return result.items.some((r) => r.actions.some(isWrite)) ? 1 : 0
   }
 }

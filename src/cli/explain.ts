@@ -3,14 +3,11 @@
 // pass with the tracer on, given the World and, from a cluster, its recent Events.
 
 import type {World} from '../cluster/world.js'
-import type {ExplainResult, KubeEvent} from '../explain/types.js'
-import type {ExplainOutputFormat} from '../render/explain.js'
-import {wantColor} from '../render/style.js'
+import type {ExplainResult} from '../explain/types.js'
+import type {KubeEvent} from '../status/types.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
-export interface ExplainFlags extends PassFlags {
-  output: string
-}
+export type ExplainFlags = PassFlags
 
 /** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
 export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
@@ -21,16 +18,10 @@ export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, 
 }
 
 export class ExplainOptions extends PassOptions {
-  output: ExplainOutputFormat = 'text'
   /** Blockers are read from pods: a live read lists them for every Deployment. */
   protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
   /** The terminal's width when stdout is one (process.stdout.columns). */
   columns: number | undefined
-
-  override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
-    await super.complete(flags, args)
-    this.output = flags.output as ExplainOutputFormat
-  }
 
   /**
    * Recent events for the analysis: from a live cluster, the namespace's (or every namespace's)
@@ -64,28 +55,11 @@ export class ExplainOptions extends PassOptions {
   async run(): Promise<number> {
     const world = await this.load()
     const result = await this.explain(world)
-    if (result.explanations.length === 0) this.io.err(`${await this.noneSelected(world)}\n`)
+    if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
-    if (result.explanations.length > 0 || this.output !== 'text') {
-      this.io.out(
-        await renderExplainResult(result, {
-          format: this.output,
-          width: outputWidth(this.io, this.columns),
-          color: wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env),
-        }),
-      )
-    }
+    await this.print(result, (options) =>
+      renderExplainResult(result, {...options, width: outputWidth(this.io, this.columns)}),
+    )
     return 0
-  }
-
-  /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
-  private async noneSelected(world: World): Promise<string> {
-    const {noResourcesMessage} = await import('../pass/selection.js')
-    const {namespaceOf} = await import('../cluster/memory.js')
-    const message = noResourcesMessage(this.selection)
-    if (this.selection.allNamespaces || this.selection.labelSelector) return message
-    const elsewhere = [...new Set(world.deployments.map(namespaceOf))].sort()
-    if (elsewhere.length === 0) return message
-    return `${message}\nThe files hold Deployments in namespace ${elsewhere.join(', ')}: use -n ${elsewhere[0]} or -A.`
   }
 }

@@ -2,33 +2,46 @@
 // flags into values, validate() checks them, then load() and pass() do the work. Heavy modules
 // (the loader, the controller) are imported inside those steps, never at the top.
 
-import type {IO} from '../base-command.js'
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
-import {UsageError, type World} from '../cluster/world.js'
+import type {PodsToRead} from '../cluster/live/read.js'
+import type {World} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {UsageError} from '../errors.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
+import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
+import {parseRFC3339} from '../util/duration.js'
+import type {IO} from './base-command.js'
 
-export interface PassFlags {
+/** The values of the flag groups of flags.ts, as oclif parses them. */
+export interface InputFlagValues {
   filename?: string[]
   recursive: boolean
+  validate: string
+}
+
+export interface SelectionFlagValues {
   namespace?: string
   'all-namespaces': boolean
   selector?: string
+}
+
+export interface ClockFlagValues {
   now?: string
   'feature-gates'?: string
-  validate: string
-  kubeconfig?: string
-  context?: string
-  cluster?: string
-  user?: string
-  'request-timeout'?: string
-  'insecure-skip-tls-verify'?: boolean
-  as?: string
-  'as-group'?: string[]
-  v?: number
 }
+
+export interface OutputFlagValues {
+  output?: string
+  'no-headers'?: boolean
+}
+
+export type PassFlags = InputFlagValues &
+  SelectionFlagValues &
+  ClockFlagValues &
+  ConnectionFlags &
+  OutputFlagValues & {v?: number}
 
 /** A connection to a live cluster, kept for commands that write (reconcile-once). */
 export interface LiveSession {
@@ -50,36 +63,23 @@ export class PassOptions {
   /** Set by load() in live mode (no -f). */
   live: LiveSession | undefined
   /** Which pods a live read lists: the pass needs them only for Recreate Deployments. */
-  protected livePods: 'always' | 'never' | 'recreate-only' = 'recreate-only'
+  protected livePods: PodsToRead = 'recreate-only'
+  output: OutputFormat = {kind: 'table'}
+  noHeaders = false
+  /** The -o formats the command prints, and its default. */
+  protected outputKinds: readonly OutputKind[] = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath']
+  protected defaultOutput: OutputKind = 'table'
 
   constructor(protected readonly io: IO) {}
 
+  /** Completes every group, as kubectl's Complete() fills an options struct from its flag sets. */
   async complete(flags: PassFlags, args: readonly string[]): Promise<void> {
-    const {parseNames} = await import('../pass/selection.js')
-    const {parseFeatureGates} = await import('../controller/features.js')
-    this.files = flags.filename ?? []
-    this.recursive = flags.recursive
-    this.validate =
-      flags.validate === 'true'
-        ? 'strict'
-        : flags.validate === 'false'
-          ? 'ignore'
-          : (flags.validate as ValidateMode)
-    this.selection = {
-      names: parseNames(args),
-      namespace: flags.namespace,
-      allNamespaces: flags['all-namespaces'],
-      labelSelector: flags.selector,
-    }
-    this.now = flags.now === undefined ? Math.floor(Date.now() / 1000) * 1000 : parseRFC3339(flags.now)
-    this.gates = parseFeatureGates(flags['feature-gates'])
+    Object.assign(this, completeInput(flags))
+    this.selection = await completeSelection(flags, args)
+    Object.assign(this, await completeClock(flags))
+    this.connectionFlags = await completeConnection(flags)
+    Object.assign(this, completeOutput(flags, this.outputKinds, this.defaultOutput))
     this.verbosity = flags.v ?? 0
-    const {connectionFlagsOf} = await import('../cluster/live/kubeconfig.js')
-    this.connectionFlags = connectionFlagsOf(flags)
-    if (this.connectionFlags['request-timeout'] !== undefined) {
-      const {parseDuration} = await import('../cluster/live/kubeconfig.js')
-      parseDuration(this.connectionFlags['request-timeout'])
-    }
   }
 
   async validateOptions(): Promise<void> {
@@ -106,15 +106,20 @@ export class PassOptions {
     })
   }
 
-  /** Reads the cluster: one list per kind for the namespace (or for all of them with -A). */
-  protected async loadLive(): Promise<World> {
+  /** Connects to the cluster of the connection flags (requests logged at -v 6). */
+  protected async connectLive(): Promise<LiveSession> {
     const {connect} = await import('../cluster/live/kubeconfig.js')
     const {ApiClient} = await import('../cluster/live/api.js')
-    const {readWorld} = await import('../cluster/live/read.js')
     const connection = await connect(this.connectionFlags)
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
-    const api = new ApiClient(connection, verbose)
-    this.live = {api, connection}
+    this.live = {api: new ApiClient(connection, verbose), connection}
+    return this.live
+  }
+
+  /** Reads the cluster: one list per kind for the namespace (or for all of them with -A). */
+  protected async loadLive(): Promise<World> {
+    const {readWorld} = await import('../cluster/live/read.js')
+    const {api, connection} = await this.connectLive()
     if (!this.selection.allNamespaces) this.selection = {...this.selection, namespace: connection.namespace}
     return readWorld(api, {
       namespace: this.selection.allNamespaces ? undefined : connection.namespace,
@@ -125,12 +130,31 @@ export class PassOptions {
   async pass(world: World): Promise<PassOutcome> {
     const {runPasses} = await import('../pass/run.js')
     const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates})
-    if (outcome.result.results.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    if (outcome.result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     return outcome
   }
 
+  /**
+   * Prints a command's document: -o json|yaml|name|jsonpath from the document itself, a table by
+   * the command's renderer (nothing for no items: "No resources found" went to stderr).
+   */
+  protected async print(
+    doc: {items: unknown[]},
+    table: (options: {format: OutputFormat; noHeaders: boolean; color: boolean}) => Promise<string>,
+  ): Promise<void> {
+    const {isStructured, renderStructured} = await import('../render/output.js')
+    if (isStructured(this.output)) {
+      this.io.out(await renderStructured(doc, this.output))
+      return
+    }
+    if (doc.items.length === 0) return
+    const {wantColor} = await import('../render/style.js')
+    const color = wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env)
+    this.io.out(await table({format: this.output, noHeaders: this.noHeaders, color}))
+  }
+
   /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
-  private async nothingSelected(world: World): Promise<string> {
+  protected async nothingSelected(world: World): Promise<string> {
     const {noResourcesMessage} = await import('../pass/selection.js')
     const {namespaceOf} = await import('../cluster/memory.js')
     const message = noResourcesMessage(this.selection)
@@ -141,30 +165,67 @@ export class PassOptions {
   }
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/
+// --- the flag groups, completed ----------------------------------------------------------------
 
-/** Parses an RFC 3339 timestamp (as Go's time.RFC3339 does) into epoch milliseconds. */
-export function parseRFC3339(text: string): number {
-  const m = RFC3339.exec(text.trim())
-  const bad = () =>
-    new UsageError(`invalid --now "${text}": want an RFC 3339 time such as 2026-11-29T10:05:00Z`)
-  if (!m) throw bad()
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
-  const fraction = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0
-  const local = Date.UTC(y, mo - 1, d, h, mi, s, fraction)
-  const check = new Date(local)
-  if (
-    check.getUTCFullYear() !== y ||
-    check.getUTCMonth() !== mo - 1 ||
-    check.getUTCDate() !== d ||
-    check.getUTCHours() !== h ||
-    check.getUTCMinutes() !== mi ||
-    check.getUTCSeconds() !== s ||
-    Number(m[11] ?? 0) > 59 ||
-    Number(m[10] ?? 0) > 23
-  ) {
-    throw bad()
+export function completeInput(flags: InputFlagValues): {
+  files: string[]
+  recursive: boolean
+  validate: ValidateMode
+} {
+  return {
+    files: flags.filename ?? [],
+    recursive: flags.recursive,
+    validate:
+      flags.validate === 'true'
+        ? 'strict'
+        : flags.validate === 'false'
+          ? 'ignore'
+          : (flags.validate as ValidateMode),
   }
-  const offset = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) * 60_000 : 0
-  return local - offset
+}
+
+export async function completeSelection(
+  flags: SelectionFlagValues,
+  args: readonly string[],
+): Promise<Selection> {
+  const {parseNames} = await import('../pass/selection.js')
+  return {
+    names: parseNames(args),
+    namespace: flags.namespace,
+    allNamespaces: flags['all-namespaces'],
+    labelSelector: flags.selector,
+  }
+}
+
+export async function completeClock(
+  flags: ClockFlagValues,
+): Promise<{now: number; gates: FeatureGates & {values: Record<string, boolean>}}> {
+  const {parseFeatureGates} = await import('../controller/features.js')
+  return {now: parseNow(flags.now), gates: parseFeatureGates(flags['feature-gates'])}
+}
+
+/** --now: RFC 3339; default the current time, in whole seconds as metav1.Time keeps it. */
+export function parseNow(text: string | undefined): number {
+  if (text === undefined) return Math.floor(Date.now() / 1000) * 1000
+  const ms = parseRFC3339(text)
+  if (ms === undefined) {
+    throw new UsageError(`invalid --now "${text}": want an RFC 3339 time such as 2026-11-29T10:05:00Z`)
+  }
+  return ms
+}
+
+export async function completeConnection(flags: ConnectionFlags): Promise<ConnectionFlags> {
+  const {connectionFlagsOf, parseRequestTimeout} = await import('../cluster/live/kubeconfig.js')
+  const connection = connectionFlagsOf(flags)
+  if (connection['request-timeout'] !== undefined) parseRequestTimeout(connection['request-timeout'])
+  return connection
+}
+
+export function completeOutput(
+  flags: OutputFlagValues,
+  kinds: readonly OutputKind[],
+  defaultKind: OutputKind,
+): {output: OutputFormat; noHeaders: boolean} {
+  const given = flags.output === undefined || flags.output === '' ? defaultKind : flags.output
+  return {output: parseOutput(given, kinds), noHeaders: flags['no-headers'] === true}
 }

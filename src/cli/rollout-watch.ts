@@ -2,24 +2,25 @@
 // shown as an ink view replayed at --speed on a terminal, one line per change otherwise, or NDJSON
 // with -o json. Heavy modules (the loader, the controller, ink and React) load inside run().
 
-import type {IO} from '../base-command.js'
-import {InputError, UsageError, type World} from '../cluster/world.js'
+import type {World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
-import type {WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
+import {InputError, UsageError} from '../errors.js'
+import type {OutputKind} from '../render/output.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
+import type {WatchOutcome, WatchUpdate} from '../status/update.js'
 import type {LiveWatch} from '../watch/live.js'
+import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 /** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */
-export interface RolloutWatchFlags extends PassFlags {
+export type RolloutWatchFlags = PassFlags & {
   'pod-ready-after': string
   'terminate-after': string
   'fail-new-pods'?: string
   'max-time': string
   speed: string
   'line-mode': boolean
-  output: string
   /** Live mode: give up after this long (Go duration; 0 = never). */
   timeout?: string
   /** Live mode: also wait until no old pod is terminating. */
@@ -27,8 +28,6 @@ export interface RolloutWatchFlags extends PassFlags {
   /** Live mode: a paused Deployment ends the watch with success. */
   'paused-ok'?: boolean
 }
-
-export type WatchOutputFormat = 'text' | 'json'
 
 /** Where a live watch's updates go in line mode and with -o json. */
 interface LiveSink {
@@ -49,6 +48,7 @@ export function isCI(env: NodeJS.ProcessEnv): boolean {
 }
 
 export class RolloutWatchOptions extends PassOptions {
+  protected override outputKinds: readonly OutputKind[] = ['table', 'json', 'jsonpath']
   name = ''
   namespace = 'default'
   nowGiven = false
@@ -58,7 +58,6 @@ export class RolloutWatchOptions extends PassOptions {
   maxTime = 30 * 60_000
   speed: number | 'auto' = 'auto'
   lineMode = false
-  output: WatchOutputFormat = 'text'
   timeoutMs = 0
   settled = false
   pausedOk = false
@@ -75,7 +74,7 @@ export class RolloutWatchOptions extends PassOptions {
       throw new UsageError('rollout watch follows one Deployment: -A and -l do not apply')
     }
     await super.complete(flags, args)
-    const {parseDuration} = await import('../sim/duration.js')
+    const {parseDuration} = await import('../util/duration.js')
     const duration = (flag: string, value: string, min: number): number => {
       const ms = parseDuration(value)
       if (ms === undefined || ms < min) {
@@ -110,7 +109,6 @@ export class RolloutWatchOptions extends PassOptions {
       this.speed = speed
     }
     this.lineMode = flags['line-mode']
-    this.output = flags.output as WatchOutputFormat
     if (flags.timeout !== undefined) this.timeoutMs = duration('timeout', flags.timeout, 0)
     this.settled = flags.settled === true
     this.pausedOk = flags['paused-ok'] === true
@@ -132,7 +130,7 @@ export class RolloutWatchOptions extends PassOptions {
   /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
   interactive(): boolean {
     return (
-      this.output === 'text' &&
+      this.output.kind === 'table' &&
       !this.lineMode &&
       this.io.stdoutIsTTY &&
       this.terminal !== undefined &&
@@ -146,7 +144,7 @@ export class RolloutWatchOptions extends PassOptions {
     if (this.isLive) return this.runLive()
     const world = await this.load()
     const sim = await this.simulate(world)
-    if (this.output === 'json') await this.printJson(sim)
+    if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
@@ -155,13 +153,9 @@ export class RolloutWatchOptions extends PassOptions {
 
   /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
   async runLive(): Promise<number> {
-    const {connect} = await import('../cluster/live/kubeconfig.js')
-    const {ApiClient} = await import('../cluster/live/api.js')
     const {LiveWatch} = await import('../watch/live.js')
-    const connection = await connect(this.connectionFlags)
+    const {api, connection} = await this.connectLive()
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
-    const api = new ApiClient(connection, verbose)
-    this.live = {api, connection}
     const interactive = this.interactive()
     const watch = new LiveWatch({
       api,
@@ -172,15 +166,10 @@ export class RolloutWatchOptions extends PassOptions {
       settled: this.settled,
       pausedOk: this.pausedOk,
       minFrameMs: interactive ? 250 : 100,
-      // explain's blockers and next pass, for the view only: it runs a pass of the controller.
-      ...(interactive
-        ? {
-            analyze: async (d, replicaSets, pods, now) => {
-              const {analyze} = await import('../watch/analysis.js')
-              return analyze(d, replicaSets, pods, now, this.gates)
-            },
-          }
-        : {}),
+      gates: this.gates,
+      ...(this.nowGiven ? {now: this.now} : {}),
+      // The next pass in words is for the view only.
+      describeNext: interactive,
       tickMs: interactive ? 1000 : 0,
       warn: (line) => {
         if (!interactive || this.verbosity > 0) this.io.err(`warning: ${line}\n`)
@@ -188,7 +177,7 @@ export class RolloutWatchOptions extends PassOptions {
       ...(verbose ? {debug: verbose} : {}),
     })
     if (interactive) return this.liveInteractive(watch)
-    const sink = this.output === 'json' ? await this.jsonSink() : await this.lineSink()
+    const sink = this.output.kind !== 'table' ? await this.jsonSink() : await this.lineSink()
     // Ctrl-C: nothing to restore on a plain stream; stop the watches and exit 130.
     const onSignal = () => {
       void watch.stop()
@@ -203,8 +192,18 @@ export class RolloutWatchOptions extends PassOptions {
     }
   }
 
+  /** -o json: one JSON object a line (NDJSON); -o jsonpath: the template run on each object. */
+  private async objectPrinter(): Promise<(value: Record<string, unknown>) => string> {
+    const {ndjsonLine} = await import('../render/watch/ndjson.js')
+    const format = this.output
+    if (format.kind !== 'jsonpath') return ndjsonLine
+    const {jsonpath} = await import('../render/jsonpath.js')
+    return (value) => jsonpath(format.template, value)
+  }
+
   private async jsonSink(): Promise<LiveSink> {
-    const {endJson, ndjsonLine, updateJson} = await import('../render/watch/ndjson.js')
+    const {endJson, updateJson} = await import('../render/watch/ndjson.js')
+    const ndjsonLine = await this.objectPrinter()
     let step = 0
     let last = {time: Date.now(), elapsed: 0}
     return {
@@ -221,7 +220,7 @@ export class RolloutWatchOptions extends PassOptions {
 
   private async lineSink(): Promise<LiveSink> {
     const {LineWriter, clock} = await import('../render/watch/lines.js')
-    const {formatDuration} = await import('../sim/duration.js')
+    const {humanDuration} = await import('../util/duration.js')
     const writer = new LineWriter(this.name)
     let paused = false
     return {
@@ -231,7 +230,7 @@ export class RolloutWatchOptions extends PassOptions {
         if (d.paused !== paused && !u.observation.rollout.done) {
           paused = d.paused
           lines.push(
-            `${this.name} [${clock(u.time)} +${formatDuration(u.elapsed)}] ${paused ? `deployment "${this.name}" is paused: waiting for it to be resumed` : `deployment "${this.name}" resumed`}`,
+            `${this.name} [${clock(u.time)} +${humanDuration(u.elapsed)}] ${paused ? `deployment "${this.name}" is paused: waiting for it to be resumed` : `deployment "${this.name}" resumed`}`,
           )
         }
         if (lines.length > 0) this.io.out(`${lines.join('\n')}\n`)
@@ -319,7 +318,8 @@ export class RolloutWatchOptions extends PassOptions {
   }
 
   private async printJson(sim: Simulation): Promise<void> {
-    const {ndjsonLine, stepJson, summaryJson} = await import('../render/watch/ndjson.js')
+    const {stepJson, summaryJson} = await import('../render/watch/ndjson.js')
+    const ndjsonLine = await this.objectPrinter()
     let text = ''
     for (const e of sim.timeline) text += ndjsonLine(stepJson(e))
     this.io.out(text + ndjsonLine(summaryJson(sim.summary)))
@@ -338,7 +338,7 @@ export class RolloutWatchOptions extends PassOptions {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
     const {lastPerInstant, replayDelays, replaySource} = await import('../render/watch/replay.js')
-    const {formatDuration} = await import('../sim/duration.js')
+    const {humanDuration} = await import('../util/duration.js')
     const {runInteractive} = await import('../render/watch/app.js')
     const builder = new FrameBuilder()
     let frames = sim.timeline.map((e) => builder.push(e))
@@ -353,7 +353,7 @@ export class RolloutWatchOptions extends PassOptions {
     const realMs = delays.reduce((a, b) => a + b, 0)
     const speed =
       this.speed === 'auto'
-        ? `${formatDuration(sim.summary.duration)} in ${formatDuration(realMs)}`
+        ? `${humanDuration(sim.summary.duration)} in ${humanDuration(realMs)}`
         : `${this.speed}×`
     return runInteractive(replaySource(frames, delays), {
       stdout: terminal.stdout,

@@ -1,10 +1,10 @@
 // `run`: be the Deployment controller. Flags become options here (complete, validate); the loop
 // itself (informers, queue, workers) lives in src/run and is imported only when it starts.
 
-import type {IO} from '../base-command.js'
 import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
-import {UsageError} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {UsageError} from '../errors.js'
+import type {IO} from './base-command.js'
 import type {ControllerFlags, ControllerProcessOptions} from './controller-flags.js'
 
 export interface RunFlags extends Partial<ControllerFlags> {
@@ -88,12 +88,12 @@ export class RunOptions {
       throw new UsageError('--concurrent-deployment-syncs must be at least 1')
     }
     if (this.labelSelector !== undefined) {
-      const {parseLabelSelector} = await import('../pass/label-selector.js')
-      parseLabelSelector(this.labelSelector)
+      const {parseSelectorFlag} = await import('../pass/selection.js')
+      parseSelectorFlag(this.labelSelector)
     }
     if (this.connectionFlags['request-timeout'] !== undefined) {
-      const {parseDuration} = await import('../cluster/live/kubeconfig.js')
-      parseDuration(this.connectionFlags['request-timeout'])
+      const {parseRequestTimeout} = await import('../cluster/live/kubeconfig.js')
+      parseRequestTimeout(this.connectionFlags['request-timeout'])
     }
     if (this.allNamespaces && this.namespace) {
       this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.namespace}\n`)

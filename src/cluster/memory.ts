@@ -21,7 +21,8 @@ import type {
   ReplicaSet,
 } from '../controller/api/types.js'
 import type {Client, Listers, PatchType} from '../controller/interfaces.js'
-import type {Action, ActionResource} from '../result.js'
+import {formatTime} from '../util/duration.js'
+import type {Action, ActionResource} from './action.js'
 import {hexDigest} from './digest.js'
 import {deepCopy, deepEqual, deepFreeze, isPlainObject, type JsonObject} from './json.js'
 import type {SourceRef, World} from './world.js'
@@ -60,9 +61,6 @@ export function deterministicUid(resource: Resource, namespace: string, name: st
 }
 
 /** RFC 3339 with whole seconds, as metav1.Time serializes. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
-}
 
 export interface StoreOptions {
   /** The pass's clock: creationTimestamp of created objects. */
@@ -223,7 +221,7 @@ export class MemoryStore {
     if (this.current[resource].has(key)) throw newAlreadyExists(QUALIFIED[resource], name)
     obj.metadata.namespace = namespace
     obj.metadata.uid ||= deterministicUid(resource, namespace, name)
-    obj.metadata.creationTimestamp ||= rfc3339(this.options.now())
+    obj.metadata.creationTimestamp ||= formatTime(this.options.now())
     if (resource !== 'pods') obj.metadata.generation = 1
     this.bumpResourceVersion(obj)
     this.current[resource].set(key, obj)

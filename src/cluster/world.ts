@@ -22,19 +22,3 @@ export interface World {
 export function emptyWorld(): World {
   return {deployments: [], replicaSets: [], pods: [], sources: new WeakMap()}
 }
-
-/** A problem with the user's input: printed as one line, exit code 1, no stack trace. */
-export class InputError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'InputError'
-  }
-}
-
-/** Wrong flags or arguments: exit code 2, as kubectl and oclif do for usage errors. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'UsageError'
-  }
-}

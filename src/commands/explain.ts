@@ -1,6 +1,6 @@
-import * as Args from '@oclif/core/args'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../base-command.js'
+import {BaseCommand, processIO} from '../cli/base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
+import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
 
 export default class Explain extends BaseCommand {
   static override summary = 'Explain why a Deployment is where it is, what blocks it and what happens next'
@@ -21,12 +21,12 @@ resolved, max total pods, minAvailable, the scale-up and scale-down budgets, pro
 Without -f it reads the cluster of the current kubeconfig context (nothing is written) and also shows the recent \
 Warning events of the Deployment, its ReplicaSets and their pods.
 
--o json and -o yaml print the same facts as an ExplainResult document; the reason codes are listed in \
+-o json and -o yaml print the same facts as an ExplainResult document (-o name and -o jsonpath read it too); the reason codes are listed in \
 docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 columns); colour only on a terminal \
 without NO_COLOR.`
 
   static override usage = [
-    'explain [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o text|json|yaml]',
+    'explain [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|json|yaml|name|jsonpath=TEMPLATE] [--no-headers]',
   ]
 
   static override examples = [
@@ -47,25 +47,23 @@ without NO_COLOR.`
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'Deployments to explain: NAME, deployment/NAME, or deployment NAME...',
-      // oclif would otherwise take piped stdin as a NAME; stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs(
+    'Deployments to explain: NAME, deployment/NAME, or deployment NAME...',
+  )
 
   static override flags = {
     ...passFlags,
-    output: outputFlag(['text', 'json', 'yaml'] as const, 'text'),
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
+      default: 'table',
+      description:
+        'Output format: table (the report; `text` is the same, its former name; wide too, the report shows every column), json, yaml, name or jsonpath=TEMPLATE.',
+    }),
   }
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Explain)
     const options = new ExplainOptions(processIO)
     options.columns = process.stdout.columns
-    await options.complete(flags, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, flags, argv)
   }
 }

@@ -1,7 +1,7 @@
-import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, passFlags, processIO} from '../base-command.js'
-import {RECONCILE_OUTPUT_FORMATS, ReconcileOnceOptions} from '../cli/reconcile-once.js'
+import {BaseCommand, processIO} from '../cli/base-command.js'
+import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
+import {ReconcileOnceOptions} from '../cli/reconcile-once.js'
 
 export default class ReconcileOnce extends BaseCommand {
   static override summary =
@@ -20,8 +20,8 @@ Feed the output back with -f - to run the next pass. Pods are not changed: the R
 the kubelet are not simulated.`
 
   static override usage = [
-    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o table|wide|json|yaml]',
-    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o yaml|json]',
+    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o table|wide|json|yaml|name|jsonpath=TEMPLATE]',
+    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o yaml|json|name|jsonpath=TEMPLATE]',
   ]
 
   static override examples = [
@@ -47,21 +47,13 @@ the kubelet are not simulated.`
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'Deployments to sync: NAME, deployment/NAME, or deployment NAME...',
-      // oclif would otherwise take piped stdin as a NAME; stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs('Deployments to sync: NAME, deployment/NAME, or deployment NAME...')
 
   static override flags = {
     ...passFlags,
-    output: Flags.string({
-      char: 'o',
-      options: [...RECONCILE_OUTPUT_FORMATS],
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
       description:
-        'Output format. Files: yaml (default) or json, the objects after the pass. Cluster: table (default), wide, json or yaml, what was done.',
+        'Output format. Files: yaml (default), json, name or jsonpath=TEMPLATE, the objects after the pass. Cluster: table (default), wide, json, yaml, name or jsonpath=TEMPLATE, what was done.',
     }),
     'dry-run': Flags.string({
       options: ['none', 'server'],
@@ -91,8 +83,6 @@ the kubelet are not simulated.`
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(ReconcileOnce)
     const options = new ReconcileOnceOptions(processIO)
-    await options.complete(flags, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, flags, argv)
   }
 }

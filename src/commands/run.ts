@@ -1,18 +1,11 @@
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, passFlags, processIO} from '../base-command.js'
+import {BaseCommand, processIO} from '../cli/base-command.js'
 import {apiClientFlags, leaderElectionFlags, loggingFlags, servingFlags} from '../cli/controller-flags.js'
+import {clockFlags, connectionFlags, globalFlags} from '../cli/flags.js'
 import {RunOptions} from '../cli/run.js'
 
-const {
-  filename: _filename,
-  recursive: _recursive,
-  now: _now,
-  validate: _validate,
-  namespace: _namespace,
-  'all-namespaces': _allNamespaces,
-  selector: _selector,
-  ...runPassFlags
-} = passFlags
+/** A controller reads the cluster (no -f, no --now): the gates, the connection and -v. */
+const runPassFlags = {'feature-gates': clockFlags['feature-gates'], ...connectionFlags, ...globalFlags}
 
 export default class Run extends BaseCommand {
   static override summary = 'Run the Deployment controller against the cluster until interrupted'

@@ -22,6 +22,8 @@ export interface ManifestFlag {
   description?: string
   type: 'option' | 'boolean'
   options?: string[]
+  /** The value's placeholder in --help; -o lists its formats there (`table|wide|...|jsonpath=TEMPLATE`). */
+  helpValue?: string
   multiple?: boolean
   hidden?: boolean
 }
@@ -243,6 +245,10 @@ async function flagValues(
     directive: Directive.NoFileComp,
   })
   if (flag.options) return of(flag.options)
+  // -o takes jsonpath=TEMPLATE, which oclif's `options` cannot list: its formats are in helpValue.
+  if (flag.name === 'output' && flag.helpValue?.includes('|')) {
+    return of(flag.helpValue.split('|').map((v) => v.replace(/=TEMPLATE$/, '=')))
+  }
   switch (flag.name) {
     case 'filename':
       // kubectl's -f: files with these extensions (and directories), as cobra's FilterFileExt.

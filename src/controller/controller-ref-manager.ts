@@ -99,7 +99,7 @@ export class ReplicaSetControllerRefManager {
         `can't adopt ReplicaSet ${rs.metadata.namespace}/${rs.metadata.name} (${rs.metadata.uid ?? ''}): ${errorMessage(err)}`,
       )
     }
-    this.ctx.trace.fact('adopt', rs.metadata.name)
+    this.ctx.trace.fact('adopt', rs.metadata.name ?? '')
     await this.ctx.client.patchReplicaSet(
       rs.metadata.namespace ?? '',
       rs.metadata.name ?? '',
@@ -110,7 +110,7 @@ export class ReplicaSetControllerRefManager {
 
   // upstream: ReleaseReplicaSet — NotFound and Invalid mean it is already gone or not ours.
   private async releaseReplicaSet(rs: ReplicaSet): Promise<void> {
-    this.ctx.trace.fact('release', rs.metadata.name)
+    this.ctx.trace.fact('release', rs.metadata.name ?? '')
     try {
       await this.ctx.client.patchReplicaSet(
         rs.metadata.namespace ?? '',

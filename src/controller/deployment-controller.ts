@@ -123,7 +123,7 @@ export async function getReplicaSetsForDeployment(
   const claimed = await manager.claimReplicaSets(rsList)
   ctx.trace.fact(
     'ownedReplicaSets',
-    claimed.map((rs) => rs.metadata.name),
+    claimed.map((rs) => rs.metadata.name ?? ''),
   )
   return claimed
 }

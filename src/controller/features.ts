@@ -27,7 +27,10 @@ export const FEATURES: readonly FeatureSpec[] = [
   },
 ]
 
-export class FeatureGateError extends Error {}
+/** A bad --feature-gates value: a usage error (exit code 2; see src/errors.ts). */
+export class FeatureGateError extends Error {
+  readonly exitCode = 2
+}
 
 /** Parses `Name=true,Other=false` as kube-controller-manager's --feature-gates does. */
 export function parseFeatureGates(

@@ -3,6 +3,7 @@
 // four roles appear here so that files, a live cluster and the tests can all drive one port.
 
 import type {Deployment, Pod, ReplicaSet} from './api/types.js'
+import type {FactName, FactValues} from './trace.js'
 
 /** Read-only cache view, as upstream's listers and the pod indexer provide it. */
 export interface Listers {
@@ -50,7 +51,8 @@ export interface Requeuer {
  */
 export interface Tracer {
   enter(fn: string): void
-  fact(name: string, value: unknown): void
+  /** A fact of the contract in trace.ts: its name fixes the shape of its value. */
+  fact<N extends FactName>(name: N, value: FactValues[N]): void
 }
 
 export interface Clock {

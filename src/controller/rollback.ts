@@ -72,7 +72,7 @@ export async function rollback(ctx: ControllerContext, d: Deployment, rsList: Re
 async function rollbackToTemplate(ctx: ControllerContext, d: Deployment, rs: ReplicaSet): Promise<boolean> {
   let performed = false
   if (!equalIgnoreHash(d.spec.template, rs.spec.template)) {
-    ctx.trace.fact('rollbackTemplateFrom', rs.metadata.name)
+    ctx.trace.fact('rollbackTemplateFrom', rs.metadata.name ?? '')
     setFromReplicaSetTemplate(d, rs.spec.template)
     // The old revision's annotations (change-cause and the like) travel back with its template.
     setDeploymentAnnotationsTo(d, rs)

@@ -54,6 +54,7 @@ import {
   NewReplicaSetReason,
   newDeploymentCondition,
   newRSNewReplicas,
+  RevisionAnnotation,
   replicasAnnotationsNeedUpdate,
   setDeploymentCondition,
   setDeploymentRevision,
@@ -97,7 +98,7 @@ export async function isScalingEvent(
     if (desired === undefined) continue
     if (desired !== deploymentReplicas(d)) {
       ctx.trace.fact('scalingEvent', {
-        replicaSet: rs.metadata.name,
+        replicaSet: rs.metadata.name ?? '',
         desiredReplicasAnnotation: desired,
         replicas: deploymentReplicas(d),
       })
@@ -158,14 +159,11 @@ async function getNewReplicaSet(
     const minReadySecondsNeedsUpdate = (rsCopy.spec.minReadySeconds ?? 0) !== (d.spec.minReadySeconds ?? 0)
     if (annotationsUpdated || minReadySecondsNeedsUpdate) {
       setMinReadySeconds(rsCopy, d.spec.minReadySeconds ?? 0)
-      ctx.trace.fact('newReplicaSetAnnotationsSynced', rsCopy.metadata.name)
+      ctx.trace.fact('newReplicaSetAnnotationsSynced', rsCopy.metadata.name ?? '')
       return ctx.client.updateReplicaSet(rsCopy)
     }
     // The Deployment takes the revision the new ReplicaSet already carries.
-    let needsUpdate = setDeploymentRevision(
-      d,
-      rsCopy.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '',
-    )
+    let needsUpdate = setDeploymentRevision(d, rsCopy.metadata.annotations?.[RevisionAnnotation] ?? '')
     if (hasProgressDeadline(d) && getDeploymentCondition(d.status, DeploymentProgressing) === undefined) {
       const msg = `Found new replica set "${rsCopy.metadata.name}"`
       setDeploymentCondition(
@@ -302,13 +300,13 @@ export async function scale(
   const replicas = deploymentReplicas(d)
   const activeOrLatest = findActiveOrLatest(newRS, oldRSs)
   if (activeOrLatest) {
-    ctx.trace.fact('activeOrLatest', activeOrLatest.metadata.name)
+    ctx.trace.fact('activeOrLatest', activeOrLatest.metadata.name ?? '')
     if (specReplicas(activeOrLatest) === replicas) return
     await scaleReplicaSet(ctx, activeOrLatest, replicas, d, false)
     return
   }
   if (isSaturated(d, newRS)) {
-    ctx.trace.fact('saturated', newRS?.metadata.name)
+    ctx.trace.fact('saturated', newRS?.metadata.name ?? '')
     for (const old of filterActiveReplicaSets(oldRSs)) await scaleReplicaSet(ctx, old, 0, d, false)
     return
   }
@@ -415,7 +413,7 @@ export async function cleanupDeployment(
       (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0) ||
       rs.metadata.deletionTimestamp != null
     if (blocked) {
-      ctx.trace.fact('cleanupSkipped', rs.metadata.name)
+      ctx.trace.fact('cleanupSkipped', rs.metadata.name ?? '')
       continue
     }
     try {

@@ -7,17 +7,18 @@ import {
   FailedRSCreateReason,
   getDeploymentCondition,
   getReplicaCountForReplicaSets,
-  hasProgressDeadline,
   isRollingUpdate,
   maxUnavailable,
 } from '../controller/util/deployment-util.js'
-import type {ExplainContext} from './context.js'
-import {seconds} from './duration.js'
-import {selectorOf} from './replicasets.js'
-import type {Blocker, DeadEnd, Fenceposts, ProgressClock} from './types.js'
+import type {RolloutContext} from '../status/context.js'
+import {minReadyOutlastsDeadline} from '../status/progress.js'
+import {selectorOf} from '../status/replicasets.js'
+import type {Blocker, DeadEnd, ProgressClock} from '../status/types.js'
+import {seconds} from '../util/duration.js'
+import type {Fenceposts} from './types.js'
 
 export function explainDeadEnds(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   blockers: Blocker[],
   progress: ProgressClock,
   fenceposts: Fenceposts | null,
@@ -92,7 +93,7 @@ export function explainDeadEnds(
 
   const minReady = d.spec.minReadySeconds ?? 0
   const pds = d.spec.progressDeadlineSeconds ?? 0
-  if (!complete && !deleting && hasProgressDeadline(d) && minReady > 0 && minReady >= pds) {
+  if (!complete && !deleting && minReadyOutlastsDeadline(d)) {
     out.push({
       code: 'MinReadySecondsExceedsDeadline',
       message: `minReadySeconds (${minReady}, ${seconds(minReady)}) is not shorter than progressDeadlineSeconds (${pds}): after the last pod turns ready nothing counts as progress for longer than the deadline, so the rollout is marked as failed before it can complete.`,
@@ -129,14 +130,14 @@ export function explainDeadEnds(
     })
   }
 
-  for (const name of facts.all<string>('adopt')) {
+  for (const name of facts.all('adopt')) {
     out.push({
       code: 'WillAdopt',
       message: `ReplicaSet ${name} has no controller and its labels match the selector: the pass makes this Deployment its controller (a patch of its ownerReferences), and from then on it is one of the Deployment's revisions, scaled and cleaned up like the others.`,
       objects: [`ReplicaSet/${name}`],
     })
   }
-  for (const name of facts.all<string>('release')) {
+  for (const name of facts.all('release')) {
     out.push({
       code: 'WillRelease',
       message: `ReplicaSet ${name} is controlled by this Deployment but its labels no longer match the selector: the pass removes the ownerReference. It becomes an orphan that no Deployment scales down, and its pods keep running.`,

@@ -1,28 +1,24 @@
-// explain: why a Deployment is where it is, what blocks it, and what the controller does next.
+// explain/: why a Deployment is where it is — the rollout's status (src/status) with the pass
+// explained check by check, its dead ends and what the controller does next.
+//
 // The analysis takes a World (from files today, from a cluster later) and, when the source has
 // them, recent Events; it runs the port's own pass with the tracer on and reads its record.
 
-import {type MemoryStore, namespaceOf} from '../cluster/memory.js'
+import type {MemoryStore} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
-import type {Deployment} from '../controller/api/types.js'
-import {KUBERNETES_VERSION} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {ChangeTracker} from '../pass/change.js'
+import {type DeploymentResult, envelope} from '../pass/result.js'
 import {type PassOutcome, runPasses} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
-import {ChangeTracker} from '../render/change.js'
-import type {DeploymentResult} from '../result.js'
-import {explainBlockers, podsInInput, warningEvents} from './blockers.js'
-import type {ExplainContext} from './context.js'
+import {podsInInput, warningEvents} from '../status/blockers.js'
+import {rolloutContext, stateOf} from '../status/index.js'
+import {replicaSetRows} from '../status/replicasets.js'
+import type {KubeEvent} from '../status/types.js'
 import {explainDeadEnds} from './dead-ends.js'
-import {formatTime} from './duration.js'
-import {Facts} from './facts.js'
 import {explainNext} from './next.js'
-import {explainPass, scaledReplicaSets} from './pass.js'
-import {explainProgress} from './progress.js'
-import {replicaSetRows, replicaSetView} from './replicasets.js'
-import {rolloutStatus} from './rollout-status.js'
-import type {ExplainResult, Explanation, KubeEvent} from './types.js'
-import {explainVerdict} from './verdict.js'
+import {explainPass} from './pass.js'
+import type {ExplainResult, Explanation} from './types.js'
 
 export interface ExplainOptions {
   /** --now, epoch milliseconds. */
@@ -47,23 +43,14 @@ export async function explainWorld(
   const tracker = new ChangeTracker((resource, namespace, name) =>
     pass.store.initial(resource, namespace, name),
   )
-  const explanations = pass.result.results.map((r) =>
-    explainDeployment(world, pass.store, r, tracker, options),
-  )
+  const explanations = pass.result.items.map((r) => explainDeployment(world, pass.store, r, tracker, options))
   return {
-    result: {
-      kind: 'ExplainResult',
-      apiVersion: 'deployctl.kubectl.io/v1alpha1',
-      now: formatTime(options.now),
-      kubernetesVersion: KUBERNETES_VERSION,
-      featureGates: {...options.gates.values},
-      explanations,
-    },
+    result: envelope('ExplainResult', options.now, options.gates, explanations),
     pass,
   }
 }
 
-/** The explanation of one Deployment from the record of its pass. */
+/** The explanation of one Deployment from the record of its pass: its state, and the pass in detail. */
 export function explainDeployment(
   world: World,
   store: MemoryStore,
@@ -71,51 +58,32 @@ export function explainDeployment(
   tracker: ChangeTracker,
   options: ExplainOptions,
 ): Explanation {
-  const {namespace, name} = result.deployment
-  const d = store.initial('deployments', namespace, name) as Deployment
-  const after = (store.peek('deployments', namespace, name) as Deployment | undefined) ?? d
-  const facts = new Facts(result)
-  const namespaceReplicaSets = store.listers.listReplicaSets(namespace)
-  const partial = {
-    namespace,
-    name,
-    d,
-    after,
-    others: world.deployments
-      .filter((o) => namespaceOf(o) === namespace && o.metadata.name !== name)
-      .map(
-        (o) =>
-          (store.initial('deployments', namespace, o.metadata.name ?? '') as Deployment | undefined) ?? o,
-      ),
-    namespaceReplicaSets,
-    result,
-    facts,
-    store,
-    now: options.now,
-    events: options.events,
-  }
-  const ctx: ExplainContext = {...partial, view: replicaSetView(d, namespaceReplicaSets, facts, store)}
+  const ctx = rolloutContext(world, store, result, options)
+  const {d} = ctx
+  const state = stateOf(ctx)
   const pass = explainPass(ctx)
-  const progress = explainProgress(ctx)
-  const blockers = explainBlockers(ctx)
-  const deadEnds = explainDeadEnds(ctx, blockers, progress, pass.fenceposts)
-  const verdict = explainVerdict(ctx, blockers, progress, scaledReplicaSets(ctx), deadEnds)
+  const deadEnds = explainDeadEnds(ctx, state.blockers, state.progress, pass.fenceposts)
+  if (state.noController) {
+    deadEnds.unshift({
+      code: 'NoControllerActing',
+      message: state.noController.message,
+      objects: [`Deployment/${ctx.name}`],
+    })
+  }
   return {
-    deployment: {namespace, name},
+    deployment: {namespace: ctx.namespace, name: ctx.name},
     generation: d.metadata.generation ?? 0,
     observedGeneration: d.status?.observedGeneration ?? 0,
     strategy: d.spec.strategy?.type ?? null,
-    verdict,
-    rolloutStatus: rolloutStatus(d),
+    verdict: state.verdict,
+    rolloutStatus: state.rolloutStatus,
     replicaSets: replicaSetRows(ctx.view, options.now),
     podsInInput: podsInInput(ctx),
     pass,
-    progress,
-    blockers,
+    progress: state.progress,
+    blockers: state.blockers,
     deadEnds,
     events: warningEvents(ctx),
-    next: explainNext(ctx, tracker, progress.state),
+    next: explainNext(ctx, tracker, state.progress.state),
   }
 }
-
-export type {ExplainResult, Explanation, KubeEvent} from './types.js'

@@ -1,14 +1,15 @@
 // Next: what the pass writes (as `dry-run sync` describes each write), the events it records and
 // when the controller would look at the Deployment again.
 
-import type {ChangeTracker} from '../render/change.js'
-import {isWrite} from '../result.js'
-import type {ExplainContext} from './context.js'
-import {formatTime, seconds} from './duration.js'
-import type {ClockState, NextPass} from './types.js'
+import {isWrite} from '../cluster/action.js'
+import {ChangeTracker} from '../pass/change.js'
+import type {RolloutContext} from '../status/context.js'
+import type {ClockState} from '../status/types.js'
+import {formatTime, seconds} from '../util/duration.js'
+import type {NextPass} from './types.js'
 
 export function explainNext(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   tracker: ChangeTracker,
   progressState: ClockState,
 ): NextPass {
@@ -49,4 +50,21 @@ export function explainNext(
     requeueMessage,
     error: r.error,
   }
+}
+
+/** Most next actions shown in the live view. */
+const NEXT_LIMIT = 3
+
+/** The next pass in a few words a line, for the live view: its first writes, else its requeue. */
+export function nextInWords(ctx: RolloutContext, progressState: ClockState): string[] {
+  const tracker = new ChangeTracker((resource, namespace, name) =>
+    ctx.store.initial(resource, namespace, name),
+  )
+  const next = explainNext(ctx, tracker, progressState)
+  const lines = next.actions
+    .slice(0, NEXT_LIMIT)
+    .map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.name}: ${a.change}`)
+  if (next.actions.length > NEXT_LIMIT) lines.push(`… ${next.actions.length - NEXT_LIMIT} more`)
+  if (next.actions.length === 0 && next.requeueMessage) lines.push(next.requeueMessage)
+  return lines
 }

@@ -24,40 +24,13 @@ import {
 } from '../controller/util/deployment-util.js'
 import {i32} from '../controller/util/go.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
-import type {ExplainContext} from './context.js'
+import type {RolloutContext} from '../status/context.js'
+import {scaledReplicaSets} from '../status/replicasets.js'
 import {explainFenceposts} from './fenceposts.js'
 import type {CheckName, Cleanup, PassCheck, PassExplain, Share, Step} from './types.js'
 
 /** A ReplicaSet whose spec.replicas the pass changes (or creates). */
-export interface ScaleRecord {
-  name: string
-  from: number
-  to: number
-  created: boolean
-}
-
-/** The ReplicaSets the pass creates or resizes, in the order of its writes. */
-export function scaledReplicaSets(ctx: ExplainContext): ScaleRecord[] {
-  const sizes = new Map<string, number>()
-  const records: ScaleRecord[] = []
-  for (const a of ctx.result.actions) {
-    if (a.resource !== 'replicasets' || a.subresource) continue
-    if (a.verb === 'create') {
-      const to = specReplicas(a.object as ReplicaSet)
-      records.push({name: a.name, from: 0, to, created: true})
-      sizes.set(a.name, to)
-    } else if (a.verb === 'update') {
-      const before = ctx.store.initial('replicasets', a.namespace, a.name) as ReplicaSet | undefined
-      const from = sizes.get(a.name) ?? (before ? specReplicas(before) : 0)
-      const to = specReplicas(a.object as ReplicaSet)
-      if (from !== to) records.push({name: a.name, from, to, created: false})
-      sizes.set(a.name, to)
-    }
-  }
-  return records
-}
-
-export function deletedReplicaSets(ctx: ExplainContext): string[] {
+export function deletedReplicaSets(ctx: RolloutContext): string[] {
   return ctx.result.actions
     .filter((a) => a.resource === 'replicasets' && a.verb === 'delete')
     .map((a) => a.name)
@@ -75,7 +48,7 @@ function selectorText(d: Deployment): string {
   }
 }
 
-export function explainPass(ctx: ExplainContext): PassExplain {
+export function explainPass(ctx: RolloutContext): PassExplain {
   const branch = ctx.facts.branch()
   const checks = passChecks(ctx, branch)
   const reachedStrategy = branch === 'rollingUpdate' || branch === 'recreate'
@@ -87,7 +60,7 @@ export function explainPass(ctx: ExplainContext): PassExplain {
 
 // --- the checks of syncDeployment ------------------------------------------------------------------
 
-function passChecks(ctx: ExplainContext, branch: string | undefined): PassCheck[] {
+function passChecks(ctx: RolloutContext, branch: string | undefined): PassCheck[] {
   const {d, facts, view} = ctx
   const checks: PassCheck[] = []
   let ended = false
@@ -108,9 +81,9 @@ function passChecks(ctx: ExplainContext, branch: string | undefined): PassCheck[
   )
   if (everything) ended = true
 
-  const claimedNames = facts.ownedReplicaSets()
-  const adopted = facts.all<string>('adopt')
-  const released = facts.all<string>('release')
+  const claimedNames = facts.last('ownedReplicaSets')
+  const adopted = facts.all('adopt')
+  const released = facts.all('release')
   if (claimedNames === undefined && !ended) {
     add(
       'claimReplicaSets',
@@ -192,8 +165,8 @@ function passChecks(ctx: ExplainContext, branch: string | undefined): PassCheck[
   return checks
 }
 
-function scalingEventDetail(ctx: ExplainContext, branch: string | undefined): string {
-  const fact = ctx.facts.scalingEvent()
+function scalingEventDetail(ctx: RolloutContext, branch: string | undefined): string {
+  const fact = ctx.facts.last('scalingEvent')
   if (branch === 'scalingEvent' && fact) {
     return `${fact.replicaSet}'s desired-replicas annotation says ${fact.desiredReplicasAnnotation} but spec.replicas is ${fact.replicas}: the controller resizes the ReplicaSets in proportion and rolls nothing out in this pass.`
   }
@@ -206,7 +179,7 @@ function scalingEventDetail(ctx: ExplainContext, branch: string | undefined): st
 
 // --- the branch ------------------------------------------------------------------------------------
 
-function passSteps(ctx: ExplainContext, branch: string | undefined): Step[] {
+function passSteps(ctx: RolloutContext, branch: string | undefined): Step[] {
   switch (branch) {
     case 'rollingUpdate':
       return [...createStep(ctx), ...rollingSteps(ctx), statusStep(ctx, true)]
@@ -224,8 +197,8 @@ function passSteps(ctx: ExplainContext, branch: string | undefined): Step[] {
   }
 }
 
-function createStep(ctx: ExplainContext): Step[] {
-  const fact = ctx.facts.newReplicaSet()
+function createStep(ctx: RolloutContext): Step[] {
+  const fact = ctx.facts.last('newReplicaSet')
   if (!fact) return []
   const replicas = deploymentReplicas(ctx.d)
   const current = getReplicaCountForReplicaSets(ctx.view.claimed)
@@ -245,17 +218,17 @@ function createStep(ctx: ExplainContext): Step[] {
   return [step]
 }
 
-function rollingSteps(ctx: ExplainContext): Step[] {
+function rollingSteps(ctx: RolloutContext): Step[] {
   const {facts, result} = ctx
   const path = result.path
-  const newName = ctx.view.newRS?.metadata.name ?? facts.newReplicaSet()?.name ?? 'the new ReplicaSet'
+  const newName = ctx.view.newRS?.metadata.name ?? facts.last('newReplicaSet')?.name ?? 'the new ReplicaSet'
   const steps: Step[] = []
   const scaled = scaledReplicaSets(ctx)
   const newScaled = scaled.find((s) => s.name === newName && !s.created)
 
   // reconcileNewReplicaSet
-  const up = facts.scaleUp()
-  const down = facts.last<{from: number; to: number}>('newReplicaSetScaleDown')
+  const up = facts.last('scaleUp')
+  const down = facts.last('newReplicaSetScaleDown')
   const replicas = deploymentReplicas(ctx.d)
   if (!path.includes('reconcileNewReplicaSet')) {
     steps.push({step: 'scaleUp', outcome: 'not reached', detail: ctx.result.error ?? ''})
@@ -316,7 +289,7 @@ function rollingSteps(ctx: ExplainContext): Step[] {
     steps.push({step: 'scaleDown', outcome: 'not reached', detail: ctx.result.error ?? ''})
     return steps
   }
-  const sd = facts.scaleDown()
+  const sd = facts.last('scaleDown')
   if (!sd) {
     steps.push({step: 'scaleDown', outcome: 'nothing', detail: 'No old ReplicaSet has replicas left.'})
     return steps
@@ -344,11 +317,11 @@ function rollingSteps(ctx: ExplainContext): Step[] {
   }
   const olds = new Set(ctx.view.oldRSs.map((rs) => rs.metadata.name ?? ''))
   const downs = scaled.filter((s) => olds.has(s.name) && s.to < s.from)
-  const budget = facts.scaleDownBudget()
+  const budget = facts.last('scaleDownBudget')
   let detail = `${budgetLine}. Old pods that are not available go first; then available ones, oldest ReplicaSet first, as long as ${budget ? `at least ${budget.minAvailable} stay available (${budget.availablePods} available now, so ${budget.budget} may go)` : 'minAvailable stay available'}.`
   if (budget) numbers.availablePods = budget.availablePods
   if (downs.length === 0) detail += ' None can go in this pass.'
-  const swallowed = facts.last<string>('swallowedError')
+  const swallowed = facts.last('swallowedError')
   if (swallowed)
     detail += ` A write failed (${swallowed}); the controller ignores it and retries on the next pass.`
   steps.push({
@@ -361,7 +334,7 @@ function rollingSteps(ctx: ExplainContext): Step[] {
   return steps
 }
 
-function recreateSteps(ctx: ExplainContext): Step[] {
+function recreateSteps(ctx: RolloutContext): Step[] {
   const {facts, result} = ctx
   const steps: Step[] = []
   const scaled = scaledReplicaSets(ctx)
@@ -377,7 +350,7 @@ function recreateSteps(ctx: ExplainContext): Step[] {
         : 'The old ReplicaSets are at 0 already.',
   })
   if (downs.length > 0) return steps
-  if (facts.last<boolean>('oldPodsRunning')) {
+  if (facts.last('oldPodsRunning')) {
     const oldPods = ctx.view.all
       .filter((i) => i.role === 'old')
       .flatMap((i) => i.pods)
@@ -394,7 +367,7 @@ function recreateSteps(ctx: ExplainContext): Step[] {
   }
   steps.push(...createStep(ctx))
   if (!result.path.includes('scaleUpNewReplicaSetForRecreate')) return steps
-  const newName = ctx.view.newRS?.metadata.name ?? facts.newReplicaSet()?.name ?? ''
+  const newName = ctx.view.newRS?.metadata.name ?? facts.last('newReplicaSet')?.name ?? ''
   const up = scaled.find((s) => s.name === newName && !s.created)
   const replicas = deploymentReplicas(ctx.d)
   steps.push({
@@ -407,14 +380,14 @@ function recreateSteps(ctx: ExplainContext): Step[] {
   return steps
 }
 
-function scaleStep(ctx: ExplainContext): Step {
+function scaleStep(ctx: RolloutContext): Step {
   const {facts, d} = ctx
   const replicas = deploymentReplicas(d)
   const scaled = scaledReplicaSets(ctx)
   const moves = scaled.map((s) => `${s.name} ${s.from} → ${s.to}`).join('; ')
   if (!ctx.result.path.includes('scale'))
     return {step: 'proportionalScaling', outcome: 'not reached', detail: ''}
-  const only = facts.last<string>('activeOrLatest')
+  const only = facts.last('activeOrLatest')
   if (only !== undefined) {
     return {
       step: 'proportionalScaling',
@@ -423,7 +396,7 @@ function scaleStep(ctx: ExplainContext): Step {
       numbers: {replicas},
     }
   }
-  const saturated = facts.last<string>('saturated')
+  const saturated = facts.last('saturated')
   if (saturated !== undefined) {
     return {
       step: 'proportionalScaling',
@@ -431,7 +404,7 @@ function scaleStep(ctx: ExplainContext): Step {
       detail: `The new ReplicaSet ${saturated} is complete (${replicas} replicas, all available), so the old ones go to 0.`,
     }
   }
-  const fact = facts.proportionalScaling()
+  const fact = facts.last('proportionalScaling')
   if (!fact) {
     return {
       step: 'proportionalScaling',
@@ -486,10 +459,10 @@ function shareFormula(rs: ReplicaSet | undefined, from: number, allowed: number,
   return `${from} × ${allowed} ÷ ${base} (${source}) = ${shown}`
 }
 
-function rollbackStep(ctx: ExplainContext): Step {
+function rollbackStep(ctx: RolloutContext): Step {
   const {facts, result} = ctx
-  const target = facts.last<string>('lastRevision') ?? facts.last<string>('rollbackTo') ?? ''
-  const from = facts.last<string>('rollbackTemplateFrom')
+  const target = facts.last('lastRevision') ?? facts.last('rollbackTo') ?? ''
+  const from = facts.last('rollbackTemplateFrom')
   const event = result.events.find((e) => e.reason.startsWith('DeploymentRollback'))
   if (from) {
     return {
@@ -506,14 +479,9 @@ function rollbackStep(ctx: ExplainContext): Step {
   }
 }
 
-function statusStep(ctx: ExplainContext, rollout: boolean): Step {
-  const availability = ctx.facts.last<{
-    availableReplicas: number
-    replicas: number
-    maxUnavailable: number
-    minAvailable: number
-  }>('availability')
-  const progress = ctx.facts.last<string>('progress')
+function statusStep(ctx: RolloutContext, rollout: boolean): Step {
+  const availability = ctx.facts.last('availability')
+  const progress = ctx.facts.last('progress')
   const parts: string[] = []
   if (availability) {
     const ok = availability.availableReplicas >= availability.minAvailable
@@ -571,7 +539,7 @@ function statusStep(ctx: ExplainContext, rollout: boolean): Step {
 
 // --- revisionHistoryLimit ----------------------------------------------------------------------------
 
-function explainCleanup(ctx: ExplainContext, branch: string | undefined): Cleanup | null {
+function explainCleanup(ctx: RolloutContext, branch: string | undefined): Cleanup | null {
   const {d, facts, result, view} = ctx
   if (branch === undefined) return null
   const limit = hasRevisionHistoryLimit(d) ? (d.spec.revisionHistoryLimit ?? 0) : null
@@ -588,8 +556,8 @@ function explainCleanup(ctx: ExplainContext, branch: string | undefined): Cleanu
     return {...base, waits: 'revisionHistoryLimit is not set: every old ReplicaSet is kept.'}
   }
   if (result.path.includes('cleanupDeployment')) {
-    const fact = facts.cleanup()
-    const skipped = facts.all<string>('cleanupSkipped').map((n) => ({
+    const fact = facts.last('cleanup')
+    const skipped = facts.all('cleanupSkipped').map((n) => ({
       replicaSet: n,
       reason: skipReason(view.claimed.find((rs) => rs.metadata.name === n)),
     }))

@@ -1,21 +1,15 @@
 // The pass runner: one syncDeployment per selected Deployment over an in-memory store, with every
 // write, event, requeue and decision recorded into a SyncResult.
 
-import {MemoryStore, RecordingClient, rfc3339} from '../cluster/memory.js'
+import {type Action, isWrite} from '../cluster/action.js'
+import {MemoryStore, RecordingClient} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {KubeObject} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
-import {KUBERNETES_VERSION} from '../controller/features.js'
-import type {Client, ControllerContext, FeatureGates} from '../controller/interfaces.js'
-import {
-  type Action,
-  type DeploymentResult,
-  isWrite,
-  type RecordedEvent,
-  type Requeue,
-  type SyncResult,
-} from '../result.js'
+import type {Client, FeatureGates} from '../controller/interfaces.js'
+import {newControllerContext, type RequeueCall} from './context.js'
+import {type DeploymentResult, envelope, type Requeue, type SyncResult} from './result.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
 
 export interface PassOptions {
@@ -60,14 +54,7 @@ export async function runPasses(
   // The world after the pass is only needed by reconcile-once: build it on first use.
   let after: {world: World; objects: KubeObject[]} | undefined
   return {
-    result: {
-      kind: 'SyncResult',
-      apiVersion: 'deployctl.kubectl.io/v1alpha1',
-      now: rfc3339(options.now),
-      kubernetesVersion: KUBERNETES_VERSION,
-      featureGates: {...options.gates.values},
-      results,
-    },
+    result: envelope('SyncResult', options.now, options.gates, results),
     get world() {
       after ??= store.after()
       return after.world
@@ -80,11 +67,6 @@ export async function runPasses(
   }
 }
 
-interface RequeueCall {
-  kind: 'after' | 'rateLimited'
-  seconds?: number
-}
-
 /** One syncDeployment over the shared store, with its own recording client, recorder and queue. */
 export async function syncOne(
   store: MemoryStore,
@@ -92,40 +74,14 @@ export async function syncOne(
   options: PassOptions,
 ): Promise<DeploymentResult> {
   const client = options.makeClient ? options.makeClient(store, key) : new RecordingClient(store)
-  const events: RecordedEvent[] = []
-  const requeues: RequeueCall[] = []
-  const path: string[] = []
-  const facts: Array<{fn: string; name: string; value: unknown}> = []
-  const ctx: ControllerContext = {
+  const {ctx, record} = newControllerContext({
     listers: store.listers,
     client,
-    recorder: {
-      event(d, type, reason, message) {
-        events.push({
-          type,
-          reason,
-          message,
-          object: {
-            kind: 'Deployment',
-            namespace: d.metadata.namespace ?? key.namespace,
-            name: d.metadata.name ?? key.name,
-          },
-        })
-      },
-    },
-    queue: {
-      addAfter: (seconds) => requeues.push({kind: 'after', seconds}),
-      addRateLimited: () => requeues.push({kind: 'rateLimited'}),
-    },
-    clock: {now: () => options.now},
-    features: options.gates,
-    trace: {
-      enter: (fn) => path.push(fn),
-      fact: (name, value) => {
-        if (options.collectFacts) facts.push({fn: path.at(-1) ?? '', name, value})
-      },
-    },
-  }
+    now: () => options.now,
+    gates: options.gates,
+    key,
+    collectFacts: options.collectFacts,
+  })
   let error: unknown
   let failed = false
   try {
@@ -134,17 +90,17 @@ export async function syncOne(
     failed = true
     error = err
   }
-  const requeue = requeueOf(requeues, failed, error)
+  const requeue = requeueOf(record.requeues, failed, error)
   const result: DeploymentResult = {
     deployment: {namespace: key.namespace, name: key.name},
-    path,
+    path: record.path,
     actions: client.actions.filter(isWrite),
-    events,
+    events: record.events,
     requeueAfterSeconds: requeue === null ? null : requeue.kind === 'after' ? (requeue.seconds ?? 0) : 0,
     requeue,
     error: failed ? errorMessage(error) : null,
   }
-  if (options.collectFacts) result.facts = facts
+  if (options.collectFacts) result.facts = record.facts
   return result
 }
 

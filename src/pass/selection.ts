@@ -1,9 +1,10 @@
 // Which Deployments a pass syncs: kubectl's resource arguments, -n / -A and -l.
 
 import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
-import {InputError, UsageError, type World} from '../cluster/world.js'
+import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
-import {parseLabelSelector} from './label-selector.js'
+import {parseLabelSelector, type Selector, SelectorError} from '../controller/util/labels.js'
+import {InputError, UsageError} from '../errors.js'
 
 export interface Selection {
   /** `web`, `deployment/web`, `deploy/web`, `deployments.apps/web`, ... (or `deployment web`). */
@@ -68,7 +69,17 @@ export function validateSelection(sel: Selection): void {
   if (names.length > 0 && sel.labelSelector) {
     throw new UsageError('name cannot be provided when a selector is specified')
   }
-  if (sel.labelSelector) parseLabelSelector(sel.labelSelector)
+  if (sel.labelSelector) parseSelectorFlag(sel.labelSelector)
+}
+
+/** The -l flag: kubectl's selector syntax; a selector that does not parse is a usage error. */
+export function parseSelectorFlag(text: string): Selector {
+  try {
+    return parseLabelSelector(text)
+  } catch (err) {
+    if (err instanceof SelectorError) throw new UsageError(err.message)
+    throw err
+  }
 }
 
 /**
@@ -90,7 +101,7 @@ export function selectDeployments(world: World, sel: Selection): DeploymentKey[]
       return d
     })
   } else {
-    const selector = parseLabelSelector(sel.labelSelector ?? '')
+    const selector = parseSelectorFlag(sel.labelSelector ?? '')
     chosen = world.deployments.filter((d) => inScope(d) && selector.matches(d.metadata.labels))
   }
   const keys = chosen.map((d) => ({namespace: namespaceOf(d), name: d.metadata.name ?? ''}))

@@ -15,6 +15,8 @@ export interface FitOptions {
   minWrapWidth?: number
   /** Prefix of every line (counts against the width). */
   indent?: string
+  /** Leave the header row out (--no-headers). */
+  noHeaders?: boolean
 }
 
 const lines = (cell: string) => cell.split('\n')
@@ -61,10 +63,15 @@ export function wrapCell(text: string, width: number): string {
   return out.join('\n')
 }
 
-async function render(head: string[], rows: string[][], gap: number, indent: string): Promise<string> {
+async function render(
+  head: string[] | undefined,
+  rows: string[][],
+  gap: number,
+  indent: string,
+): Promise<string> {
   const {default: Table} = await import('cli-table3')
   const table = new Table({
-    head,
+    ...(head ? {head} : {}),
     chars: {...BLANK, middle: ' '.repeat(gap)},
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
   })
@@ -99,11 +106,12 @@ export async function fitOrSplit(
   options: FitOptions & {keyColumn?: number},
 ): Promise<FittedTable> {
   const indent = options.indent ?? ''
+  const shown = (h: string[]) => (options.noHeaders ? undefined : h)
   const widths = head.map((h, i) => Math.max(widthOf(h), ...rows.map((r) => widthOf(r[i] ?? ''))))
   const total = (gap: number, ws: number[]) =>
     indent.length + ws.reduce((a, b) => a + b, 0) + gap * (ws.length - 1)
   if (total(3, widths) <= options.width || options.wrapColumn === undefined) {
-    return {table: await render(head, rows, 3, indent)}
+    return {table: await render(shown(head), rows, 3, indent)}
   }
   const col = options.wrapColumn
   const min = Math.min(Math.max(options.minWrapWidth ?? 12, widthOf(head[col] ?? '')), widths[col] ?? 0)
@@ -116,19 +124,19 @@ export async function fitOrSplit(
       )
     if (room >= min) {
       const wrapped = rows.map((r) => r.map((cell, i) => (i === col ? wrapCell(cell, room) : cell)))
-      return {table: await render(head, wrapped, gap, indent)}
+      return {table: await render(shown(head), wrapped, gap, indent)}
     }
   }
   const key = options.keyColumn
-  if (key === undefined) return {table: await render(head, rows, 3, indent)}
+  if (key === undefined) return {table: await render(shown(head), rows, 3, indent)}
   const keep = (r: string[]) => r.filter((_, i) => i !== col)
   const rest = widths.filter((_, i) => i !== col)
   const gap = total(3, rest) <= options.width ? 3 : 2
   const splitRoom = options.width - indent.length - (widths[key] ?? 0) - 3
   return {
-    table: await render(keep(head), rows.map(keep), gap, indent),
+    table: await render(shown(keep(head)), rows.map(keep), gap, indent),
     split: await render(
-      [head[key] ?? '', head[col] ?? ''],
+      shown([head[key] ?? '', head[col] ?? '']),
       rows.map((r) => [r[key] ?? '', wrapCell(r[col] ?? '', Math.max(splitRoom, 20))]),
       3,
       indent,

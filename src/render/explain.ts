@@ -3,25 +3,16 @@
 // pass step by step with its numbers, the progress clock, blockers, dead ends and the next pass.
 // Prose wraps to the given width; colour only when asked for.
 
-import type {
-  Blocker,
-  ExplainResult,
-  Explanation,
-  PassCheck,
-  ReplicaSetRow,
-  Step,
-  StepName,
-  VerdictCode,
-} from '../explain/types.js'
-import {renderDocument} from './document.js'
+import type {ExplainResult, Explanation, PassCheck, Step, StepName} from '../explain/types.js'
+import type {Blocker, ReplicaSetRow, VerdictCode} from '../status/types.js'
 import {fitOrSplit, fitTable} from './explain-table.js'
+import {isStructured, type OutputFormat, renderStructured} from './output.js'
 import {type Style, type StyleName, styler} from './style.js'
 
-export const EXPLAIN_OUTPUT_FORMATS = ['text', 'json', 'yaml'] as const
-export type ExplainOutputFormat = (typeof EXPLAIN_OUTPUT_FORMATS)[number]
-
 export interface ExplainRenderOptions {
-  format: ExplainOutputFormat
+  format: OutputFormat
+  /** Tables without their header row (--no-headers). */
+  noHeaders?: boolean
   /** Columns to wrap text to. */
   width: number
   color?: boolean
@@ -31,9 +22,9 @@ export async function renderExplainResult(
   result: ExplainResult,
   options: ExplainRenderOptions,
 ): Promise<string> {
-  if (options.format === 'json' || options.format === 'yaml') return renderDocument(result, options.format)
+  if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
-  for (const e of result.explanations) blocks.push(await renderExplanation(e, options))
+  for (const e of result.items) blocks.push(await renderExplanation(e, options))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -101,7 +92,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   out.push('', heading('ReplicaSets'))
   if (e.replicaSets.length === 0)
     out.push(w('None: no ReplicaSet belongs to this Deployment or matches its selector.'))
-  else out.push(await replicaSetTable(e.replicaSets, width))
+  else out.push(await replicaSetTable(e.replicaSets, width, options.noHeaders))
 
   out.push('', heading('The next pass, check by check'))
   out.push(...renderChecks(e.pass.checks, width))
@@ -169,7 +160,12 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
       a.change,
     ])
     out.push(
-      await fitTable(['VERB', 'RESOURCE', 'NAME', 'CHANGE'], rows, {width, wrapColumn: 3, minWrapWidth: 24}),
+      await fitTable(['VERB', 'RESOURCE', 'NAME', 'CHANGE'], rows, {
+        width,
+        wrapColumn: 3,
+        minWrapWidth: 24,
+        noHeaders: options.noHeaders,
+      }),
     )
   }
   if (e.next.events.length > 0) {
@@ -196,7 +192,7 @@ function kubectlNote(e: Explanation): string {
   return ''
 }
 
-async function replicaSetTable(rows: ReplicaSetRow[], width: number): Promise<string> {
+async function replicaSetTable(rows: ReplicaSetRow[], width: number, noHeaders = false): Promise<string> {
   const role = (r: ReplicaSetRow) => {
     if (r.ownership === 'adopt') return `${r.role} (adopting)`
     if (r.ownership === 'release') return 'not owned (releasing)'
@@ -228,7 +224,13 @@ async function replicaSetTable(rows: ReplicaSetRow[], width: number): Promise<st
     'HISTORY',
   ]
   // Images are long: wrapped inside the column when that keeps it 20 wide, else listed apart.
-  const fitted = await fitOrSplit(head, body, {width, wrapColumn: 8, minWrapWidth: 20, keyColumn: 1})
+  const fitted = await fitOrSplit(head, body, {
+    width,
+    wrapColumn: 8,
+    minWrapWidth: 20,
+    keyColumn: 1,
+    noHeaders,
+  })
   return fitted.split === undefined
     ? fitted.table
     : `${fitted.table}

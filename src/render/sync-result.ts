@@ -1,33 +1,33 @@
 // Output of `dry-run sync`: the SyncResult document (-o json|yaml) or, per Deployment, the path
 // through the controller, a table of the writes, the events and the requeue (-o table|wide).
 
-import {type DeploymentResult, isWrite, type Requeue, type SyncResult} from '../result.js'
-import {type BeforeLookup, ChangeTracker} from './change.js'
-import {renderDocument} from './document.js'
+import {isWrite} from '../cluster/action.js'
+import {type BeforeLookup, ChangeTracker} from '../pass/change.js'
+import type {DeploymentResult, Requeue, SyncResult} from '../pass/result.js'
+import {isStructured, type OutputFormat, renderStructured} from './output.js'
 import {styler} from './style.js'
 import {kubectlTable} from './table.js'
 
-export const SYNC_OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const
-export type SyncOutputFormat = (typeof SYNC_OUTPUT_FORMATS)[number]
-
 export interface RenderOptions {
-  format: SyncOutputFormat
+  format: OutputFormat
+  /** Tables without their header row (--no-headers). */
+  noHeaders?: boolean
   /** The objects as they were before the pass, for the CHANGE column. */
   before: BeforeLookup
   color?: boolean
 }
 
 export async function renderSyncResult(result: SyncResult, options: RenderOptions): Promise<string> {
-  if (options.format === 'json' || options.format === 'yaml') return renderDocument(result, options.format)
+  if (isStructured(options.format)) return renderStructured(result, options.format)
   const tracker = new ChangeTracker(options.before)
   const blocks: string[] = []
-  for (const r of result.results) blocks.push(await renderDeployment(r, tracker, options))
+  for (const r of result.items) blocks.push(await renderDeployment(r, tracker, options))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
 async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, options: RenderOptions) {
   const style = styler(options.color ?? false)
-  const wide = options.format === 'wide'
+  const wide = options.format.kind === 'wide'
   const lines = [style('bold', `deployment ${r.deployment.namespace}/${r.deployment.name}`)]
   lines.push(`path: ${r.path.length > 0 ? r.path.join(' → ') : '<none>'}`)
   const writes = r.actions.filter(isWrite)
@@ -50,7 +50,7 @@ async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, opt
         ...(live ? [result] : []),
       ]
     })
-    lines.push(await kubectlTable(head, rows))
+    lines.push(await kubectlTable(options.noHeaders ? undefined : head, rows))
   }
   if (r.events.length === 0) {
     lines.push('events: none')

@@ -21,12 +21,15 @@ export const BORDERLESS = {
 
 const BLANK_CHARS = {...BORDERLESS, middle: '   '}
 
-/** Renders rows under a header; cells may hold several lines. Trailing padding is trimmed. */
-export async function kubectlTable(head: string[], rows: string[][]): Promise<string> {
+/**
+ * Renders rows under a header (none: --no-headers); cells may hold several lines. Trailing padding
+ * is trimmed.
+ */
+export async function kubectlTable(head: string[] | undefined, rows: string[][]): Promise<string> {
   const {default: Table} = await import('cli-table3')
   // cli-table3 colours head and border even when piped or with NO_COLOR unless told otherwise.
   const table = new Table({
-    head,
+    ...(head ? {head} : {}),
     chars: BLANK_CHARS,
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
   })

@@ -2,24 +2,25 @@
 // handlers feeding a rate-limited work queue, and N workers each taking a key, running
 // syncDeployment over the caches with its writes sent to the cluster, and handling the error.
 
+import type {Action, RecordedEvent} from '../cluster/action.js'
 import type {ApiClient} from '../cluster/live/api.js'
+import {Informer} from '../cluster/live/cache/informer.js'
+import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from '../cluster/live/cache/listers.js'
 import {LiveClient} from '../cluster/live/client.js'
 import {postEvents} from '../cluster/live/events.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 import {listAll} from '../cluster/live/read.js'
-import {rfc3339} from '../cluster/memory.js'
+import {type LoopClock, realClock, sleep, type TimerHandle} from '../cluster/live/workqueue/clock.js'
+import {type QueueMetrics, WorkQueue} from '../cluster/live/workqueue/queue.js'
+import {defaultControllerRateLimiter} from '../cluster/live/workqueue/rate-limiter.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
-import type {ControllerContext, EventType, FeatureGates} from '../controller/interfaces.js'
-import type {Action, RecordedEvent} from '../result.js'
-import {type LoopClock, realClock, sleep, type TimerHandle} from './clock.js'
+import type {EventType, FeatureGates} from '../controller/interfaces.js'
+import {newControllerContext} from '../pass/context.js'
+import {formatTime, goDuration} from '../util/duration.js'
 import {DeploymentEventHandlers} from './handlers.js'
-import {Informer} from './informer.js'
-import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from './listers.js'
 import type {Logger} from './log.js'
-import {type QueueMetrics, WorkQueue} from './queue.js'
-import {defaultControllerRateLimiter} from './rate-limiter.js'
 
 /** upstream: maxRetries — after this many requeues a failing key is dropped (until its next event). */
 export const MAX_RETRIES = 15
@@ -312,7 +313,7 @@ export class ControllerLoop {
       if (this.opts.verbosity >= 2) {
         this.log(
           'I',
-          `error syncing deployment ${key}: ${errorMessage(error)}; retry ${requeues + 1} in ${formatMs(decision.delayMs)}`,
+          `error syncing deployment ${key}: ${errorMessage(error)}; retry ${requeues + 1} in ${goDuration(decision.delayMs)}`,
         )
       }
     } else if (decision.action === 'drop') {
@@ -330,14 +331,14 @@ export class ControllerLoop {
     const name = key.slice(slash + 1)
     const started = this.clock.now()
     const client = new LiveClient(this.opts.api, {serverDryRun: this.opts.serverDryRun})
-    const path: string[] = []
     const requeues: string[] = []
-    const ctx: ControllerContext = {
+    const {ctx, record} = newControllerContext({
       listers: this.listers,
       client,
-      recorder: {
-        event: (d, type, reason, message) => this.postEvent(d, type, reason, message, key),
-      },
+      now: () => this.clock.now(),
+      gates: this.opts.gates,
+      key: {namespace, name},
+      onEvent: (d, type, reason, message) => this.postEvent(d, type, reason, message, key),
       // requeueStuckDeployment's progress checks. --once-synced reports them and does not follow
       // them, as it does not wait for delayed requeues: a Deployment whose Progressing condition is
       // past its deadline but neither complete nor timed out (NewReplicaSetAvailable, say, while old
@@ -345,7 +346,7 @@ export class ControllerLoop {
       // changes; --once-synced would then never see an idle queue.
       queue: {
         addAfter: (seconds) => {
-          const after = formatMs(seconds * 1000)
+          const after = goDuration(seconds * 1000)
           if (this.opts.onceSynced) {
             requeues.push(`requeue after ${after} not followed (--once-synced)`)
             return
@@ -359,13 +360,11 @@ export class ControllerLoop {
             return
           }
           const delay = this.queue.addRateLimited(key, 'progress check now (rate-limited)')
-          requeues.push(`rate-limited requeue in ${formatMs(delay)}`)
+          requeues.push(`rate-limited requeue in ${goDuration(delay)}`)
         },
       },
-      clock: {now: () => this.clock.now()},
-      features: this.opts.gates,
-      trace: {enter: (fn) => path.push(fn), fact: () => {}},
-    }
+    })
+    const path = record.path
     let error: unknown
     try {
       await syncDeployment(ctx, namespace, name)
@@ -380,7 +379,7 @@ export class ControllerLoop {
       const result = error === undefined ? 'ok' : `error: ${errorMessage(error)}`
       this.log(
         error === undefined ? 'I' : 'E',
-        `synced deployment ${key} in ${formatMs(ms)}: ${result} (${parts.join(', ')})`,
+        `synced deployment ${key} in ${goDuration(ms)}: ${result} (${parts.join(', ')})`,
       )
     }
     if (this.opts.verbosity >= 4) {
@@ -403,7 +402,7 @@ export class ControllerLoop {
     }
     if (this.opts.verbosity >= 4) this.log('I', `  event ${type} ${reason} on ${key}: ${message}`)
     this.track(
-      postEvents(this.opts.api, [event], d, rfc3339(this.clock.now()), this.opts.serverDryRun).then(
+      postEvents(this.opts.api, [event], d, formatTime(this.clock.now()), this.opts.serverDryRun).then(
         (problems) => {
           for (const p of problems) this.log('W', `deployment ${key}: ${p}`)
         },
@@ -458,13 +457,4 @@ export class ControllerLoop {
 function klogTime(t: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0')
   return `${p(t.getMonth() + 1)}${p(t.getDate())} ${p(t.getHours())}:${p(t.getMinutes())}:${p(t.getSeconds())}.${p(t.getMilliseconds() * 1000, 6)}`
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')}s`
-  const s = Math.round(ms / 1000)
-  return s < 3600
-    ? `${Math.floor(s / 60)}m${s % 60}s`
-    : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
 }

@@ -2,11 +2,11 @@
 // decide which Deployments a change concerns and enqueue them; the sync itself decides what to do.
 
 import {deepEqual} from '../cluster/json.js'
+import {isTombstone, type Tombstone} from '../cluster/live/cache/informer.js'
 import type {Deployment, OwnerReference, Pod, ReplicaSet} from '../controller/api/types.js'
 import {DeploymentKind, RecreateStrategyType, ReplicaSetKind} from '../controller/api/types.js'
 import {filterPodsByOwner, getControllerOf} from '../controller/controller-utils.js'
 import {labelSelectorAsSelector} from '../controller/util/labels.js'
-import {isTombstone, type Tombstone} from './informer.js'
 
 export interface HandlerDeps {
   getDeployment(namespace: string, name: string): Deployment | undefined

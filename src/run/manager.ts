@@ -16,7 +16,7 @@ import type {Lease} from '../cluster/live/leaderelection/leaselock.js'
 import type {ControllerMetrics} from '../cluster/live/metrics/index.js'
 import {clientRateLimiter} from '../cluster/live/ratelimit/token-bucket.js'
 import {clientHooks} from '../cluster/live/request-hooks.js'
-import {realClock} from './clock.js'
+import {realClock} from '../cluster/live/workqueue/clock.js'
 import type {ControllerLoop, ControllerLoopOptions} from './controller.js'
 import type {Logger} from './log.js'
 import type {BindAddress, RunningServer} from './serve.js'
@@ -79,7 +79,7 @@ export async function runManager(opts: ManagerOptions): Promise<number> {
 
   if (!opts.force) {
     const {detectOtherController} = await import('./preflight.js')
-    const {InputError} = await import('../cluster/world.js')
+    const {InputError} = await import('../errors.js')
     const {signs, warnings} = await detectOtherController(api, opts.loop.namespace, Date.now())
     for (const w of warnings) logger.log('W', `Warning: ${w}`)
     if (signs.length > 0) {

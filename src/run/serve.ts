@@ -6,7 +6,7 @@
 
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {UsageError} from '../cluster/world.js'
+import {UsageError} from '../errors.js'
 
 export interface BindAddress {
   host: string

@@ -4,24 +4,25 @@
 // controller does goes through the objects: update() hands them back after a pass.
 
 import {deepEqual} from '../cluster/json.js'
-import {DEFAULT_NAMESPACE, deterministicUid, namespaceOf, rfc3339} from '../cluster/memory.js'
+import {DEFAULT_NAMESPACE, deterministicUid, namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment, IntOrString, Pod, ReplicaSet, ReplicaSetStatus} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {deploymentReplicas} from '../controller/util/deployment-util.js'
 import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
-import {replicaSetsOf} from './observe.js'
+import {replicaSetsOf} from '../status/observe.js'
+import {isPodActive, nodeOf, podsOwnedBy} from '../status/pods.js'
+import type {SimAction, SimEvent} from '../status/update.js'
+import {formatTime} from '../util/duration.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
   type FailureMode,
   failFromNow,
-  isPodActive,
   type KubeletContext,
   leastLoadedNode,
   nextPodEventAt,
-  nodeOf,
   type PodPlan,
   type PodTimings,
   planForInputPod,
@@ -33,11 +34,9 @@ import {
   manageReplicas,
   nextAvailableAt,
   podFromTemplate,
-  podsOwnedBy,
   relatedPodsOf,
   replicaSetStatus,
 } from './replicaset.js'
-import type {SimAction, SimEvent} from './types.js'
 
 export interface ClusterOptions {
   namespace?: string
@@ -277,7 +276,7 @@ export class SimulatedCluster {
         name,
         namespace: this.namespace,
         uid: deterministicUid('pods', this.namespace, name),
-        creationTimestamp: rfc3339(t),
+        creationTimestamp: formatTime(t),
       },
       status: {phase: 'Pending'},
     }

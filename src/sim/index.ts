@@ -1,18 +1,8 @@
-// The simulated cluster around the Deployment controller: models, simulator and observations.
+// sim/: models that move a world forward around the Deployment controller — the ReplicaSet
+// controller, the scheduler and kubelet (pod lifecycle) — and the virtual-clock simulator that runs them.
 
+export type {Actor, SimAction, SimEvent} from '../status/update.js'
 export {type ClusterOptions, type ClusterStep, SimulatedCluster} from './cluster.js'
-export {formatDuration, parseDuration} from './duration.js'
-export {
-  type ConditionSummary,
-  type DeploymentSummary,
-  type Observation,
-  observe,
-  type PodState,
-  type PodSummary,
-  type ReplicaSetSummary,
-  type RolloutStatus,
-  rolloutStatus,
-} from './observe.js'
 export {DEFAULT_TIMINGS, type FailureMode, type PodPlan, type PodTimings} from './pods.js'
 export {
   DEFAULT_MAX_STEPS,
@@ -28,4 +18,3 @@ export {
   snapshotTime,
   type TimelineEntry,
 } from './simulator.js'
-export type {Actor, SimAction, SimEvent} from './types.js'

@@ -7,11 +7,19 @@
 // virtual clock, the test API server's simulated cluster (test/apiserver/simulate.ts) on timers.
 
 import {hexDigest} from '../cluster/digest.js'
-import {rfc3339} from '../cluster/memory.js'
 import type {Container, ContainerStatus, Pod, PodCondition, PodStatus} from '../controller/api/types.js'
 import {PodFailed, PodSucceeded} from '../controller/api/types.js'
 import {timeValue} from '../controller/util/equality.js'
-import type {SimEvent} from './types.js'
+import {
+  CONTAINER_FAILURES,
+  isPodActive,
+  isPodReady,
+  maxRestarts,
+  nodeOf,
+  waitingReason,
+} from '../status/pods.js'
+import type {SimEvent} from '../status/update.js'
+import {formatTime} from '../util/duration.js'
 
 export type FailureMode = 'ImagePullBackOff' | 'CrashLoopBackOff'
 
@@ -71,73 +79,7 @@ export interface PodPlan {
   unattended?: true
 }
 
-const CONTAINER_FAILURES = new Set([
-  'ImagePullBackOff',
-  'ErrImagePull',
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'InvalidImageName',
-  'ErrImageNeverPull',
-  'RunContainerError',
-])
-
 const IMAGE_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull'])
-
-// upstream: podutil.IsPodReady
-export function isPodReady(pod: Pod): boolean {
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false
-}
-
-/** The Ready condition's lastTransitionTime when the pod is ready, in ms; undefined otherwise. */
-export function podReadyTime(pod: Pod): number | undefined {
-  const c = pod.status?.conditions?.find((x) => x.type === 'Ready' && x.status === 'True')
-  if (!c) return undefined
-  const t = timeValue(c.lastTransitionTime)
-  return Number.isFinite(t) ? t : undefined
-}
-
-// upstream: podutil.IsPodAvailable — ready for strictly longer than minReadySeconds.
-export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
-  if (!isPodReady(pod)) return false
-  if (minReadySeconds === 0) return true
-  const since = podReadyTime(pod)
-  return since !== undefined && since + minReadySeconds * 1000 < now
-}
-
-// upstream: controller.IsPodActive
-export function isPodActive(pod: Pod): boolean {
-  const phase = pod.status?.phase
-  return phase !== PodSucceeded && phase !== PodFailed && pod.metadata.deletionTimestamp == null
-}
-
-// upstream: controller.IsPodTerminating
-export function isPodTerminating(pod: Pod): boolean {
-  const phase = pod.status?.phase
-  return phase !== PodSucceeded && phase !== PodFailed && pod.metadata.deletionTimestamp != null
-}
-
-/** The waiting reason of the first container that reports one (ContainerCreating, ImagePullBackOff...). */
-export function waitingReason(pod: Pod): string | undefined {
-  for (const c of pod.status?.containerStatuses ?? []) {
-    const reason = c.state?.waiting?.reason
-    if (reason) return reason
-  }
-  return undefined
-}
-
-/** The node the pod is bound to; '' when it is not scheduled. */
-export function nodeOf(pod: Pod): string {
-  const node = pod.spec?.nodeName
-  return typeof node === 'string' ? node : ''
-}
-
-/** The highest restart count of the pod's containers. */
-export function maxRestarts(pod: Pod): number {
-  let max = 0
-  for (const c of pod.status?.containerStatuses ?? []) max = Math.max(max, c.restartCount ?? 0)
-  return max
-}
 
 /**
  * The plan of a pod read from the input: what it will do from `start` on. `kubeletRuns` says whether
@@ -504,7 +446,7 @@ export function terminatePod(
     ...pod,
     metadata: {
       ...pod.metadata,
-      deletionTimestamp: rfc3339(now + grace * 1000),
+      deletionTimestamp: formatTime(now + grace * 1000),
       deletionGracePeriodSeconds: grace,
     },
   }
@@ -527,7 +469,7 @@ interface StatusShape {
 
 /** The pod with the status the kubelet would report in `shape`, keeping transition times that did not change. */
 function withStatus(pod: Pod, at: number, shape: StatusShape): Pod {
-  const ts = rfc3339(at)
+  const ts = formatTime(at)
   const old = pod.status ?? {}
   const containers = pod.spec?.containers ?? []
   const statuses: ContainerStatus[] = containers.map((c, i) =>

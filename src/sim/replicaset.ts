@@ -5,7 +5,6 @@
 // reference names the ReplicaSet count), and expectations (a model's writes are seen at once).
 
 import {deepEqual} from '../cluster/json.js'
-import {rfc3339} from '../cluster/memory.js'
 import type {Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus} from '../controller/api/types.js'
 import {getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import type {FeatureGates} from '../controller/interfaces.js'
@@ -18,7 +17,9 @@ import {
   maxRestarts,
   nodeOf,
   podReadyTime,
-} from './pods.js'
+  podsOwnedBy,
+} from '../status/pods.js'
+import {formatTime} from '../util/duration.js'
 
 // upstream: replicaset.BurstReplicas — at most this many creations or deletions per sync.
 export const BURST_REPLICAS = 500
@@ -210,7 +211,7 @@ export function calculateStatus(
     conditions.push({
       type: 'ReplicaFailure',
       status: 'True',
-      lastTransitionTime: rfc3339(now),
+      lastTransitionTime: formatTime(now),
       reason,
       message: manageError.message,
     })
@@ -311,15 +312,6 @@ export function nextAvailableAt(rs: ReplicaSet, ownedPods: Pod[], now: number): 
     if (at > now && (next === undefined || at < next)) next = at
   }
   return next
-}
-
-/** The pods whose controller is this ReplicaSet (upstream's controller-ref index). */
-export function podsOwnedBy(rs: ReplicaSet, pods: readonly Pod[]): Pod[] {
-  const uid = rs.metadata.uid
-  return pods.filter((p) => {
-    const ref = getControllerOf(p.metadata)
-    return ref !== undefined && ref.kind === 'ReplicaSet' && ref.uid === uid
-  })
 }
 
 /** upstream: getIndirectlyRelatedPods — the pods of every ReplicaSet with the same controller. */

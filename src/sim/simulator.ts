@@ -12,15 +12,16 @@ import type {Deployment, IntOrString} from '../controller/api/types.js'
 import {RecreateStrategyType} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {ChangeTracker} from '../pass/change.js'
+import type {Requeue} from '../pass/result.js'
 import {syncOne} from '../pass/run.js'
-import {ChangeTracker} from '../render/change.js'
-import type {Requeue} from '../result.js'
+import {observeRollout, type RolloutState} from '../status/index.js'
+import {type Observation, observe, replicaSetsOf} from '../status/observe.js'
+import {podsOwnedBy} from '../status/pods.js'
+import type {SimAction, SimEvent} from '../status/update.js'
 import {SimulatedCluster} from './cluster.js'
-import {type Observation, observe, replicaSetsOf} from './observe.js'
 import {DEFAULT_TIMINGS, type PodTimings} from './pods.js'
 import {seedOf} from './random.js'
-import {podsOwnedBy} from './replicaset.js'
-import type {SimAction, SimEvent} from './types.js'
 
 export interface SimulationOptions {
   namespace?: string
@@ -87,6 +88,8 @@ export interface TimelineEntry {
   /** The Deployment controller's pass of this step, when it ran. */
   pass?: PassRecord
   observation: Observation
+  /** Where the rollout stands after this step, as explain would report it at this instant. */
+  state: RolloutState
 }
 
 export interface SimulationSummary {
@@ -230,7 +233,7 @@ export class Simulator {
   async next(): Promise<TimelineEntry | undefined> {
     if (!this.started) {
       this.started = true
-      return this.record([], [], undefined)
+      return await this.record([], [], undefined)
     }
     while (!this.finished) {
       if (!this.advanceClock()) break
@@ -326,7 +329,8 @@ export class Simulator {
       this.queued = false
       pass = await this.runPass(t, actions, events)
     }
-    const entry = actions.length > 0 || events.length > 0 ? this.record(actions, events, pass) : undefined
+    const entry =
+      actions.length > 0 || events.length > 0 ? await this.record(actions, events, pass) : undefined
     const observation = entry?.observation ?? this.observation()
     if (!entry) this.track(observation)
     // Judged once the controller has caught up with this instant (its key is no longer queued): the
@@ -335,7 +339,11 @@ export class Simulator {
     return entry
   }
 
-  private record(actions: SimAction[], events: SimEvent[], pass: PassRecord | undefined): TimelineEntry {
+  private async record(
+    actions: SimAction[],
+    events: SimEvent[],
+    pass: PassRecord | undefined,
+  ): Promise<TimelineEntry> {
     const observation = this.observation()
     this.track(observation)
     return {
@@ -346,7 +354,24 @@ export class Simulator {
       events,
       ...(pass ? {pass} : {}),
       observation,
+      state: await this.state(),
     }
+  }
+
+  /** The status model's reading of the world now: one pass over a copy, as explain runs it. */
+  private async state(): Promise<RolloutState> {
+    const d = this.deployment()
+    if (!d) throw new SimulationError(`deployments.apps "${this.name}" was deleted during the simulation`)
+    const {state} = await observeRollout(
+      {
+        deployment: d,
+        replicaSets: this.cluster.replicaSets,
+        pods: this.cluster.pods,
+        others: this.cluster.deployments.filter((o) => o !== d),
+      },
+      {now: this.t, gates: this.gates},
+    )
+    return state
   }
 
   private track(o: Observation): void {
@@ -358,7 +383,7 @@ export class Simulator {
 
   private checkEnd(o: Observation): void {
     if (o.rollout.done) this.finish('complete', this.t, o.rollout.message)
-    else if (o.rollout.error !== undefined) this.finish('deadlineExceeded', this.t, o.rollout.message)
+    else if (o.rollout.error) this.finish('deadlineExceeded', this.t, o.rollout.message)
   }
 
   private observation(): Observation {

@@ -5,14 +5,15 @@
 // watch ends as kubectl rollout status does: complete, progress deadline exceeded, or --timeout.
 
 import type {ApiClient} from '../cluster/live/api.js'
+import {Informer} from '../cluster/live/cache/informer.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 import {collectionPath} from '../cluster/live/read.js'
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../controller/api/types.js'
-import type {WatchAnalysis, WatchOutcome, WatchUpdate} from '../render/watch/frame.js'
-import {Informer} from '../run/informer.js'
-import {formatDuration} from '../sim/duration.js'
-import {type Observation, observe} from '../sim/observe.js'
-import type {Actor, SimEvent} from '../sim/types.js'
+import type {FeatureGates} from '../controller/interfaces.js'
+import type {RolloutState} from '../status/index.js'
+import {type Observation, observe} from '../status/observe.js'
+import type {Actor, SimEvent, WatchOutcome, WatchUpdate} from '../status/update.js'
+import {goDuration} from '../util/duration.js'
 
 export interface LiveWatchOptions {
   api: ApiClient
@@ -31,13 +32,15 @@ export interface LiveWatchOptions {
   tickMs?: number
   /** How often Warning events are listed; 0: never. */
   eventsEveryMs?: number
-  /** explain's analysis of each state (the interactive view); a failure leaves it out. */
-  analyze?: (
-    d: Deployment,
-    replicaSets: readonly ReplicaSet[],
-    pods: readonly Pod[],
-    now: number,
-  ) => Promise<WatchAnalysis | undefined>
+  /** The controller's feature gates, for the pass the status model runs. */
+  gates: FeatureGates & {values: Record<string, boolean>}
+  /**
+   * --now: the watch's clock reads this instant at the first update and runs on in real time from
+   * there, so that its first state is the one explain reports at the same --now.
+   */
+  now?: number
+  /** Also describe the next pass's writes in words (the interactive view shows them). */
+  describeNext?: boolean
   warn?: (line: string) => void
   debug?: (line: string) => void
 }
@@ -49,18 +52,18 @@ export interface LiveEnd {
 }
 
 /** kubectl's rule for a finished rollout, plus --settled: no old pod still terminating. */
-export function endOf(o: Observation, opts: {settled: boolean; pausedOk: boolean}): LiveEnd | undefined {
+export function endOf(
+  o: Observation,
+  state: RolloutState,
+  opts: {settled: boolean; pausedOk: boolean},
+): LiveEnd | undefined {
   const name = o.deployment.name
-  if (o.rollout.done) {
-    const terminating = o.replicaSets
-      .filter((r) => !r.new)
-      .reduce((n, r) => n + r.pods.filter((p) => p.state === 'terminating').length, 0)
-    if (opts.settled && terminating > 0) return undefined
-    return {outcome: {kind: 'complete', message: o.rollout.message}, code: 0}
+  const kubectl = state.rolloutStatus
+  if (kubectl.done) {
+    if (opts.settled && !state.settled) return undefined
+    return {outcome: {kind: 'complete', message: kubectl.message}, code: 0}
   }
-  if (o.rollout.error !== undefined) {
-    return {outcome: {kind: 'deadlineExceeded', message: `error: ${o.rollout.error}`}, code: 1}
-  }
+  if (kubectl.error) return {outcome: {kind: 'deadlineExceeded', message: kubectl.message}, code: 1}
   if (o.deployment.paused && opts.pausedOk) {
     return {outcome: {kind: 'paused', message: `deployment "${name}" is paused`}, code: 0}
   }
@@ -159,14 +162,16 @@ export class LiveWatch {
     }
     if (this.opts.timeoutMs > 0) {
       this.timeout = setTimeout(() => {
-        const message = `error: timed out waiting for the condition: deployment "${this.opts.name}" rollout did not finish within ${formatDuration(this.opts.timeoutMs)}`
+        const message = `error: timed out waiting for the condition: deployment "${this.opts.name}" rollout did not finish within ${goDuration(this.opts.timeoutMs)}`
         void this.end({outcome: {kind: 'timeout', message}, code: 1})
       }, this.opts.timeoutMs)
     }
     const every = this.opts.eventsEveryMs ?? 2000
     if (every > 0) void this.pollEvents(every)
     this.emit()
-    return done
+    const end = await done
+    if (this.failure !== undefined) throw this.failure
+    return end
   }
 
   private onUpdate: (u: WatchUpdate) => void = () => {}
@@ -182,7 +187,7 @@ export class LiveWatch {
 
   private schedule(): void {
     if (this.ended || this.pending) return
-    if (this.analyzing) {
+    if (this.observing) {
       this.again = true
       return
     }
@@ -197,8 +202,8 @@ export class LiveWatch {
     if (this.ended || !this.synced || !this.replicaSets || !this.pods) return
     clearTimeout(this.pending)
     this.pending = undefined
-    const now = Date.now()
-    this.lastEmit = now
+    this.lastEmit = Date.now()
+    const now = this.now()
     const d = this.deployments.get(this.key())
     if (!d) {
       const message = this.seenDeployment
@@ -213,37 +218,73 @@ export class LiveWatch {
     const observation = observe(d, replicaSets, pods, now)
     const events = this.newEvents
     this.newEvents = []
-    const update: WatchUpdate = {time: now, elapsed: now - this.start, observation, events}
-    if (this.opts.analyze && !observation.rollout.done) {
-      // One analysis at a time; changes meanwhile schedule the next update as usual.
-      this.analyzing = true
-      this.opts
-        .analyze(d, replicaSets, pods, now)
-        .catch((err: unknown) => {
-          this.opts.debug?.(`analysis failed: ${err instanceof Error ? err.message : String(err)}`)
-          return undefined
-        })
-        .then((analysis) => {
-          this.analyzing = false
-          if (this.ended) return
-          this.deliver(analysis ? {...update, analysis} : update)
-          if (this.again) {
-            this.again = false
-            this.schedule()
-          }
-        })
-      return
-    }
-    this.deliver(update)
+    // One state at a time (it runs a pass); changes meanwhile schedule the next update as usual.
+    this.observing = true
+    this.stateOf(d, replicaSets, pods, now)
+      .then(({state, next}) => {
+        this.observing = false
+        if (this.ended) return
+        const update: WatchUpdate = {time: now, elapsed: now - this.start, observation, events, state}
+        if (next) update.next = next
+        this.deliver(update)
+        if (this.again) {
+          this.again = false
+          this.schedule()
+        }
+      })
+      .catch((err: unknown) => {
+        this.observing = false
+        void this.fail(err)
+      })
   }
 
-  private analyzing = false
+  /** The watch's clock: real time, or --now at the first update and real time from there. */
+  private now(): number {
+    if (this.opts.now === undefined) return Date.now()
+    this.clockStart ??= Date.now()
+    return this.opts.now + (Date.now() - this.clockStart)
+  }
+
+  private clockStart: number | undefined
+  /** The generation seen unobserved, and since when: no controller acts when it lasts. */
+  private unobserved: {generation: number; since: number} | undefined
+
+  private async stateOf(
+    d: Deployment,
+    replicaSets: ReplicaSet[],
+    pods: Pod[],
+    now: number,
+  ): Promise<{state: RolloutState; next?: string[]}> {
+    const generation = d.metadata.generation ?? 0
+    if (generation > (d.status?.observedGeneration ?? 0)) {
+      if (this.unobserved?.generation !== generation) this.unobserved = {generation, since: now}
+    } else this.unobserved = undefined
+    // The pass loads the controller: only once the first update is due.
+    const {observeRollout} = await import('../status/index.js')
+    const {state, context} = await observeRollout(
+      {
+        deployment: d,
+        replicaSets,
+        pods,
+        others: this.deployments.list().filter((o) => o.metadata.name !== d.metadata.name),
+      },
+      {
+        now,
+        gates: this.opts.gates,
+        hints: this.unobserved ? {generationUnobservedSince: this.unobserved.since} : {},
+      },
+    )
+    if (!this.opts.describeNext || state.rolloutStatus.done) return {state}
+    const {nextInWords} = await import('../explain/next.js')
+    return {state, next: nextInWords(context, state.progress.state)}
+  }
+
+  private observing = false
   private again = false
 
   private deliver(update: WatchUpdate): void {
-    const observation = update.observation
     this.onUpdate(update)
-    const end = endOf(observation, this.opts)
+    const end = endOf(update.observation, update.state, this.opts)
     if (end) {
       void this.end(end)
       return
@@ -254,6 +295,15 @@ export class LiveWatch {
       this.ticker = setTimeout(() => this.schedule(), tick)
     }
   }
+
+  /** The state could not be read (a bug, not the cluster): end the watch with the error. */
+  private async fail(err: unknown): Promise<void> {
+    this.failure = err
+    await this.end({outcome: {kind: 'interrupted', message: 'interrupted'}, code: 1})
+  }
+
+  /** Set when the watch ended on an error of its own; run() rejects with it. */
+  private failure: unknown
 
   /** The Warning events of the Deployment, its ReplicaSets and pods that were not seen yet. */
   private async pollEvents(every: number): Promise<void> {

@@ -4,7 +4,7 @@
 
 import {readFileSync} from 'node:fs'
 import {parseAllDocuments} from 'yaml'
-import {parseDuration} from '../../src/sim/duration.js'
+import {parseDuration} from '../../src/util/duration.js'
 import {startApiServer} from './server.js'
 import type {SimulateOptions} from './simulate.js'
 

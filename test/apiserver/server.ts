@@ -161,6 +161,8 @@ export interface ApiServer {
   caPem?: string
   port: number
   kubeconfigPath: string
+  /** A KUBECACHEDIR for kubectl and the plugin (discovery cache), removed with the server. */
+  cacheDir: string
   token: string
   /** Every change to the store since start-up (seeded objects excepted), in resourceVersion order. */
   writes: WriteRecord[]
@@ -1660,6 +1662,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     ...(cert ? {caPem: cert.cert.toString('utf8')} : {}),
     port,
     kubeconfigPath,
+    cacheDir: join(dir, 'kubecache'),
     token,
     requests: impl.requests,
     writes: impl.writes,

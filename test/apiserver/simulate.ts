@@ -13,7 +13,6 @@ import {
   type KubeletContext,
   leastLoadedNode,
   nextPodEventAt,
-  nodeOf,
   type PodPlan,
   type PodTimings,
   planForInputPod,
@@ -25,11 +24,11 @@ import {
   manageReplicas,
   nextAvailableAt,
   podFromTemplate,
-  podsOwnedBy,
   relatedPodsOf,
   statusToWrite,
 } from '../../src/sim/replicaset.js'
-import type {SimEvent} from '../../src/sim/types.js'
+import {nodeOf, podsOwnedBy} from '../../src/status/pods.js'
+import type {SimEvent} from '../../src/status/update.js'
 import type {ApiError} from './errors.js'
 import type {Change} from './store.js'
 import {isObj, metaOf, type Obj, str} from './util.js'

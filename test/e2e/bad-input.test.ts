@@ -9,7 +9,7 @@ import {closeSync, mkdtempSync, openSync, writeFileSync, writeSync} from 'node:f
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {BIN, limiter, ROOT} from './helpers.js'
 
 const NOW = '2026-11-29T10:00:00Z'
@@ -312,7 +312,7 @@ describe.concurrent('bad input files: exit 1 and one error line', SLOW, () => {
       `warning: ${BAD}/unknown-field.yaml:6: Deployment default/web: unknown field "spec.replicass"\n`,
     )
     expect(r.code).toBe(0)
-    expect((JSON.parse(r.stdout) as SyncResult).results).toHaveLength(1)
+    expect((JSON.parse(r.stdout) as SyncResult).items).toHaveLength(1)
   })
 
   it('replicas-string.yaml under --validate=ignore is still an error (the server could not decode it)', async () => {
@@ -355,7 +355,7 @@ describe.concurrent('input that is not an error: notes, and what the pass does',
   it('a file of comments and document separators has no objects either', async () => {
     const r = await run(sync(`${BAD}/only-separators.yaml`, '-o', 'json'))
     expect(r.stderr).toBe('No resources found in default namespace.\n')
-    expect((JSON.parse(r.stdout) as SyncResult).results).toEqual([])
+    expect((JSON.parse(r.stdout) as SyncResult).items).toEqual([])
     expect(r.code).toBe(0)
   })
 
@@ -365,7 +365,7 @@ describe.concurrent('input that is not an error: notes, and what the pass does',
       'note: skipped 1 object of kinds other than Deployment, ReplicaSet, Pod (ConfigMap)\n',
     )
     expect(r.code).toBe(0)
-    expect((JSON.parse(r.stdout) as SyncResult).results.map((x) => x.deployment.name)).toEqual(['web'])
+    expect((JSON.parse(r.stdout) as SyncResult).items.map((x) => x.deployment.name)).toEqual(['web'])
   })
 
   it('a file of unknown kinds only: the note, then "No resources found"', async () => {
@@ -383,7 +383,7 @@ describe.concurrent('input that is not an error: notes, and what the pass does',
       'note: 1 ReplicaSet is controlled by a Deployment that is not in the input, so no pass adopts or changes it: default/web-old (Deployment gone)\n',
     )
     expect(r.code).toBe(0)
-    const [web] = (JSON.parse(r.stdout) as SyncResult).results
+    const [web] = (JSON.parse(r.stdout) as SyncResult).items
     // web does not adopt the other owner's ReplicaSet: it creates its own and touches nothing else.
     expect(web!.actions.filter((a) => a.resource === 'replicasets').map((a) => a.verb)).toEqual(['create'])
     expect(web!.actions.some((a) => a.name === 'web-old')).toBe(false)
@@ -396,14 +396,14 @@ describe.concurrent('input that is not an error: notes, and what the pass does',
     )
     expect(r.code).toBe(0)
     // Recreate with no old pods of its own: the pass creates the new ReplicaSet at once.
-    const [web] = (JSON.parse(r.stdout) as SyncResult).results
+    const [web] = (JSON.parse(r.stdout) as SyncResult).items
     expect(web!.actions[0]).toMatchObject({verb: 'create', resource: 'replicasets'})
   })
 })
 
 describe.concurrent('revision annotations past 2^53 and past int64', SLOW, () => {
   const revisionOf = (r: Run, resource: string) =>
-    (JSON.parse(r.stdout) as SyncResult).results[0]!.actions.filter((a) => a.resource === resource).map(
+    (JSON.parse(r.stdout) as SyncResult).items[0]!.actions.filter((a) => a.resource === resource).map(
       (a) =>
         (a.object as {metadata: {annotations?: Record<string, string>}} | undefined)?.metadata.annotations?.[
           'deployment.kubernetes.io/revision'
@@ -489,7 +489,8 @@ describe.concurrent('usage errors: exit 2, one line', SLOW, () => {
     {
       name: 'an output format that does not exist',
       args: ['dry-run', 'sync', '-f', file, '-o', 'xml'],
-      message: 'Expected --output=xml to be one of: table, wide, json, yaml (see --help)',
+      message:
+        'unable to match a printer suitable for the output format "xml", allowed formats are: table|wide|json|yaml|name|jsonpath=TEMPLATE',
     },
     {
       name: 'a --request-timeout that is not a duration',
@@ -603,7 +604,7 @@ spec:
       'note: skipped 1 object of kinds other than Deployment, ReplicaSet, Pod (ConfigMap)\n',
     )
     expect(r.code).toBe(0)
-    expect((JSON.parse(r.stdout) as SyncResult).results.map((x) => x.deployment.name)).toEqual(['web'])
+    expect((JSON.parse(r.stdout) as SyncResult).items.map((x) => x.deployment.name)).toEqual(['web'])
   })
 
   it('a JSON file over the 500 MiB JSON limit is refused by its size (sparse, nothing is read)', async () => {

@@ -482,7 +482,7 @@ current-context: tls
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const doc = JSON.parse(r.stdout)
-    expect(doc.results.map((x: {deployment: {name: string}}) => x.deployment)).toEqual([
+    expect(doc.items.map((x: {deployment: {name: string}}) => x.deployment)).toEqual([
       {namespace: 'shop', name: 'web'},
     ])
     const seen = server.requests.slice(before)

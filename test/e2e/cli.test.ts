@@ -2,7 +2,7 @@ import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {cli, deploymentYaml, ROOT, tempFiles} from './helpers.js'
 
 const NOW = '2026-11-29T10:05:00Z'
@@ -15,7 +15,7 @@ function expectOneLineError(stderr: string, pattern: RegExp): void {
   expect(stderr).not.toMatch(/^\s+at /m)
 }
 
-const writes = (r: SyncResult['results'][number]) =>
+const writes = (r: SyncResult['items'][number]) =>
   r.actions.map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''}`)
 
 describe('help', () => {
@@ -100,7 +100,7 @@ describe('usage and input errors', () => {
     expect(r.stdout).toBe('')
     expect(r.stderr.split('\n')[0]).toBe('No resources found in elsewhere namespace.')
     const json = cli(['dry-run', 'sync', '-f', file, '-n', 'elsewhere', '--now', NOW, '-o', 'json'])
-    expect(JSON.parse(json.stdout)).toMatchObject({kind: 'SyncResult', results: []})
+    expect(JSON.parse(json.stdout)).toMatchObject({kind: 'SyncResult', items: []})
   })
 
   it('maps input errors to exit 2 under --exit-code', () => {
@@ -122,8 +122,8 @@ describe('dry-run sync', () => {
     expect(r.code).toBe(0)
     const doc = JSON.parse(r.stdout) as SyncResult
     expect(doc).toMatchObject({kind: 'SyncResult', now: NOW})
-    expect(doc.results).toHaveLength(1)
-    const [web] = doc.results
+    expect(doc.items).toHaveLength(1)
+    const [web] = doc.items
     expect(web?.deployment).toEqual({namespace: 'default', name: 'web'})
     expect(web?.path[0]).toBe('syncDeployment')
     expect(writes(web!)).toEqual([
@@ -174,7 +174,7 @@ describe('dry-run sync', () => {
         JSON.parse(
           cli(['dry-run', 'sync', '-f', two, '--now', NOW, '-o', 'json', ...args]).stdout,
         ) as SyncResult
-      ).results.map((r) => `${r.deployment.namespace}/${r.deployment.name}`)
+      ).items.map((r) => `${r.deployment.namespace}/${r.deployment.name}`)
     expect(names([])).toEqual(['default/web'])
     expect(names(['-A'])).toEqual(['default/web', 'shop/api'])
     expect(names(['-A', '-l', 'app=api'])).toEqual(['shop/api'])
@@ -199,7 +199,7 @@ describe('dry-run sync', () => {
     expect(r.stdout).toContain('error: unexpected deployment strategy type: BlueGreen')
     expect(r.stdout).toContain('requeue: rate limited')
     const json = cli(['dry-run', 'sync', '-f', bad, '--now', NOW, '--validate', 'ignore', '-o', 'json'])
-    expect(JSON.parse(json.stdout).results[0]).toMatchObject({
+    expect(JSON.parse(json.stdout).items[0]).toMatchObject({
       error: 'unexpected deployment strategy type: BlueGreen',
       requeue: {kind: 'rateLimited'},
     })
@@ -242,8 +242,8 @@ describe('the bundled examples', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const doc = JSON.parse(r.stdout) as SyncResult
-    expect(doc.results.length).toBeGreaterThan(0)
-    for (const result of doc.results) expect(result.error).toBeNull()
+    expect(doc.items.length).toBeGreaterThan(0)
+    for (const result of doc.items) expect(result.error).toBeNull()
   })
 
   it('rolling-update scales the old ReplicaSet down', () => {

@@ -59,8 +59,15 @@ describe('completion bash', () => {
   })
 
   it('completes flag values, also after "=" (which bash splits off)', () => {
-    expect(reply(['kubectl-deployctl', 'explain', '-o', ''])).toEqual(['text', 'json', 'yaml'])
-    expect(reply(['kubectl-deployctl', 'explain', '--output', '=', 'j'])).toEqual(['json'])
+    expect(reply(['kubectl-deployctl', 'explain', '-o', ''])).toEqual([
+      'table',
+      'wide',
+      'json',
+      'yaml',
+      'name',
+      'jsonpath=',
+    ])
+    expect(reply(['kubectl-deployctl', 'explain', '--output', '=', 'j'])).toEqual(['json', 'jsonpath='])
   })
 
   it('zsh and fish scripts ask the same __complete', () => {

@@ -1,8 +1,7 @@
 // `explain` against a cluster: the built CLI reads the test API server (Deployments, ReplicaSets,
 // pods and Events), explains without writing anything, and lists the Warning events it found.
 
-import {mkdtempSync, readFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
@@ -73,7 +72,7 @@ beforeAll(async () => {
       event('b.1', 'Warning', 'BackOff', 'Pod', 'someone-else-1', '2026-11-29T09:59:59Z', 'not ours'),
     ],
   })
-  env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-'))}
+  env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
 })
 
 afterAll(async () => {
@@ -88,7 +87,7 @@ describe('explain on a live cluster', () => {
     )
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    const e = (JSON.parse(r.stdout) as ExplainResult).explanations[0]!
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
     expect(e.verdict).toMatchObject({code: 'DeadlineExceeded', reason: 'ImagePullBackOff'})
     expect(e.blockers.map((b) => b.code)).toEqual(['ErrImagePull', 'ImagePullBackOff'])
     expect(codes(e.deadEnds)).toEqual(['MaxUnavailableZeroStuck'])

@@ -37,8 +37,8 @@ function explainJson(example: string): ExplainResult {
 
 function one(example: string): Explanation {
   const result = explainJson(example)
-  expect(result.explanations).toHaveLength(1)
-  return result.explanations[0]!
+  expect(result.items).toHaveLength(1)
+  return result.items[0]!
 }
 
 const codes = (list: Array<{code: string}>) => list.map((x) => x.code)
@@ -142,7 +142,7 @@ describe('explain -o json on the examples', () => {
   it('multi: six Deployments in two namespaces', () => {
     const result = explainJson('multi')
     const by = Object.fromEntries(
-      result.explanations.map((e) => [`${e.deployment.namespace}/${e.deployment.name}`, e]),
+      result.items.map((e) => [`${e.deployment.namespace}/${e.deployment.name}`, e]),
     )
     expect(
       Object.fromEntries(Object.entries(by).map(([k, e]) => [k, `${e.verdict.code}/${e.verdict.reason}`])),
@@ -163,7 +163,7 @@ describe('explain -o json on the examples', () => {
     })
     expect(codes(by['shop/checkout']?.deadEnds ?? [])).toEqual(['MaxUnavailableZeroStuck'])
     expect(by['shop/reports']?.pass.fenceposts).toMatchObject({replicas: 0, maxTotalPods: 0, minAvailable: 0})
-    for (const e of result.explanations) expect(e.next.actions).toEqual([])
+    for (const e of result.items) expect(e.next.actions).toEqual([])
   })
 
   it('new-deployment: creates revision 1 with 3 replicas inside the surge limit', () => {
@@ -334,7 +334,7 @@ describe('explain on input the API server would refuse (--validate ignore)', () 
       'json',
     ])
     expect(r.code).toBe(0)
-    return (JSON.parse(r.stdout) as ExplainResult).explanations[0]!
+    return (JSON.parse(r.stdout) as ExplainResult).items[0]!
   }
 
   it('an empty selector is Invalid/SelectsEverything and only warns', () => {
@@ -361,7 +361,8 @@ describe('explain usage', () => {
     expect(r.code).toBe(0)
     for (const text of [
       '-o, --output',
-      'text|json|yaml',
+      'table|wide|json|yaml|name|jsonpath=TEMPLATE',
+      '--no-headers',
       'docs/explain-reasons.md',
       'kubectl deployctl explain',
     ]) {

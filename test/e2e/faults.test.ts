@@ -8,8 +8,9 @@ import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, type RequestLog, startApiServer} from '../apiserver/index.js'
+import {deployment as build} from '../objects.js'
 import {cliAsync, limiter, type RunResult} from './helpers.js'
 
 // The machine is shared and loaded (two cores): at most a few CLI processes at a time, so none of
@@ -21,16 +22,7 @@ const cli = (args: string[], options: {env?: NodeJS.ProcessEnv} = {}) =>
   slot(() => cliAsync(args, {env: options.env}))
 
 function deployment(namespace: string, name = 'web') {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace, labels: {app: name}},
-    spec: {
-      replicas: 3,
-      selector: {matchLabels: {app: name}},
-      template: {metadata: {labels: {app: name}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}},
-    },
-  }
+  return build({name, namespace})
 }
 
 const NAMESPACES = [
@@ -126,7 +118,7 @@ describe.concurrent('unreachable servers', SLOW, () => {
       expectError(refused, /^error: Unable to connect to the server: tls: self[- ]signed certificate$/)
       expect(skipped.stderr).toBe('')
       expect(skipped.code).toBe(0)
-      expect((JSON.parse(skipped.stdout) as SyncResult).results).toHaveLength(1)
+      expect((JSON.parse(skipped.stdout) as SyncResult).items).toHaveLength(1)
       // The refused run sent nothing the server could read.
       expect(tls.requests.filter((q) => q.resource === 'deployments')).toHaveLength(1)
     } finally {
@@ -195,7 +187,7 @@ describe.concurrent(
         r,
         `sync of deployment ${ns}/web failed: Operation cannot be fulfilled on ${resource}: the object has been modified; please apply your changes to the latest version and try again; ${already}`,
       )
-      const [result] = (JSON.parse(r.stdout) as SyncResult).results
+      const [result] = (JSON.parse(r.stdout) as SyncResult).items
       expect(result!.actions.map((a) => a.outcome)).toEqual(outcomes)
       // Nothing was sent after the conflicting write, and what the report says was written is stored.
       expect(seen(ns, writes)).toHaveLength(sent)

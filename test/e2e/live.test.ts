@@ -9,24 +9,15 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import type {SyncResult} from '../../src/result.js'
+import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {deployment as build} from '../objects.js'
 import {cliAsync} from './helpers.js'
 
 const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 
 function deployment(name: string, extra: Record<string, unknown> = {}, namespace = 'default') {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace, labels: {app: name}},
-    spec: {
-      replicas: 3,
-      selector: {matchLabels: {app: name}},
-      template: {metadata: {labels: {app: name}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}},
-      ...extra,
-    },
-  }
+  return build({name, namespace, spec: extra})
 }
 
 let server: ApiServer
@@ -34,7 +25,7 @@ let env: NodeJS.ProcessEnv
 
 async function start(objects: unknown[]) {
   server = await startApiServer({objects})
-  env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-'))}
+  env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
 }
 
 afterEach(async () => {
@@ -55,9 +46,9 @@ describe('reading a cluster', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const result = JSON.parse(r.stdout) as SyncResult
-    expect(result.results.map((x) => x.deployment)).toEqual([{namespace: 'default', name: 'web'}])
+    expect(result.items.map((x) => x.deployment)).toEqual([{namespace: 'default', name: 'web'}])
     expect(
-      result.results[0]!.actions.map((a) => `${a.verb} ${a.resource}${a.subresource ? '/status' : ''}`),
+      result.items[0]!.actions.map((a) => `${a.verb} ${a.resource}${a.subresource ? '/status' : ''}`),
     ).toEqual(['create replicasets', 'update deployments/status', 'update deployments/status'])
     expect(writesOf(server)).toEqual([])
     expect(server.requests.map((q) => q.path).sort()).toEqual([
@@ -113,7 +104,7 @@ describe('paging and request counts', () => {
     await start(many)
     const r = await cliAsync(['dry-run', 'sync', '-o', 'json'], {env})
     expect(r.code).toBe(0)
-    expect((JSON.parse(r.stdout) as SyncResult).results).toHaveLength(600)
+    expect((JSON.parse(r.stdout) as SyncResult).items).toHaveLength(600)
     const lists = server.requests.filter((q) => q.method === 'GET')
     expect(lists.filter((q) => q.path.endsWith('/deployments'))).toHaveLength(2)
     expect(lists.filter((q) => q.path.endsWith('/replicasets'))).toHaveLength(1)
@@ -144,10 +135,10 @@ describe('reconcile-once -A with a worker pool', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const result = JSON.parse(r.stdout) as SyncResult
-    const keys = result.results.map((x) => `${x.deployment.namespace}/${x.deployment.name}`)
+    const keys = result.items.map((x) => `${x.deployment.namespace}/${x.deployment.name}`)
     expect(keys).toEqual([...keys].sort())
     expect(keys).toHaveLength(12)
-    for (const x of result.results)
+    for (const x of result.items)
       expect(x.actions.map((a) => a.outcome)).toEqual(['succeeded', 'succeeded', 'succeeded'])
     const created = server.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/replicasets'))
     expect(created).toHaveLength(12)
@@ -164,7 +155,7 @@ describe('reconcile-once against a cluster', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const result = JSON.parse(r.stdout) as SyncResult
-    expect(result.results[0]!.actions.map((a) => a.outcome)).toEqual(['succeeded', 'succeeded', 'succeeded'])
+    expect(result.items[0]!.actions.map((a) => a.outcome)).toEqual(['succeeded', 'succeeded', 'succeeded'])
     const rs = stored('replicasets')
     expect(rs).toHaveLength(1)
     expect(rs[0]!.spec.replicas).toBe(3)
@@ -190,7 +181,7 @@ describe('reconcile-once against a cluster', () => {
 
     const again = await cliAsync(['reconcile-once', '-o', 'json'], {env})
     expect(again.code).toBe(0)
-    expect((JSON.parse(again.stdout) as SyncResult).results[0]!.actions).toEqual([])
+    expect((JSON.parse(again.stdout) as SyncResult).items[0]!.actions).toEqual([])
   })
 
   it('stops at a conflict, names what was written, and converges with --retries', async () => {
@@ -301,8 +292,8 @@ describe('a rollout driven with kubectl, step by step', () => {
       .replace(/^error: /, '')
     const r = await cliAsync(['explain', 'web', '-o', 'json'], {env})
     expect(r.code).toBe(0)
-    const explained = JSON.parse(r.stdout) as {explanations: Array<{rolloutStatus: {message: string}}>}
-    expect(explained.explanations[0]!.rolloutStatus.message.trim()).toBe(fromKubectl)
+    const explained = JSON.parse(r.stdout) as {items: Array<{rolloutStatus: {message: string}}>}
+    expect(explained.items[0]!.rolloutStatus.message.trim()).toBe(fromKubectl)
     return fromKubectl
   }
 
@@ -312,7 +303,7 @@ describe('a rollout driven with kubectl, step by step', () => {
       await settlePods()
       const r = await cliAsync(['reconcile-once', '-o', 'json'], {env})
       expect(r.code).toBe(0)
-      const writes = (JSON.parse(r.stdout) as SyncResult).results.flatMap((x) => x.actions)
+      const writes = (JSON.parse(r.stdout) as SyncResult).items.flatMap((x) => x.actions)
       if (writes.length === 0) return
     }
     throw new Error('reconcile-once did not converge in 10 passes')

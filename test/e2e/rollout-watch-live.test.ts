@@ -2,9 +2,6 @@
 // test moves the Deployment, its ReplicaSets and pods as the cluster's controllers would.
 
 import {type ChildProcess, spawn} from 'node:child_process'
-import {mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
 import {BIN, ROOT, type RunResult} from './helpers.js'
@@ -195,7 +192,7 @@ class Watch {
         NO_COLOR: '1',
         DEBUG: '',
         KUBECONFIG: server.kubeconfigPath,
-        KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-')),
+        KUBECACHEDIR: server.cacheDir,
       },
     })
     this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {

@@ -43,7 +43,7 @@ describe('rollout watch, line mode', () => {
     expect(r.code).toBe(1)
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines).toContain('web [10:00:15 +5s] pod/web-cc544bdcc-zzqph: Failed: Error: ImagePullBackOff')
-    expect(lines.at(-1)).toBe('web [10:10:31 +10m21s] error: deployment "web" exceeded its progress deadline')
+    expect(lines.at(-1)).toBe('web [10:10:31 +10m] error: deployment "web" exceeded its progress deadline')
   })
 
   it('stops at --max-time with exit 1, as kubectl --timeout does', () => {
@@ -61,7 +61,7 @@ describe('rollout watch, line mode', () => {
     ])
     expect(r.code).toBe(1)
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
-      'web [10:02:10 +2m00s] error: timed out waiting for the condition',
+      'web [10:02:10 +2m] error: timed out waiting for the condition',
     )
   })
 

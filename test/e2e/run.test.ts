@@ -3,9 +3,6 @@
 // moves the pods.
 
 import {type ChildProcess, spawn} from 'node:child_process'
-import {mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
@@ -103,7 +100,7 @@ async function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number,
 }
 
 function kubeEnv(server: ApiServer): NodeJS.ProcessEnv {
-  return {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-'))}
+  return {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
 }
 
 /** A request to the test API server as a client would make it (defaulting and validation apply). */

@@ -11,6 +11,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {deployment as build} from '../objects.js'
 import {cliAsync, limiter, type RunResult} from './helpers.js'
 
 const SLOW = {timeout: 300_000}
@@ -23,16 +24,7 @@ const URL_PASSWORD = 'sekret-url-password-a4d2'
 const slot = limiter(3)
 
 function deployment(namespace: string) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name: 'web', namespace, labels: {app: 'web'}},
-    spec: {
-      replicas: 2,
-      selector: {matchLabels: {app: 'web'}},
-      template: {metadata: {labels: {app: 'web'}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}},
-    },
-  }
+  return build({namespace, replicas: 2})
 }
 
 let server: ApiServer

@@ -69,17 +69,22 @@ describe('completion (cobra protocol)', () => {
     )
     expect(v).not.toContain('--namespace')
     expect(v).not.toContain('-n')
-    expect(r.candidates.find((c) => c.value === '-o')?.description).toBe('Output format.')
+    expect(r.candidates.find((c) => c.value === '-o')?.description).toBe(
+      'Output format: table|wide|json|yaml|name|jsonpath=TEMPLATE.',
+    )
     const long = await values(['explain', '--o'])
     expect(long.values).toEqual(['--output'])
   })
 
   it('completes -o values of each command, also as --output=', async () => {
     expect(await values(['dry-run', 'sync', '-o', ''])).toEqual({
-      values: ['table', 'wide', 'json', 'yaml'],
+      values: ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath='],
       directive: 4,
     })
-    expect(await values(['explain', '--output=j'])).toEqual({values: ['--output=json'], directive: 4})
+    expect(await values(['explain', '--output=j'])).toEqual({
+      values: ['--output=json', '--output=jsonpath='],
+      directive: 4,
+    })
   })
 
   it("asks the shell for files with kubectl's extensions after -f", async () => {

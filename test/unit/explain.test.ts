@@ -15,13 +15,14 @@ import type {
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {describeScaling, explainFenceposts} from '../../src/explain/fenceposts.js'
 import {explainWorld} from '../../src/explain/index.js'
+import type {Explanation} from '../../src/explain/types.js'
+import {renderExplainResult} from '../../src/render/explain.js'
 import {
   CLOCK_STATES,
   COMPLETE_REASONS,
   DEAD_END_CODES,
   DEADLINE_REASONS,
   DELETING_REASONS,
-  type Explanation,
   HARD_BLOCKERS,
   INVALID_REASONS,
   type KubeEvent,
@@ -29,8 +30,7 @@ import {
   PROGRESSING_REASONS,
   SOFT_BLOCKERS,
   VERDICT_CODES,
-} from '../../src/explain/types.js'
-import {renderExplainResult} from '../../src/render/explain.js'
+} from '../../src/status/types.js'
 
 const NOW = Date.parse('2026-11-29T10:00:00Z')
 const at = (secondsFromNow: number) =>
@@ -260,7 +260,7 @@ async function explain(w: World, events?: KubeEvent[], name?: string): Promise<E
     {namespace: 'demo', names: name ? [name] : undefined},
     {now: NOW, gates, events},
   )
-  return result.explanations[0]!
+  return result.items[0]!
 }
 
 /** A RollingUpdate mid-rollout: old RS 3/3 (app:1), new RS with `newReplicas` of app:2 and these pods. */
@@ -837,8 +837,8 @@ describe('text rendering', () => {
       {namespace: 'demo'},
       {now: NOW, gates},
     )
-    const plain = await renderExplainResult(result, {format: 'text', width: 80})
-    const coloured = await renderExplainResult(result, {format: 'text', width: 80, color: true})
+    const plain = await renderExplainResult(result, {format: {kind: 'table'}, width: 80})
+    const coloured = await renderExplainResult(result, {format: {kind: 'table'}, width: 80, color: true})
     expect(plain).not.toContain('\u001b[')
     expect(coloured).toContain('\u001b[31mStalled (ImagePullBackOff)\u001b[39m')
     const strip = (s: string) =>
@@ -863,7 +863,7 @@ describe('text rendering', () => {
       },
     ]
     const {result} = await explainWorld(rollout({}, [{}]), {namespace: 'demo'}, {now: NOW, gates, events})
-    const text = await renderExplainResult(result, {format: 'text', width: 100})
+    const text = await renderExplainResult(result, {format: {kind: 'table'}, width: 100})
     expect(text).toContain(
       'Warning events\n  2026-11-29T09:59:55Z  BackOff  Pod/web-new222-n0 (x3): Back-off restarting failed container',
     )

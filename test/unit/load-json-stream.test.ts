@@ -58,23 +58,26 @@ describe('JSON Lists read from the file a piece at a time', () => {
   })
 
   it.each([
-    ['a second value after the List', '{"items": []} {"items": []}'],
-    ['a single object that is not a List', '{"kind": "Deployment", "spec": {}}'],
-    ['scalars among the items', '{"items": [1, {"a": 1}]}'],
-    ['a string item', '["x"]'],
-    ['a missing comma', '{"items": [{"a": 1} {"b": 2}]}'],
-    ['a trailing comma', '{"items": [{"a": 1},]}'],
-    ['a leading comma', '[, {"a": 1}]'],
-    ['a second items key', '{"items": [{"a": 1}], "items": []}'],
-    ['an escaped key in the List itself', '{"items": [{"a": 1}], "\\u0069tems": []}'],
-    ['a mismatched bracket', '[{"a": 1}}'],
-    ['an unterminated string', '{"items": [{"a": "x}]}'],
-    ['a List cut short', '{"items": [{"a": 1}'],
-    ['junk after the List', '{"items": []} x'],
-    ['a NUL byte', '{"items": [{"a": "\u0000"}]}'],
-    ['nesting beyond the limit', `{"items": [${'['.repeat(MAX_DEPTH)}${']'.repeat(MAX_DEPTH)}]}`],
-  ])('says it is not sure about %s', (_, text) => {
-    for (const chunk of [1, 3, 1 << 20]) expect(streamed(Buffer.from(text), chunk)).toBeUndefined()
+    {name: 'a second value after the List', given: '{"items": []} {"items": []}'},
+    {name: 'a single object that is not a List', given: '{"kind": "Deployment", "spec": {}}'},
+    {name: 'scalars among the items', given: '{"items": [1, {"a": 1}]}'},
+    {name: 'a string item', given: '["x"]'},
+    {name: 'a missing comma', given: '{"items": [{"a": 1} {"b": 2}]}'},
+    {name: 'a trailing comma', given: '{"items": [{"a": 1},]}'},
+    {name: 'a leading comma', given: '[, {"a": 1}]'},
+    {name: 'a second items key', given: '{"items": [{"a": 1}], "items": []}'},
+    {name: 'an escaped key in the List itself', given: '{"items": [{"a": 1}], "\\u0069tems": []}'},
+    {name: 'a mismatched bracket', given: '[{"a": 1}}'},
+    {name: 'an unterminated string', given: '{"items": [{"a": "x}]}'},
+    {name: 'a List cut short', given: '{"items": [{"a": 1}'},
+    {name: 'junk after the List', given: '{"items": []} x'},
+    {name: 'a NUL byte', given: '{"items": [{"a": "\u0000"}]}'},
+    {
+      name: 'nesting beyond the limit',
+      given: `{"items": [${'['.repeat(MAX_DEPTH)}${']'.repeat(MAX_DEPTH)}]}`,
+    },
+  ])('says it is not sure about $name', ({given}) => {
+    for (const chunk of [1, 3, 1 << 20]) expect(streamed(Buffer.from(given), chunk)).toBeUndefined()
   })
 
   it('says it is not sure about bytes that are not UTF-8', () => {

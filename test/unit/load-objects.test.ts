@@ -3,7 +3,8 @@
 import {describe, expect, it} from 'vitest'
 import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
 import {type LoadOptions, SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from '../../src/cluster/load/index.js'
-import {InputError, type World} from '../../src/cluster/world.js'
+import type {World} from '../../src/cluster/world.js'
+import {InputError} from '../../src/errors.js'
 
 type Obj = Record<string, unknown>
 type Doc = Obj & {spec: Obj; metadata: Obj}
@@ -147,17 +148,29 @@ describe('defaulting', () => {
   })
 
   it.each([
-    ['nginx', 'Always'],
-    ['nginx:latest', 'Always'],
-    ['registry.example.com:5000/team/app', 'Always'],
-    ['registry.example.com:5000/team/app:1.2', 'IfNotPresent'],
-    ['nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'IfNotPresent'],
-    ['nginx:latest@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef', 'Always'],
-  ])('defaults imagePullPolicy for %s to %s', (image, policy) => {
+    {name: 'no tag', given: 'nginx', want: 'Always'},
+    {name: 'the latest tag', given: 'nginx:latest', want: 'Always'},
+    {name: 'a registry port, no tag', given: 'registry.example.com:5000/team/app', want: 'Always'},
+    {
+      name: 'a registry port and a tag',
+      given: 'registry.example.com:5000/team/app:1.2',
+      want: 'IfNotPresent',
+    },
+    {
+      name: 'a digest',
+      given: 'nginx@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+      want: 'IfNotPresent',
+    },
+    {
+      name: 'the latest tag with a digest',
+      given: 'nginx:latest@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+      want: 'Always',
+    },
+  ])('defaults imagePullPolicy for $name ($given) to $want', ({given, want}) => {
     const d = load(
-      deployment((d) => ((d.spec.template as {spec: {containers: Obj[]}}).spec.containers[0].image = image)),
+      deployment((d) => ((d.spec.template as {spec: {containers: Obj[]}}).spec.containers[0].image = given)),
     ).deployments[0]
-    expect(d.spec.template.spec?.containers?.[0].imagePullPolicy).toBe(policy)
+    expect(d.spec.template.spec?.containers?.[0].imagePullPolicy).toBe(want)
   })
 
   it('defaults ports, probes, env field references and volumes below the template', () => {
@@ -213,39 +226,54 @@ spec:
 
 describe('decoding (always errors, whatever --validate says)', () => {
   it.each([
-    [(d: Doc) => (d.spec.replicas = 'three'), 'spec.replicas: Invalid value: "three": expected an integer'],
-    [
-      (d: Doc) => (d.spec.replicas = 1e12),
-      'spec.replicas: Invalid value: 1000000000000: expected a 32-bit integer',
-    ],
-    [(d: Doc) => (d.spec.replicas = 1.5), 'spec.replicas: Invalid value: 1.5: expected an integer'],
-    [
-      (d: Doc) => (d.spec.paused = 'yes'),
-      'spec.paused: Invalid value: "yes": expected a boolean (true or false)',
-    ],
-    [
-      (d: Doc) => (d.spec.strategy = {rollingUpdate: {maxSurge: true}}),
-      'spec.strategy.rollingUpdate.maxSurge: Invalid value: true: expected an integer or a percentage string',
-    ],
-    [
-      (d: Doc) => (d.spec.template = {spec: {containers: {name: 'c'}}}),
-      'spec.template.spec.containers: Invalid value: {"name":"c"}: expected a list',
-    ],
-    [
-      (d: Doc) => (d.metadata.annotations = {'example.com/n': 5}),
-      'metadata.annotations[example.com/n]: Invalid value: 5: expected a string',
-    ],
-    [
-      (d: Doc) => (d.metadata.generation = 2 ** 60),
-      `metadata.generation: Invalid value: ${2 ** 60}: expected an integer of at most 2^53 - 1 in magnitude (larger ones lose precision)`,
-    ],
-    [
-      (d: Doc) => (d.metadata.creationTimestamp = 'yesterday'),
-      'metadata.creationTimestamp: Invalid value: "yesterday": expected an RFC 3339 time such as "2024-01-01T00:00:00Z"',
-    ],
-  ])('refuses wrong JSON types: %#', (edit, msg) => {
+    {
+      name: 'spec.replicas: a word is not an integer',
+      given: (d: Doc) => (d.spec.replicas = 'three'),
+      want: 'spec.replicas: Invalid value: "three": expected an integer',
+    },
+    {
+      name: 'spec.replicas: expected a 32-bit integer',
+      given: (d: Doc) => (d.spec.replicas = 1e12),
+      want: 'spec.replicas: Invalid value: 1000000000000: expected a 32-bit integer',
+    },
+    {
+      name: 'spec.replicas: a fraction is not an integer',
+      given: (d: Doc) => (d.spec.replicas = 1.5),
+      want: 'spec.replicas: Invalid value: 1.5: expected an integer',
+    },
+    {
+      name: 'spec.paused: expected a boolean (true or false)',
+      given: (d: Doc) => (d.spec.paused = 'yes'),
+      want: 'spec.paused: Invalid value: "yes": expected a boolean (true or false)',
+    },
+    {
+      name: 'spec.strategy.rollingUpdate.maxSurge: expected an integer or a percentage string',
+      given: (d: Doc) => (d.spec.strategy = {rollingUpdate: {maxSurge: true}}),
+      want: 'spec.strategy.rollingUpdate.maxSurge: Invalid value: true: expected an integer or a percentage string',
+    },
+    {
+      name: 'spec.template.spec.containers: expected a list',
+      given: (d: Doc) => (d.spec.template = {spec: {containers: {name: 'c'}}}),
+      want: 'spec.template.spec.containers: Invalid value: {"name":"c"}: expected a list',
+    },
+    {
+      name: 'metadata.annotations[example.com/n]: expected a string',
+      given: (d: Doc) => (d.metadata.annotations = {'example.com/n': 5}),
+      want: 'metadata.annotations[example.com/n]: Invalid value: 5: expected a string',
+    },
+    {
+      name: 'metadata.generation: expected an integer of at most 2^53 - 1 in magnitude (larger ones lose precision)',
+      given: (d: Doc) => (d.metadata.generation = 2 ** 60),
+      want: `metadata.generation: Invalid value: ${2 ** 60}: expected an integer of at most 2^53 - 1 in magnitude (larger ones lose precision)`,
+    },
+    {
+      name: 'metadata.creationTimestamp: expected an RFC 3339 time such as "2024-01-01T00:00:00Z"',
+      given: (d: Doc) => (d.metadata.creationTimestamp = 'yesterday'),
+      want: 'metadata.creationTimestamp: Invalid value: "yesterday": expected an RFC 3339 time such as "2024-01-01T00:00:00Z"',
+    },
+  ])('refuses wrong JSON types: $name', ({given, want}) => {
     for (const validate of ['strict', 'warn', 'ignore'] as const) {
-      expect(errorOf(deployment(edit as Edit), {validate})).toBe(`${D}: ${msg}`)
+      expect(errorOf(deployment(given as Edit), {validate})).toBe(`${D}: ${want}`)
     }
   })
 
@@ -268,69 +296,94 @@ spec: {}
 describe('validation', () => {
   const template = (d: Doc) => d.spec.template as {metadata: Obj; spec: Obj}
   it.each([
-    [
-      (d: Doc) => (d.spec.replicas = -1),
-      'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
-    ],
-    [
-      (d: Doc) => (d.spec.minReadySeconds = -5),
-      'spec.minReadySeconds: Invalid value: -5: must be greater than or equal to 0',
-    ],
-    [
-      (d: Doc) => (d.spec.revisionHistoryLimit = -1),
-      'spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0',
-    ],
-    [
-      (d: Doc) => (d.spec.progressDeadlineSeconds = -1),
-      'spec.progressDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0',
-    ],
-    [
-      (d: Doc) => {
+    {
+      name: 'spec.replicas: must be greater than or equal to 0',
+      given: (d: Doc) => (d.spec.replicas = -1),
+      want: 'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      name: 'spec.minReadySeconds: must be greater than or equal to 0',
+      given: (d: Doc) => (d.spec.minReadySeconds = -5),
+      want: 'spec.minReadySeconds: Invalid value: -5: must be greater than or equal to 0',
+    },
+    {
+      name: 'spec.revisionHistoryLimit: must be greater than or equal to 0',
+      given: (d: Doc) => (d.spec.revisionHistoryLimit = -1),
+      want: 'spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      name: 'spec.progressDeadlineSeconds: must be greater than or equal to 0',
+      given: (d: Doc) => (d.spec.progressDeadlineSeconds = -1),
+      want: 'spec.progressDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      name: 'spec.progressDeadlineSeconds: must be greater than minReadySeconds',
+      given: (d: Doc) => {
         d.spec.minReadySeconds = 30
         d.spec.progressDeadlineSeconds = 30
       },
-      'spec.progressDeadlineSeconds: Invalid value: 30: must be greater than minReadySeconds',
-    ],
-    [(d: Doc) => delete d.spec.selector, 'spec.selector: Required value'],
-    [
-      (d: Doc) => (d.spec.selector = {}),
-      'spec.selector: Invalid value: {}: empty selector is invalid for deployment',
-    ],
-    [
-      (d: Doc) => (d.spec.selector = {matchLabels: {app: 'api'}}),
-      'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
-    ],
-    [
-      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'Equals', values: ['web']}]}),
-      'spec.selector.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator',
-    ],
-    [
-      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'In'}]}),
-      "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
-    ],
-    [
-      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'Exists', values: ['web']}]}),
-      "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-    ],
-    [
-      (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'NotIn', values: ['web']}]}),
-      'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
-    ],
-    [(d: Doc) => (template(d).spec = {}), 'spec.template.spec.containers: Required value'],
-    [
-      (d: Doc) => (template(d).spec = {containers: [{name: 'web'}]}),
-      'spec.template.spec.containers[0].image: Required value',
-    ],
-    [
-      (d: Doc) => (template(d).spec.restartPolicy = 'Never'),
-      'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
-    ],
-    [
-      (d: Doc) => (d.metadata.labels = {app: 'bad value'}),
-      "metadata.labels: Invalid value: \"bad value\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-    ],
-  ])('refuses what the API server refuses: %#', (edit, msg) => {
-    expect(errorOf(deployment(edit as Edit))).toBe(`${D}: ${msg}`)
+      want: 'spec.progressDeadlineSeconds: Invalid value: 30: must be greater than minReadySeconds',
+    },
+    {
+      name: 'spec.selector: Required value',
+      given: (d: Doc) => delete d.spec.selector,
+      want: 'spec.selector: Required value',
+    },
+    {
+      name: 'spec.selector: empty selector is invalid for deployment',
+      given: (d: Doc) => (d.spec.selector = {}),
+      want: 'spec.selector: Invalid value: {}: empty selector is invalid for deployment',
+    },
+    {
+      name: 'spec.template.metadata.labels: `selector` does not match template `labels`',
+      given: (d: Doc) => (d.spec.selector = {matchLabels: {app: 'api'}}),
+      want: 'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    },
+    {
+      name: 'spec.selector.matchExpressions[0].operator: not a valid selector operator',
+      given: (d: Doc) =>
+        (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'Equals', values: ['web']}]}),
+      want: 'spec.selector.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator',
+    },
+    {
+      name: "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      given: (d: Doc) => (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'In'}]}),
+      want: "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+    },
+    {
+      name: "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      given: (d: Doc) =>
+        (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'Exists', values: ['web']}]}),
+      want: "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+    },
+    {
+      name: 'spec.template.metadata.labels: `selector` does not match template `labels`',
+      given: (d: Doc) =>
+        (d.spec.selector = {matchExpressions: [{key: 'app', operator: 'NotIn', values: ['web']}]}),
+      want: 'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    },
+    {
+      name: 'spec.template.spec.containers: Required value',
+      given: (d: Doc) => (template(d).spec = {}),
+      want: 'spec.template.spec.containers: Required value',
+    },
+    {
+      name: 'spec.template.spec.containers[0].image: Required value',
+      given: (d: Doc) => (template(d).spec = {containers: [{name: 'web'}]}),
+      want: 'spec.template.spec.containers[0].image: Required value',
+    },
+    {
+      name: 'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+      given: (d: Doc) => (template(d).spec.restartPolicy = 'Never'),
+      want: 'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+    },
+    {
+      name: "metadata.labels: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+      given: (d: Doc) => (d.metadata.labels = {app: 'bad value'}),
+      want: "metadata.labels: Invalid value: \"bad value\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    },
+  ])('refuses what the API server refuses: $name', ({given, want}) => {
+    expect(errorOf(deployment(given as Edit))).toBe(`${D}: ${want}`)
   })
 
   it.each(['25', '%', '-5%', '1.5%'])('refuses the malformed percentage %j', (value) => {
@@ -340,22 +393,25 @@ describe('validation', () => {
   })
 
   it.each([
-    [
-      {maxSurge: -1},
-      'spec.strategy.rollingUpdate.maxSurge: Invalid value: -1: must be greater than or equal to 0',
-    ],
-    [
-      {maxUnavailable: '150%'},
-      'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%',
-    ],
-    [
-      {maxSurge: 0, maxUnavailable: '0%'},
-      'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0',
-    ],
-  ])('checks the rolling update fenceposts: %j', (ru, msg) => {
-    expect(errorOf(deployment((d) => (d.spec.strategy = {type: 'RollingUpdate', rollingUpdate: ru})))).toBe(
-      `${D}: ${msg}`,
-    )
+    {
+      name: 'spec.strategy.rollingUpdate.maxSurge: must be greater than or equal to 0',
+      given: {maxSurge: -1},
+      want: 'spec.strategy.rollingUpdate.maxSurge: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      name: 'spec.strategy.rollingUpdate.maxUnavailable: must not be greater than 100%',
+      given: {maxUnavailable: '150%'},
+      want: 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%',
+    },
+    {
+      name: 'spec.strategy.rollingUpdate.maxUnavailable: may not be 0 when `maxSurge` is 0',
+      given: {maxSurge: 0, maxUnavailable: '0%'},
+      want: 'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0',
+    },
+  ])('checks the rolling update fenceposts: $name', ({given, want}) => {
+    expect(
+      errorOf(deployment((d) => (d.spec.strategy = {type: 'RollingUpdate', rollingUpdate: given}))),
+    ).toBe(`${D}: ${want}`)
   })
 
   it('accepts a surge over 100%, and matchExpressions that match the template', () => {

@@ -9,7 +9,7 @@ import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
 import {loadWorld} from '../../src/cluster/load/index.js'
 import {parseJson} from '../../src/cluster/load/json.js'
 import {readJsonListFile, STREAM_MIN_BYTES} from '../../src/cluster/load/read.js'
-import {InputError} from '../../src/cluster/world.js'
+import {InputError} from '../../src/errors.js'
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/load')
 const tmp = mkdtempSync(join(tmpdir(), 'deployctl-load-'))
@@ -260,17 +260,34 @@ describe('JSON', () => {
   })
 
   it.each([
-    ['{"a": 1,}', "t.json:1:9: invalid JSON: unexpected '}' (expected a double-quoted property name)"],
-    ['{\n  "a": tru\n}', "t.json:2:8: invalid JSON: unexpected 't' (expected a value)"],
-    ['{"a": 1}\n{"b" 2}', "t.json:2:6: invalid JSON: unexpected '2' (expected ':' after a property name)"],
-    ['{"a": [1, 2}', "t.json:1:12: invalid JSON: unexpected '}' (expected ',' or ']')"],
-    ['{"a": "x', 't.json:1:7: invalid JSON: unterminated string'],
-    [
-      '{"a": 1} 42',
-      't.json:1:10: expected a Kubernetes object (a JSON object with apiVersion and kind) or a list of them',
-    ],
-  ])('reports a JSON syntax error with its line and column: %j', (text, msg) => {
-    expect(errorOf(() => loadWorldFromText(text, 't.json'))).toBe(msg)
+    {
+      name: "unexpected '}' (expected a double-quoted property name)",
+      given: '{"a": 1,}',
+      want: "t.json:1:9: invalid JSON: unexpected '}' (expected a double-quoted property name)",
+    },
+    {
+      name: "unexpected 't' (expected a value)",
+      given: '{\n  "a": tru\n}',
+      want: "t.json:2:8: invalid JSON: unexpected 't' (expected a value)",
+    },
+    {
+      name: "unexpected '2' (expected ':' after a property name)",
+      given: '{"a": 1}\n{"b" 2}',
+      want: "t.json:2:6: invalid JSON: unexpected '2' (expected ':' after a property name)",
+    },
+    {
+      name: "unexpected '}' (expected ',' or ']')",
+      given: '{"a": [1, 2}',
+      want: "t.json:1:12: invalid JSON: unexpected '}' (expected ',' or ']')",
+    },
+    {name: 'unterminated string', given: '{"a": "x', want: 't.json:1:7: invalid JSON: unterminated string'},
+    {
+      name: 'expected a Kubernetes object (a JSON object with apiVersion and kind) or a list of them',
+      given: '{"a": 1} 42',
+      want: 't.json:1:10: expected a Kubernetes object (a JSON object with apiVersion and kind) or a list of them',
+    },
+  ])('reports a JSON syntax error with its line and column: $name', ({given, want}) => {
+    expect(errorOf(() => loadWorldFromText(given, 't.json'))).toBe(want)
   })
 
   it('refuses deeply nested JSON', () => {
@@ -342,25 +359,38 @@ describe('JSON Lists read item by item', () => {
   })
 
   it.each([
-    ['scalars among the items', '{"items": [1, {"a": 1}, "x"]}'],
-    ['a second items key (the last wins)', '{"items": [{"a": 1}], "items": [{"b": 2}]}'],
-    ['an escaped spelling of items', '{"items": [{"a": 1}], "\\u0069tems": []}'],
-    ['items that is not an array', '{"items": {"a": [1]}, "kind": "List"}'],
-    ['items nested deeper', '{"spec": {"items": [{"a": 1}]}}'],
-  ])('falls back to the whole text when the structure is not plain: %s', (_, text) => {
-    expect(parsed(text)).toEqual({value: [JSON.parse(text)], wholeText: 1})
+    {name: 'scalars among the items', given: '{"items": [1, {"a": 1}, "x"]}'},
+    {name: 'a second items key (the last wins)', given: '{"items": [{"a": 1}], "items": [{"b": 2}]}'},
+    {name: 'an escaped spelling of items', given: '{"items": [{"a": 1}], "\\u0069tems": []}'},
+    {name: 'items that is not an array', given: '{"items": {"a": [1]}, "kind": "List"}'},
+    {name: 'items nested deeper', given: '{"spec": {"items": [{"a": 1}]}}'},
+  ])('falls back to the whole text when the structure is not plain: $name', ({given}) => {
+    expect(parsed(given)).toEqual({value: [JSON.parse(given)], wholeText: 1})
   })
 
   it.each([
-    ['{"items": [{"a": 1} {"b": 2}]}', "t.json:1:21: invalid JSON: unexpected '{' (expected ',' or ']')"],
-    ['{"items": [{"a": 1},, {"b": 2}]}', "t.json:1:21: invalid JSON: unexpected ',' (expected a value)"],
-    ['{"items": [{"a": 1},]}', "t.json:1:21: invalid JSON: unexpected ']' (expected a value)"],
-    [
-      '{"items": [{"a": 1}, {"b" 2}]}',
-      "t.json:1:27: invalid JSON: unexpected '2' (expected ':' after a property name)",
-    ],
-  ])('reports errors between and inside items as the whole-text parse does: %j', (text, msg) => {
-    expect(errorOf(() => loadWorldFromText(text, 't.json'))).toBe(msg)
+    {
+      name: "unexpected '{' (expected ',' or ']')",
+      given: '{"items": [{"a": 1} {"b": 2}]}',
+      want: "t.json:1:21: invalid JSON: unexpected '{' (expected ',' or ']')",
+    },
+    {
+      name: "unexpected ',' (expected a value)",
+      given: '{"items": [{"a": 1},, {"b": 2}]}',
+      want: "t.json:1:21: invalid JSON: unexpected ',' (expected a value)",
+    },
+    {
+      name: "unexpected ']' (expected a value)",
+      given: '{"items": [{"a": 1},]}',
+      want: "t.json:1:21: invalid JSON: unexpected ']' (expected a value)",
+    },
+    {
+      name: "unexpected '2' (expected ':' after a property name)",
+      given: '{"items": [{"a": 1}, {"b" 2}]}',
+      want: "t.json:1:27: invalid JSON: unexpected '2' (expected ':' after a property name)",
+    },
+  ])('reports errors between and inside items as the whole-text parse does: $name', ({given, want}) => {
+    expect(errorOf(() => loadWorldFromText(given, 't.json'))).toBe(want)
   })
 
   it('agrees with JSON.parse on generated Lists in any layout (property)', () => {

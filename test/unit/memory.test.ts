@@ -3,64 +3,25 @@ import {MemoryStore, RecordingClient, strategicMergePatch} from '../../src/clust
 import type {World} from '../../src/cluster/world.js'
 import {isAlreadyExists, isConflict, isInvalid, isNotFound} from '../../src/controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
+import * as objects from '../objects.js'
 
 const NOW = Date.parse('2026-11-29T10:05:00Z')
 
 function deployment(name: string, extra: Partial<Deployment['metadata']> = {}): Deployment {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace: 'demo', uid: `uid-${name}`, generation: 1, ...extra},
-    spec: {replicas: 3, selector: {matchLabels: {app: name}}, template: {metadata: {labels: {app: name}}}},
+  return objects.deployment({
+    name,
+    namespace: 'demo',
+    metadata: {uid: `uid-${name}`, generation: 1, labels: undefined, ...extra},
     status: {observedGeneration: 1, replicas: 3},
-  }
+  })
 }
 
 function replicaSet(name: string, owner?: Deployment, replicas = 1): ReplicaSet {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'ReplicaSet',
-    metadata: {
-      name,
-      namespace: 'demo',
-      uid: `uid-${name}`,
-      labels: {app: 'web'},
-      ownerReferences: owner
-        ? [
-            {
-              apiVersion: 'apps/v1',
-              kind: 'Deployment',
-              name: owner.metadata.name ?? '',
-              uid: owner.metadata.uid ?? '',
-              controller: true,
-            },
-          ]
-        : undefined,
-    },
-    spec: {replicas, selector: {matchLabels: {app: 'web'}}},
-    status: {replicas},
-  }
+  return objects.replicaSet({name, namespace: 'demo', owner, replicas})
 }
 
 function pod(name: string, owner: ReplicaSet): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'demo',
-      uid: `uid-${name}`,
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          name: owner.metadata.name ?? '',
-          uid: owner.metadata.uid ?? '',
-          controller: true,
-        },
-      ],
-    },
-  }
+  return objects.pod({name, owner})
 }
 
 function world(deployments: Deployment[], replicaSets: ReplicaSet[] = [], pods: Pod[] = []): World {

@@ -1,9 +1,8 @@
 import {describe, expect, it} from 'vitest'
-import type {IO} from '../../src/base-command.js'
-import {exitCodeFor} from '../../src/base-command.js'
-import {PassOptions, parseRFC3339} from '../../src/cli/pass-options.js'
-import {InputError, UsageError} from '../../src/cluster/world.js'
+import type {IO} from '../../src/cli/base-command.js'
+import {PassOptions, parseNow} from '../../src/cli/pass-options.js'
 import {FeatureGateError} from '../../src/controller/features.js'
+import {exitCodeFor, InputError, UsageError} from '../../src/errors.js'
 
 function io(): IO & {errors: string[]} {
   const errors: string[] = []
@@ -12,16 +11,21 @@ function io(): IO & {errors: string[]} {
 
 const flags = {recursive: false, 'all-namespaces': false, validate: 'strict'}
 
-describe('parseRFC3339', () => {
-  it.each([
-    ['2026-11-29T10:05:00Z', '2026-11-29T10:05:00.000Z'],
-    ['2026-11-29t10:05:00z', '2026-11-29T10:05:00.000Z'],
-    ['2026-11-29T11:05:00+01:00', '2026-11-29T10:05:00.000Z'],
-    ['2026-11-29T05:35:00-04:30', '2026-11-29T10:05:00.000Z'],
-    ['2026-11-29T10:05:00.25Z', '2026-11-29T10:05:00.250Z'],
-    ['2028-02-29T00:00:00Z', '2028-02-29T00:00:00.000Z'],
-  ])('%s', (text, iso) => {
-    expect(new Date(parseRFC3339(text)).toISOString()).toBe(iso)
+describe('--now (parseNow: RFC 3339 as Go reads it)', () => {
+  const cases: Array<{name: string; given: string; want: string}> = [
+    {name: 'UTC', given: '2026-11-29T10:05:00Z', want: '2026-11-29T10:05:00.000Z'},
+    {name: 'lower-case t and z', given: '2026-11-29t10:05:00z', want: '2026-11-29T10:05:00.000Z'},
+    {name: 'a positive offset', given: '2026-11-29T11:05:00+01:00', want: '2026-11-29T10:05:00.000Z'},
+    {
+      name: 'a negative half-hour offset',
+      given: '2026-11-29T05:35:00-04:30',
+      want: '2026-11-29T10:05:00.000Z',
+    },
+    {name: 'a fraction of a second', given: '2026-11-29T10:05:00.25Z', want: '2026-11-29T10:05:00.250Z'},
+    {name: 'a leap day', given: '2028-02-29T00:00:00Z', want: '2028-02-29T00:00:00.000Z'},
+  ]
+  it.each(cases)('$name: $given', ({given, want}) => {
+    expect(new Date(parseNow(given)).toISOString()).toBe(want)
   })
 
   it.each([
@@ -35,7 +39,7 @@ describe('parseRFC3339', () => {
     '2026-11-29T10:05:00+25:00',
     '2026-11-29T10:05:00',
   ])('rejects %j as a usage error', (text) => {
-    expect(() => parseRFC3339(text)).toThrow(UsageError)
+    expect(() => parseNow(text)).toThrow(UsageError)
   })
 })
 

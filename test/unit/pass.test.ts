@@ -1,12 +1,19 @@
 import {beforeEach, describe, expect, it, vi} from 'vitest'
-import {InputError, UsageError, type World} from '../../src/cluster/world.js'
+import type {World} from '../../src/cluster/world.js'
 import {newNotFound, StatusError} from '../../src/controller/api/errors.js'
 import type {Deployment} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import type {ControllerContext} from '../../src/controller/interfaces.js'
-import {parseLabelSelector} from '../../src/pass/label-selector.js'
+import {parseLabelSelector} from '../../src/controller/util/labels.js'
+import {InputError, UsageError} from '../../src/errors.js'
 import {runPasses} from '../../src/pass/run.js'
-import {noResourcesMessage, parseNames, selectDeployments} from '../../src/pass/selection.js'
+import {
+  noResourcesMessage,
+  parseNames,
+  parseSelectorFlag,
+  selectDeployments,
+} from '../../src/pass/selection.js'
+import {deployment as build} from '../objects.js'
 
 // The runner is tested against a stand-in for syncDeployment, so that these tests pin the runner's
 // own contract (contexts, recording, requeue rules) whatever the controller decides.
@@ -21,12 +28,13 @@ const NOW = Date.parse('2026-11-29T10:05:00Z')
 const gates = parseFeatureGates(undefined)
 
 function deployment(namespace: string, name: string, labels: Record<string, string> = {}): Deployment {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace, uid: `uid-${namespace}-${name}`, labels, generation: 1},
-    spec: {replicas: 1, selector: {matchLabels: {app: name}}, template: {metadata: {labels: {app: name}}}},
-  }
+  return build({
+    name,
+    namespace,
+    labels,
+    replicas: 1,
+    metadata: {uid: `uid-${namespace}-${name}`, generation: 1},
+  })
 }
 
 function world(...deployments: Deployment[]): World {
@@ -57,34 +65,35 @@ describe('parseNames', () => {
   })
 })
 
-describe('parseLabelSelector', () => {
+describe('parseLabelSelector (upstream: labels.Parse)', () => {
   const labels = {app: 'web', tier: 'front', n: '5'}
-  it.each([
-    ['', true],
-    ['app=web', true],
-    ['app==web', true],
-    ['app!=web', false],
-    ['app!=api', true],
-    ['missing!=x', true],
-    ['app in (api, web)', true],
-    ['app notin (api,web)', false],
-    ['missing notin (a)', true],
-    ['tier', true],
-    ['!tier', false],
-    ['!missing', true],
-    ['app=web,tier=back', false],
-    ['app=web, tier=front ,!missing', true],
-    ['n>4', true],
-    ['n<5', false],
-    ['app>1', false],
-  ])('%s matches: %s', (input, expected) => {
-    expect(parseLabelSelector(input).matches(labels)).toBe(expected)
+  const cases: Array<{name: string; given: string; want: boolean}> = [
+    {name: 'everything', given: '', want: true},
+    {name: 'equality', given: 'app=web', want: true},
+    {name: 'double-equals equality', given: 'app==web', want: true},
+    {name: 'inequality of the same value', given: 'app!=web', want: false},
+    {name: 'inequality of another value', given: 'app!=api', want: true},
+    {name: 'inequality of a missing key', given: 'missing!=x', want: true},
+    {name: 'a set', given: 'app in (api, web)', want: true},
+    {name: 'a set excluded', given: 'app notin (api,web)', want: false},
+    {name: 'a missing key not in a set', given: 'missing notin (a)', want: true},
+    {name: 'existence', given: 'tier', want: true},
+    {name: 'absence of a present key', given: '!tier', want: false},
+    {name: 'absence', given: '!missing', want: true},
+    {name: 'one requirement failing', given: 'app=web,tier=back', want: false},
+    {name: 'spaces between requirements', given: 'app=web, tier=front ,!missing', want: true},
+    {name: 'greater than', given: 'n>4', want: true},
+    {name: 'less than', given: 'n<5', want: false},
+    {name: 'a comparison on a non-number', given: 'app>1', want: false},
+  ]
+  it.each(cases)('$name: $given', ({given, want}) => {
+    expect(parseLabelSelector(given).matches(labels)).toBe(want)
   })
 
   it.each(['app in (', 'app in ()', '=web', 'app=web,', 'app web', 'n>x', 'app=a b', 'Bad Key=1', 'app=-x'])(
     'rejects %s',
     (input) => {
-      expect(() => parseLabelSelector(input)).toThrow(UsageError)
+      expect(() => parseSelectorFlag(input)).toThrow(UsageError)
     },
   )
 
@@ -137,7 +146,7 @@ describe('runPasses', () => {
       const d = ctx.listers.getDeployment(ns, name)!
       await ctx.client.getDeployment(ns, name)
       ctx.trace.enter('rolloutRolling')
-      ctx.trace.fact('maxSurge', 1)
+      ctx.trace.fact('lastRevision', '1')
       await ctx.client.createReplicaSet({
         metadata: {
           name: `${name}-abc`,
@@ -159,7 +168,7 @@ describe('runPasses', () => {
     )
     expect(seen).toEqual([`demo/api@${NOW}`, `demo/web@${NOW}`])
     expect(result).toMatchObject({kind: 'SyncResult', now: '2026-11-29T10:05:00Z'})
-    const web = result.results[1]!
+    const web = result.items[1]!
     expect(web.path).toEqual(['syncDeployment', 'rolloutRolling'])
     expect(web.actions.map((a) => a.verb)).toEqual(['create']) // the get is not a write
     expect(web.events).toEqual([
@@ -173,7 +182,7 @@ describe('runPasses', () => {
     expect(web.requeue).toEqual({kind: 'after', seconds: 30.5})
     expect(web.requeueAfterSeconds).toBe(30.5)
     expect(web.error).toBeNull()
-    expect(web.facts).toEqual([{fn: 'rolloutRolling', name: 'maxSurge', value: 1}])
+    expect(web.facts).toEqual([{fn: 'rolloutRolling', name: 'lastRevision', value: '1'}])
     expect(objects.map((o) => o.metadata.name)).toEqual(['web', 'web-abc', 'api', 'api-abc'])
   })
 
@@ -183,12 +192,12 @@ describe('runPasses', () => {
       throw newNotFound('replicasets.apps', 'x')
     }
     const {result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates})
-    expect(result.results[0]).toMatchObject({
+    expect(result.items[0]).toMatchObject({
       error: 'replicasets.apps "x" not found',
       requeue: {kind: 'rateLimited'},
       requeueAfterSeconds: 0,
     })
-    expect(result.results[0]).not.toHaveProperty('facts')
+    expect(result.items[0]).not.toHaveProperty('facts')
   })
 
   it('forgets the key when the namespace is terminating, and rate-limits on AddRateLimited', async () => {
@@ -196,10 +205,10 @@ describe('runPasses', () => {
       throw new StatusError('Forbidden', 403, 'namespace is terminating', [{type: 'NamespaceTerminating'}])
     }
     let {result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates})
-    expect(result.results[0]).toMatchObject({requeue: null, requeueAfterSeconds: null})
+    expect(result.items[0]).toMatchObject({requeue: null, requeueAfterSeconds: null})
     sync.impl = async (ctx) => ctx.queue.addRateLimited()
     ;({result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates}))
-    expect(result.results[0]).toMatchObject({
+    expect(result.items[0]).toMatchObject({
       requeue: {kind: 'rateLimited'},
       requeueAfterSeconds: 0,
       error: null,
@@ -229,7 +238,7 @@ describe('runPasses', () => {
 
   it('returns an empty result when nothing is selected', async () => {
     const {result} = await runPasses(world(), {namespace: 'demo'}, {now: NOW, gates})
-    expect(result.results).toEqual([])
+    expect(result.items).toEqual([])
     expect(result.featureGates).toMatchObject({DeploymentReplicaSetTerminatingReplicas: true})
   })
 })

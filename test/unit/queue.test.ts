@@ -1,17 +1,17 @@
 // The work queue and rate limiters of `run`, against client-go's behaviour, on a fake clock.
 
 import {describe, expect, it} from 'vitest'
-import {StatusError} from '../../src/controller/api/errors.js'
-import type {LoopClock, TimerHandle} from '../../src/run/clock.js'
-import {handleErr, MAX_RETRIES} from '../../src/run/controller.js'
-import {WorkQueue} from '../../src/run/queue.js'
+import type {LoopClock, TimerHandle} from '../../src/cluster/live/workqueue/clock.js'
+import {WorkQueue} from '../../src/cluster/live/workqueue/queue.js'
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,
   ItemExponentialFailureRateLimiter,
   MaxOfRateLimiter,
   type RateLimiter,
-} from '../../src/run/rate-limiter.js'
+} from '../../src/cluster/live/workqueue/rate-limiter.js'
+import {StatusError} from '../../src/controller/api/errors.js'
+import {handleErr, MAX_RETRIES} from '../../src/run/controller.js'
 
 /** A clock that moves only when told to, firing due timers in time order. */
 class FakeClock implements LoopClock {

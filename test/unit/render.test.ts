@@ -1,10 +1,11 @@
 import {describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
+import type {Action} from '../../src/cluster/action.js'
 import type {Deployment, ReplicaSet} from '../../src/controller/api/types.js'
-import {ChangeTracker, diff} from '../../src/render/change.js'
+import {ChangeTracker, diff} from '../../src/pass/change.js'
+import type {DeploymentResult, SyncResult} from '../../src/pass/result.js'
 import {renderDocument} from '../../src/render/document.js'
 import {describeRequeue, renderSyncResult} from '../../src/render/sync-result.js'
-import type {Action, DeploymentResult, SyncResult} from '../../src/result.js'
 
 const REV = 'deployment.kubernetes.io/revision'
 
@@ -149,11 +150,11 @@ describe('CHANGE column', () => {
 function result(results: DeploymentResult[]): SyncResult {
   return {
     kind: 'SyncResult',
-    apiVersion: 'deployctl.kubectl.io/v1alpha1',
+    apiVersion: 'deployctl.kubectl.io/v1alpha2',
     now: '2026-11-29T10:05:00Z',
     kubernetesVersion: 'v1.36',
     featureGates: {},
-    results,
+    items: results,
   }
 }
 
@@ -179,7 +180,7 @@ const sample: DeploymentResult = {
 
 describe('renderSyncResult', () => {
   it('prints path, a borderless table, events and the requeue', async () => {
-    const out = await renderSyncResult(result([sample]), {format: 'table', before})
+    const out = await renderSyncResult(result([sample]), {format: {kind: 'table'}, before})
     expect(out).toBe(
       [
         'deployment demo/web',
@@ -205,7 +206,7 @@ describe('renderSyncResult', () => {
       error: 'boom',
       requeue: {kind: 'rateLimited' as const},
     }
-    const out = await renderSyncResult(result([sample, failed]), {format: 'wide', before})
+    const out = await renderSyncResult(result([sample, failed]), {format: {kind: 'wide'}, before})
     expect(out).toContain('VERB     RESOURCE             NAME      CHANGE')
     expect(out).toContain('update   deployments/status   web       status.observedGeneration: 1 -> 2')
     expect(out).toContain('actions: none\nevents: none\nrequeue: rate limited\nerror: boom')
@@ -213,7 +214,7 @@ describe('renderSyncResult', () => {
 
   it('colours only when asked', async () => {
     const out = await renderSyncResult(result([{...sample, error: 'x'}]), {
-      format: 'table',
+      format: {kind: 'table'},
       before,
       color: true,
     })
@@ -222,8 +223,8 @@ describe('renderSyncResult', () => {
 
   it('prints JSON and YAML documents with the same content', async () => {
     const doc = result([{...sample, events: [{...sample.events[0]!, message: 'yes'}]}])
-    const json = await renderSyncResult(doc, {format: 'json', before})
-    const yaml = await renderSyncResult(doc, {format: 'yaml', before})
+    const json = await renderSyncResult(doc, {format: {kind: 'json'}, before})
+    const yaml = await renderSyncResult(doc, {format: {kind: 'yaml'}, before})
     expect(JSON.parse(json)).toEqual(parse(yaml, {version: '1.1'}))
     expect(yaml).toContain('message: "yes"')
     expect(JSON.parse(json).kind).toBe('SyncResult')

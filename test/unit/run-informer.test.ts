@@ -4,11 +4,12 @@
 
 import {afterEach, describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/cluster/live/api.js'
+import {Informer, isTombstone, type Tombstone} from '../../src/cluster/live/cache/informer.js'
+import {POD_CONTROLLER_UID_INDEX, podControllerUID} from '../../src/cluster/live/cache/listers.js'
 import {connect} from '../../src/cluster/live/kubeconfig.js'
 import type {Deployment, Pod} from '../../src/controller/api/types.js'
-import {Informer, isTombstone, type Tombstone} from '../../src/run/informer.js'
-import {POD_CONTROLLER_UID_INDEX, podControllerUID} from '../../src/run/listers.js'
 import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
+import {deployment as build} from '../objects.js'
 
 let server: ApiServer | undefined
 let informers: Array<Informer<Deployment> | Informer<Pod>> = []
@@ -21,16 +22,7 @@ afterEach(async () => {
 })
 
 function deployment(name: string, namespace = 'default', labels: Record<string, string> = {app: name}) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {name, namespace, labels, managedFields: [{manager: 'kubectl'}]},
-    spec: {
-      replicas: 1,
-      selector: {matchLabels: {app: name}},
-      template: {metadata: {labels: {app: name}}, spec: {containers: [{name: 'c', image: 'x'}]}},
-    },
-  }
+  return build({name, namespace, labels, replicas: 1, metadata: {managedFields: [{manager: 'kubectl'}]}})
 }
 
 type Seen = string[]

@@ -5,11 +5,9 @@ import {describe, expect, it} from 'vitest'
 import type {Pod, PodCondition, ReplicaSet} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {SimulatedCluster} from '../../src/sim/cluster.js'
-import {formatDuration, parseDuration} from '../../src/sim/duration.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
-  isPodAvailable,
   type KubeletContext,
   normalizeImage,
   planForInputPod,
@@ -29,6 +27,7 @@ import {
   replicaSetStatus,
   statusToWrite,
 } from '../../src/sim/replicaset.js'
+import {isPodAvailable} from '../../src/status/pods.js'
 
 const T0 = Date.parse('2026-11-29T10:00:00Z')
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
@@ -531,20 +530,6 @@ describe('names and durations', () => {
     for (const n of names) expect(n).toMatch(/^web-cc544bdcc-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
     expect(names[0]).not.toBe(names[1])
     expect(generateName(`${'x'.repeat(70)}-`, a)).toHaveLength(63)
-  })
-
-  it('parses Go durations and prints elapsed time', () => {
-    expect(parseDuration('10s')).toBe(10_000)
-    expect(parseDuration('1m30s')).toBe(90_000)
-    expect(parseDuration('1.5h')).toBe(5_400_000)
-    expect(parseDuration('500ms')).toBe(500)
-    expect(parseDuration('0')).toBe(0)
-    for (const bad of ['10', '-5s', 's', '1x', '', '10s5']) expect(parseDuration(bad)).toBeUndefined()
-    expect(formatDuration(0)).toBe('0s')
-    expect(formatDuration(5)).toBe('5ms')
-    expect(formatDuration(1_500)).toBe('1.5s')
-    expect(formatDuration(65_000)).toBe('1m05s')
-    expect(formatDuration(3_723_000)).toBe('1h02m03s')
   })
 })
 

@@ -134,7 +134,9 @@ describe('rolling update, 10 replicas, maxSurge 25% (3), maxUnavailable 25% (2)'
     expect(sim.timeline.at(-1)?.observation.rollout).toEqual({
       message: 'deployment "web" successfully rolled out',
       done: true,
+      error: false,
     })
+    expect(sim.timeline.at(-1)?.state.verdict.code).toBe('Complete')
   })
 
   it('records the controller writes and events of each pass', () => {
@@ -184,7 +186,7 @@ describe('failing new pods', async () => {
   const sim = await run()
 
   it('exceeds the progress deadline one second after lastUpdateTime + progressDeadlineSeconds', () => {
-    const i = sim.timeline.findIndex((e) => e.observation.rollout.error !== undefined)
+    const i = sim.timeline.findIndex((e) => e.observation.rollout.error)
     expect(i).toBeGreaterThan(0)
     const before = sim.timeline[i - 1]!.observation.deployment.conditions.find(
       (c) => c.type === 'Progressing',

@@ -64,8 +64,8 @@ describe('line mode', () => {
     expect(out).toContain('web [10:00:15 +5s] pod/web-cc544bdcc-zzqph: Failed: Error: ImagePullBackOff')
     expect(out).toContain('web [10:00:10 +0s] pod/web-cc544bdcc-zzqph: Failed: Error: ErrImagePull')
     expect(out.some((l) => l.includes('Back-off pulling image'))).toBe(false)
-    expect(out.at(-1)).toBe('web [10:10:31 +10m21s] error: deployment "web" exceeded its progress deadline')
-    expect(out.at(-2)).toMatch(/summary: took 10m21s, .* progress deadline exceeded$/)
+    expect(out.at(-1)).toBe('web [10:10:31 +10m] error: deployment "web" exceeded its progress deadline')
+    expect(out.at(-2)).toMatch(/summary: took 10m, .* progress deadline exceeded$/)
   })
 })
 
@@ -125,13 +125,16 @@ describe('NDJSON', () => {
 describe('frames', () => {
   it('tells the verdict, the deadline, the ETA and the blockers', async () => {
     const sim = await run()
-    const first = sim.timeline[0]!.observation
-    expect(verdictOf(first)).toEqual({code: 'UpdatingReplicas', tone: 'busy'})
+    const first = sim.timeline[0]!
+    // The status model's verdict: the next pass scales the old ReplicaSet down.
+    expect(verdictOf(first.state)).toEqual({code: 'Progressing', reason: 'ScalingDown', tone: 'busy'})
     // Progressing last updated at 10:00:06 with a 600s deadline.
-    expect(deadlineOf(first)).toEqual({at: Date.parse('2026-11-29T10:10:06Z'), remaining: 596_000})
-    expect(blockersOf(first)).toEqual([
-      '1 new pod not available: ContainerCreating',
-      'scale-up waits: 5 pods asked for, the surge limit is 5',
+    expect(deadlineOf(first.state, first.time)).toEqual({
+      at: Date.parse('2026-11-29T10:10:06Z'),
+      remaining: 596_000,
+    })
+    expect(blockersOf(first.state)).toEqual([
+      'web-cc544bdcc-zzqph: container nginx is starting (ContainerCreating)',
     ])
     const builder = new FrameBuilder()
     const frames = sim.timeline.map((e) => builder.push(e))
@@ -140,7 +143,7 @@ describe('frames', () => {
     const at20 = frames.find((f) => f.elapsed === 10_000 && f.replicaSets[0]?.available === 3)
     expect(at20?.eta).toBe(5_000)
     const last = frames.at(-1)!
-    expect(last.verdict).toEqual({code: 'Complete', tone: 'good'})
+    expect(last.verdict).toEqual({code: 'Complete', reason: 'RolloutComplete', tone: 'good'})
     expect(last.deadline).toBeUndefined()
     expect(last.eta).toBe(0)
     expect(last.blockers).toEqual([])

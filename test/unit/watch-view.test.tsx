@@ -15,8 +15,9 @@ import {
   type Timers,
 } from '../../src/render/watch/replay.js'
 import {Bar, layout, WatchView} from '../../src/render/watch/view.js'
-import type {PodSummary, ReplicaSetSummary} from '../../src/sim/observe.js'
 import {simulate} from '../../src/sim/simulator.js'
+import type {ReplicaSetSummary} from '../../src/status/observe.js'
+import type {PodSummary} from '../../src/status/pods.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 const T = Date.parse('2026-11-29T10:00:10Z')
@@ -63,7 +64,7 @@ function frame(over: Partial<WatchFrame> = {}): WatchFrame {
     maxUnavailable: 1,
     revision: 2,
     replicas: 4,
-    verdict: {code: 'UpdatingReplicas', tone: 'busy'},
+    verdict: {code: 'Progressing', reason: 'ScalingUp', tone: 'busy'},
     status: 'Waiting for deployment "web" rollout to finish: 3 out of 4 new replicas have been updated...',
     time: T,
     elapsed: 65_000,
@@ -134,7 +135,7 @@ describe('WatchView', () => {
     expect(lastFrame()).toBe(
       [
         'deployment demo/web  RollingUpdate maxSurge 1 maxUnavailable 1  revision 2',
-        '↻ UpdatingReplicas  elapsed 1m05s (10:00:10)  deadline in 8m55s  ETA ~40s',
+        '↻ Progressing/ScalingUp  elapsed 65s (10:00:10)  deadline in 8m55s  ETA ~40s',
         'Waiting for deployment "web" rollout to finish: 3 out of 4 new replicas have been updated...',
         '',
         '▸ revision 2  web-new new',
@@ -161,7 +162,7 @@ describe('WatchView', () => {
 
   it('shows the outcome and the summary instead of the countdown once the watch ended', () => {
     const done = frame({
-      verdict: {code: 'ProgressDeadlineExceeded', tone: 'bad'},
+      verdict: {code: 'DeadlineExceeded', reason: 'CrashLoopBackOff', tone: 'bad'},
       status: 'error: deployment "web" exceeded its progress deadline',
       deadline: undefined,
       outcome: {
@@ -173,13 +174,13 @@ describe('WatchView', () => {
     const text = frameToString(done, 110)
     expect(text.split('\n').slice(0, 3)).toEqual([
       'deployment demo/web  RollingUpdate maxSurge 1 maxUnavailable 1  revision 2',
-      '✖ ProgressDeadlineExceeded  elapsed 1m05s (10:00:10)',
+      '✖ DeadlineExceeded/CrashLoopBackOff  elapsed 65s (10:00:10)',
       'error: deployment "web" exceeded its progress deadline',
     ])
     // The verdict line is not repeated; the summary closes the frame.
     expect(text.match(/exceeded its progress deadline/g)).toHaveLength(1)
     expect(text.split('\n').at(-1)).toBe(
-      'took 11m01s · at most 6 pods · at least 3 available · progress deadline exceeded',
+      'took 11m · at most 6 pods · at least 3 available · progress deadline exceeded',
     )
   })
 
@@ -249,7 +250,10 @@ describe('WatchApp', () => {
     expect(app.lastFrame()).toContain('3 out of 4 new replicas have been updated')
     expect(app.lastFrame()?.split('\n').at(-1)).toBe('replay · q to quit')
     s.push(
-      frame({status: 'deployment "web" successfully rolled out', verdict: {code: 'Complete', tone: 'good'}}),
+      frame({
+        status: 'deployment "web" successfully rolled out',
+        verdict: {code: 'Complete', reason: 'RolloutComplete', tone: 'good'},
+      }),
     )
     s.end()
     await until(() => s.unsubscribed())
@@ -298,7 +302,7 @@ describe('WatchApp', () => {
     )
     await until(() => (app.lastFrame() ?? '').includes('Complete'))
     expect(new Set(app.frames).size).toBeGreaterThan(2)
-    expect(app.lastFrame()).toContain('✔ Complete  elapsed 16s (10:00:26)')
+    expect(app.lastFrame()).toContain('✔ Complete/RolloutComplete  elapsed 16s (10:00:26)')
     expect(app.lastFrame()).toContain('deployment "web" successfully rolled out')
   })
 })

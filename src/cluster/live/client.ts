@@ -6,7 +6,7 @@ import type {Deployment, KubeObject, ReplicaSet} from '../../controller/api/type
 import type {Client, PatchType} from '../../controller/interfaces.js'
 import {equalIgnoreHash} from '../../controller/util/deployment-util.js'
 import {deepCopy} from '../../controller/util/equality.js'
-import type {Action, ActionResource} from '../../result.js'
+import type {Action, ActionResource} from '../action.js'
 import {type ApiClient, ConnectionError} from './api.js'
 import {collectionPath, objectPath} from './read.js'
 

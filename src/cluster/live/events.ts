@@ -3,7 +3,7 @@
 
 import {randomBytes} from 'node:crypto'
 import type {Deployment} from '../../controller/api/types.js'
-import type {RecordedEvent} from '../../result.js'
+import type {RecordedEvent} from '../action.js'
 import type {ApiClient} from './api.js'
 import {collectionPath} from './read.js'
 

@@ -4,7 +4,8 @@
 import {existsSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
 import type {KubeConfig} from '@kubernetes/client-node'
-import {InputError, UsageError} from '../world.js'
+import {InputError, UsageError} from '../../errors.js'
+import {parseDuration} from '../../util/duration.js'
 
 export interface ConnectionFlags {
   kubeconfig?: string
@@ -31,21 +32,12 @@ export interface Connection {
 }
 
 /** kubectl's --request-timeout: a bare number is seconds; otherwise a Go duration (1m30s, 500ms). */
-export function parseDuration(text: string, flag = '--request-timeout'): number {
-  const t = text.trim()
-  if (/^\d+$/.test(t)) return Number(t) * 1000
-  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy
-  let total = 0
-  let matched = 0
-  for (const m of t.matchAll(re)) {
-    const v = Number(m[1])
-    total += m[2] === 'h' ? v * 3_600_000 : m[2] === 'm' ? v * 60_000 : m[2] === 's' ? v * 1000 : v
-    matched += m[0].length
+export function parseRequestTimeout(text: string): number {
+  const ms = parseDuration(text, {bareSeconds: true})
+  if (ms === undefined) {
+    throw new UsageError(`invalid --request-timeout "${text}": want a duration such as 30s, 1m or 500ms`)
   }
-  if (t === '' || matched !== t.length) {
-    throw new UsageError(`invalid ${flag} "${text}": want a duration such as 30s, 1m or 500ms`)
-  }
-  return Math.round(total)
+  return Math.round(ms)
 }
 
 /** The connection flags out of a command's parsed flags (the same names on every command). */
@@ -125,7 +117,7 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
     kc,
     server: cluster.server.replace(/\/+$/, ''),
     namespace,
-    requestTimeoutMs: flags['request-timeout'] ? parseDuration(flags['request-timeout']) : 0,
+    requestTimeoutMs: flags['request-timeout'] ? parseRequestTimeout(flags['request-timeout']) : 0,
     impersonate:
       flags.as || flags['as-group']?.length ? {user: flags.as, groups: flags['as-group'] ?? []} : undefined,
   }
@@ -155,7 +147,7 @@ export async function inClusterConnection(
     kc,
     server: cluster.server.replace(/\/+$/, ''),
     namespace: flags.namespace ?? inClusterNamespace(process.env, root),
-    requestTimeoutMs: flags['request-timeout'] ? parseDuration(flags['request-timeout']) : 0,
+    requestTimeoutMs: flags['request-timeout'] ? parseRequestTimeout(flags['request-timeout']) : 0,
     impersonate:
       flags.as || flags['as-group']?.length ? {user: flags.as, groups: flags['as-group'] ?? []} : undefined,
     inCluster: true,

@@ -60,11 +60,14 @@ export async function listAll<T extends KubeObject>(
   return {items, resourceVersion}
 }
 
+/** Which pods a read lists: the pass needs them only for Recreate Deployments, explain always. */
+export type PodsToRead = 'always' | 'never' | 'recreate-only'
+
 export interface LiveReadOptions {
   /** undefined: every namespace (-A). */
   namespace: string | undefined
   /** Pods are listed only where a pass or an explanation needs them. */
-  pods: 'always' | 'never' | 'recreate-only'
+  pods: PodsToRead
 }
 
 /** The world of a namespace (or of all namespaces) as the controller's informers would see it. */

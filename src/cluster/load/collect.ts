@@ -3,8 +3,10 @@
 // the order the API server would do it on create.
 
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api/types.js'
+import {RevisionAnnotation} from '../../controller/util/deployment-util.js'
 import {parseInt64} from '../../controller/util/go.js'
-import {emptyWorld, InputError, type SourceRef, type World} from '../world.js'
+import {InputError} from '../../errors.js'
+import {emptyWorld, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
 import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
@@ -101,7 +103,7 @@ export class Collector {
    */
   private checkRevision(obj: Obj, o: Origin, label: string): void {
     const annotations = isObject(obj.metadata) ? obj.metadata.annotations : undefined
-    const v = isObject(annotations) ? annotations[REVISION] : undefined
+    const v = isObject(annotations) ? annotations[RevisionAnnotation] : undefined
     if (typeof v !== 'string') return
     const n = parseInt64(v)
     const problem =
@@ -111,9 +113,9 @@ export class Collector {
           ? 'is the largest 64-bit integer: the next revision overflows'
           : undefined
     if (problem === undefined) return
-    const line = o.locate?.(['metadata', 'annotations', {key: REVISION}]) || o.line
+    const line = o.locate?.(['metadata', 'annotations', {key: RevisionAnnotation}]) || o.line
     this.warn(
-      `warning: ${o.file}:${line}: ${label}: metadata.annotations[${REVISION}]: ${JSON.stringify(v)} ${problem}`,
+      `warning: ${o.file}:${line}: ${label}: metadata.annotations[${RevisionAnnotation}]: ${JSON.stringify(v)} ${problem}`,
     )
   }
 
@@ -252,7 +254,6 @@ export class Collector {
   }
 }
 
-const REVISION = 'deployment.kubernetes.io/revision'
 const INT64_MAX = 2n ** 63n - 1n
 const MAX_LISTED = 3
 

@@ -1,6 +1,6 @@
 // What the JSON and YAML readers hand to the object collector.
 
-import {InputError} from '../world.js'
+import {InputError} from '../../errors.js'
 import type {Path} from './problems.js'
 
 /** Deeper documents are refused: no manifest needs them and the walkers below recurse. */

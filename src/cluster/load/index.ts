@@ -1,4 +1,4 @@
-// The file loader behind `-f`: reads manifests and snapshots (YAML or JSON, Lists included) into a
+// cluster/load/: the file loader behind `-f`: reads manifests and snapshots (YAML or JSON, Lists included) into a
 // World, defaulted and validated as the API server would have, or fails with one InputError line
 // (`FILE:LINE[:COL]: ...`) that the command prints after `error: `.
 

@@ -3,7 +3,7 @@
 // concatenated values, and the start line and extent of each List item. Positions of syntax errors
 // are worked out only after JSON.parse has failed.
 
-import {InputError} from '../world.js'
+import {InputError} from '../../errors.js'
 import {MAX_DEPTH, type ParsedDoc, syntaxError, tooDeep} from './doc.js'
 import {
   BACKSLASH,

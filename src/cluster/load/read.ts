@@ -17,7 +17,7 @@ import {
   statSync,
 } from 'node:fs'
 import {join} from 'node:path'
-import {InputError} from '../world.js'
+import {InputError} from '../../errors.js'
 import type {ParsedDoc} from './doc.js'
 import {readJsonListStream} from './json-stream.js'
 import {type Format, limitFor, MAX_JSON_BYTES, sniffFormat, startsLikeJson, tooLarge} from './text.js'

@@ -2,7 +2,7 @@
 // parser sees the input, so a hostile file is refused in bounded time and memory.
 
 import {isUtf8} from 'node:buffer'
-import {InputError} from '../world.js'
+import {InputError} from '../../errors.js'
 
 const MiB = 1024 * 1024
 

@@ -18,7 +18,7 @@ import {
   type Tags,
   type YAMLMap,
 } from 'yaml'
-import {InputError} from '../world.js'
+import {InputError} from '../../errors.js'
 import {MAX_DEPTH, type ParsedDoc, tooDeep} from './doc.js'
 import {formatPath, type Path} from './problems.js'
 

@@ -1,7 +1,7 @@
-import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../../base-command.js'
+import {BaseCommand, processIO} from '../../cli/base-command.js'
 import {DryRunSyncOptions} from '../../cli/dry-run-sync.js'
+import {deploymentArgs, outputFlags, passFlags} from '../../cli/flags.js'
 
 export default class DryRunSync extends BaseCommand {
   static override summary = 'Run one Deployment controller pass on files and print what it would do'
@@ -19,7 +19,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 1 some would, 2 or more an error.`
 
   static override usage = [
-    'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|wide|json|yaml] [--exit-code]',
+    'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|wide|json|yaml|name|jsonpath=TEMPLATE] [--no-headers] [--exit-code]',
   ]
 
   static override examples = [
@@ -45,17 +45,11 @@ With --exit-code the exit status tells whether anything would change, as with ku
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'Deployments to sync: NAME, deployment/NAME, or deployment NAME...',
-      // oclif would otherwise take piped stdin as a NAME; stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs('Deployments to sync: NAME, deployment/NAME, or deployment NAME...')
 
   static override flags = {
     ...passFlags,
-    output: outputFlag(['table', 'wide', 'json', 'yaml'] as const, 'table'),
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
     'exit-code': Flags.boolean({
       default: false,
       description: 'Exit 0 when no Deployment would change, 1 when some would, 2 or more on error.',
@@ -66,8 +60,6 @@ With --exit-code the exit status tells whether anything would change, as with ku
     const {argv, flags} = await this.parse(DryRunSync)
     if (flags['exit-code']) this.errorExitFloor = 2
     const options = new DryRunSyncOptions(processIO)
-    await options.complete(flags, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, flags, argv)
   }
 }

@@ -1,9 +1,17 @@
-import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {BaseCommand, outputFlag, passFlags, processIO} from '../../base-command.js'
+import {BaseCommand, processIO} from '../../cli/base-command.js'
+import {
+  clockFlags,
+  connectionFlags,
+  deploymentArgs,
+  globalFlags,
+  inputFlags,
+  outputFlags,
+} from '../../cli/flags.js'
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
 
-const {'all-namespaces': _allNamespaces, selector: _selector, ...watchPassFlags} = passFlags
+/** One Deployment: no -A or -l. */
+const watchPassFlags = {...inputFlags, ...clockFlags, ...connectionFlags, ...globalFlags}
 
 export default class RolloutWatch extends BaseCommand {
   static override summary = "Watch a Deployment's rollout move: live on the cluster, or simulated from files"
@@ -56,13 +64,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
 
   static override strict = false
 
-  static override args = {
-    name: Args.string({
-      description: 'The Deployment: NAME or deployment/NAME.',
-      // stdin belongs to -f -.
-      ignoreStdin: true,
-    }),
-  }
+  static override args = deploymentArgs('The Deployment: NAME or deployment/NAME.')
 
   static override flags = {
     ...watchPassFlags,
@@ -123,14 +125,17 @@ more can happen (a paused Deployment), 130 when interrupted.`
       default: false,
       description: 'One plain line per change, even on a terminal.',
     }),
-    output: outputFlag(['text', 'json'] as const, 'text'),
+    ...outputFlags(['table', 'json', 'jsonpath'], {
+      default: 'table',
+      tables: false,
+      description:
+        'Output format: table (the view on a terminal, lines otherwise; `text` is the same, its former name), json (one object per step, NDJSON) or jsonpath=TEMPLATE (run on each of those objects).',
+    }),
   }
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(RolloutWatch)
     const options = new RolloutWatchOptions(processIO, {stdout: process.stdout, stdin: process.stdin})
-    await options.complete({...flags, 'all-namespaces': false}, argv as string[])
-    await options.validateOptions()
-    process.exitCode = await options.run()
+    await this.runOptions(options, {...flags, 'all-namespaces': false}, argv)
   }
 }

@@ -1,6 +1,7 @@
 // upstream: pkg/controller/deployment/util/deployment_util.go — annotations, revisions,
 // conditions, fenceposts and the predicates the sync paths share.
 
+import {formatTime} from '../../util/duration.js'
 import {
   DefaultDeploymentUniqueLabelKey,
   type Deployment,
@@ -18,7 +19,6 @@ import {deepCopy, semanticEqual, timeValue} from './equality.js'
 import {atoi, i32, MAX_INT32, mul32, parseInt64, parseNonNegativeInt32, toInt32} from './go.js'
 import {getScaledValueFromIntOrPercent, IntOrStringError} from './intstr.js'
 import {cloneAndRemoveLabel} from './labels.js'
-import {formatTime} from './time.js'
 
 export const RevisionAnnotation = 'deployment.kubernetes.io/revision'
 export const RevisionHistoryAnnotation = 'deployment.kubernetes.io/revision-history'

@@ -1,7 +1,5 @@
-// metav1.Time as the API server stores it: RFC 3339 with whole seconds, UTC.
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
-}
+// Go time formatting the controller's messages carry (metav1.Time as %v prints it). RFC 3339 is
+// src/util/duration.ts's formatTime, the one time format.
 
 /**
  * How Go's %v prints a metav1.Time (time.Time.String) in a controller running in UTC:

@@ -1,8 +1,8 @@
 // Line mode: one plain line per change, prefixed with the Deployment name and the (virtual) time, in
 // kubectl rollout status's words where it has them. Fed update by update, so a live watch can use it.
 
-import {formatDuration} from '../../sim/duration.js'
-import type {WatchOutcome, WatchUpdate} from './frame.js'
+import type {WatchOutcome, WatchUpdate} from '../../status/update.js'
+import {humanDuration} from '../../util/duration.js'
 
 /** `HH:MM:SS` of an epoch ms, in UTC (milliseconds left out). */
 export function clock(ms: number): string {
@@ -19,11 +19,13 @@ export class LineWriter {
   private lastStatus: string | undefined
   private lastTime = 0
   private lastElapsed = 0
+  /** The no-controller warning is printed once. */
+  private warned = false
 
   constructor(private readonly name: string) {}
 
   private prefix(time: number, elapsed: number): string {
-    return `${this.name} [${clock(time)} +${formatDuration(elapsed)}]`
+    return `${this.name} [${clock(time)} +${humanDuration(elapsed)}]`
   }
 
   /**
@@ -39,8 +41,13 @@ export class LineWriter {
       if (e.source === 'deployment-controller') out.push(`${p} ${e.message}`)
       else if (e.type === 'Warning') out.push(`${p} ${kubectlRef(e.object)}: ${e.reason}: ${e.message}`)
     }
-    const r = u.observation.rollout
-    if (!r.done && r.error === undefined && r.message !== this.lastStatus) {
+    const stuck = u.state.noController
+    if (stuck && !this.warned) {
+      this.warned = true
+      out.push(`${p} warning: ${stuck.message}`)
+    }
+    const r = u.state.rolloutStatus
+    if (!r.done && !r.error && r.message !== this.lastStatus) {
       this.lastStatus = r.message
       out.push(`${p} ${r.message}`)
     }
@@ -55,7 +62,7 @@ export class LineWriter {
     const summary = outcome.summary
     if (summary) {
       out.push(
-        `${p} summary: took ${formatDuration(summary.duration)}, at most ${summary.peakPods} pod${summary.peakPods === 1 ? '' : 's'}, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
+        `${p} summary: took ${humanDuration(summary.duration)}, at most ${summary.peakPods} pod${summary.peakPods === 1 ? '' : 's'}, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
       )
     }
     out.push(`${p} ${outcome.message}`)

@@ -2,7 +2,7 @@
 // one Summary object. This shape is a contract: add fields, never rename or remove them.
 
 import type {SimulationSummary, TimelineEntry} from '../../sim/simulator.js'
-import type {WatchOutcome, WatchUpdate} from './frame.js'
+import type {WatchOutcome, WatchUpdate} from '../../status/update.js'
 
 /** RFC 3339 in UTC, with milliseconds only when the instant has some. */
 export function timestamp(ms: number): string {
@@ -19,6 +19,15 @@ export function stepJson(e: TimelineEntry): Record<string, unknown> {
     t: e.elapsed / 1000,
     time: timestamp(e.time),
     status: o.rollout.message,
+    verdict: e.state.verdict,
+    progress: {
+      state: e.state.progress.state,
+      deadline: e.state.progress.deadline,
+      secondsLeft: e.state.progress.secondsLeft,
+      message: e.state.progress.message,
+    },
+    settled: e.state.settled,
+    noController: e.state.noController,
     actions: e.actions,
     events: e.events,
     deployment: {
@@ -80,6 +89,7 @@ export function updateJson(u: WatchUpdate, step: number): Record<string, unknown
     actions: u.actions ?? [],
     events: u.events,
     observation: u.observation,
+    state: u.state,
   })
 }
 

@@ -4,9 +4,11 @@
 // strings with renderToString.
 
 import {Box, Text} from 'ink'
-import {formatDuration} from '../../sim/duration.js'
-import type {PodState, PodSummary, ReplicaSetSummary} from '../../sim/observe.js'
-import type {TimedEvent, WatchFrame, WatchSummary} from './frame.js'
+import type {ReplicaSetSummary} from '../../status/observe.js'
+import type {PodState, PodSummary} from '../../status/pods.js'
+import type {WatchSummary} from '../../status/update.js'
+import {humanDuration} from '../../util/duration.js'
+import type {TimedEvent, WatchFrame} from './frame.js'
 import {clock} from './lines.js'
 
 type Color = 'green' | 'cyan' | 'yellow' | 'red' | 'gray'
@@ -53,16 +55,16 @@ function Header({frame}: {frame: WatchFrame}) {
     frame.strategy === 'RollingUpdate'
       ? `RollingUpdate maxSurge ${frame.maxSurge} maxUnavailable ${frame.maxUnavailable}`
       : frame.strategy
-  const clockParts = [`elapsed ${formatDuration(frame.elapsed)} (${clock(frame.time)})`]
+  const clockParts = [`elapsed ${humanDuration(frame.elapsed)} (${clock(frame.time)})`]
   if (frame.deadline) {
     clockParts.push(
       frame.deadline.remaining > 0
-        ? `deadline in ${formatDuration(frame.deadline.remaining)}`
-        : `deadline passed ${formatDuration(-frame.deadline.remaining)} ago`,
+        ? `deadline in ${humanDuration(frame.deadline.remaining)}`
+        : `deadline passed ${humanDuration(-frame.deadline.remaining)} ago`,
     )
   }
   if (!frame.outcome && frame.verdict.code !== 'Complete') {
-    clockParts.push(frame.eta === undefined ? 'ETA ?' : `ETA ~${formatDuration(frame.eta)}`)
+    clockParts.push(frame.eta === undefined ? 'ETA ?' : `ETA ~${humanDuration(frame.eta)}`)
   }
   return (
     <Box flexDirection="column">
@@ -78,7 +80,7 @@ function Header({frame}: {frame: WatchFrame}) {
       </Text>
       <Text wrap="truncate-end">
         <Text color={tone.color} bold>
-          {tone.icon} {frame.verdict.code}
+          {tone.icon} {frame.verdict.code}/{frame.verdict.reason}
         </Text>
         <Text>
           {'  '}
@@ -209,7 +211,7 @@ function Events({events}: {events: TimedEvent[]}) {
 
 function summaryText(s: WatchSummary): string {
   return [
-    `took ${formatDuration(s.duration)}`,
+    `took ${humanDuration(s.duration)}`,
     `at most ${s.peakPods} pod${s.peakPods === 1 ? '' : 's'}`,
     `at least ${s.minAvailable} available`,
     `progress deadline ${s.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
@@ -237,7 +239,7 @@ export function layout(frame: WatchFrame, rows: number, footer: boolean): {podLi
     ? 1 + (frame.outcome.message !== frame.status ? 1 : 0) + (frame.outcome.summary ? 1 : 0)
     : 0
   const blockers = frame.blockers.length > 0 ? 2 + frame.blockers.length : 0
-  const next = frame.explain && frame.explain.next.length > 0 ? 2 + frame.explain.next.length : 0
+  const next = frame.next && frame.next.length > 0 ? 2 + frame.next.length : 0
   // One line is kept free: ink's output ends with a newline.
   const fixed = 3 + 1 + withPods.length * 2 + collapsed + blockers + next + outcome + (footer ? 1 : 0) + 1
   let events = Math.min(frame.events.length, 5)
@@ -275,10 +277,10 @@ export function WatchView({frame, columns = 100, rows = 60, footer}: WatchViewPr
           ))}
         </Box>
       ) : null}
-      {frame.explain && frame.explain.next.length > 0 ? (
+      {frame.next && frame.next.length > 0 ? (
         <Box flexDirection="column" marginTop={1}>
-          <Text bold>next pass ({frame.explain.verdict})</Text>
-          {frame.explain.next.map((n) => (
+          <Text bold>next pass</Text>
+          {frame.next.map((n) => (
             <Text key={n} wrap="truncate-end">
               {'  '}→ {n}
             </Text>

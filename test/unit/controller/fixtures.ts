@@ -3,6 +3,7 @@
 // fake clientset). Every object gets a UID: FindOldReplicaSets and the pod map key on it, so
 // objects without one would silently behave as "the same object".
 
+import type {Action} from '../../../src/cluster/action.js'
 import {MemoryStore, RecordingClient} from '../../../src/cluster/memory.js'
 import type {World} from '../../../src/cluster/world.js'
 import type {
@@ -16,7 +17,6 @@ import type {
 import {syncDeployment} from '../../../src/controller/deployment-controller.js'
 import {parseFeatureGates} from '../../../src/controller/features.js'
 import type {ControllerContext, EventType} from '../../../src/controller/interfaces.js'
-import type {Action} from '../../../src/result.js'
 
 /** The clock every harness starts with unless told otherwise. */
 export const NOW = Date.parse('2026-03-02T10:00:00Z')

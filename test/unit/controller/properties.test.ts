@@ -8,8 +8,8 @@ import type {World} from '../../../src/cluster/world.js'
 import {parseFeatureGates} from '../../../src/controller/features.js'
 import {maxSurge, maxUnavailable} from '../../../src/controller/util/deployment-util.js'
 import {deepCopy} from '../../../src/controller/util/equality.js'
+import type {DeploymentResult} from '../../../src/pass/result.js'
 import {runPasses} from '../../../src/pass/run.js'
-import type {DeploymentResult} from '../../../src/result.js'
 import {buildWorld, D_UID, NOW, worldSpec} from './world-arbitrary.js'
 
 const gates = parseFeatureGates(undefined)
@@ -27,7 +27,7 @@ function copyWorld(w: World): World {
 
 async function pass(world: World): Promise<{result: DeploymentResult; world: World}> {
   const out = await runPasses(world, {namespace: 'default'}, {now: NOW, gates})
-  return {result: out.result.results[0]!, world: out.world}
+  return {result: out.result.items[0]!, world: out.world}
 }
 
 const replicasOf = (world: World) =>

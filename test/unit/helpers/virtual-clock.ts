@@ -1,7 +1,7 @@
 // A clock for async code on virtual time: timers fire in time order when the test advances the
 // clock, and the promise jobs each timer starts run before the next timer fires.
 
-import type {LoopClock, TimerHandle} from '../../../src/run/clock.js'
+import type {LoopClock, TimerHandle} from '../../../src/cluster/live/workqueue/clock.js'
 
 interface Timer {
   at: number

@@ -8,7 +8,7 @@
 
 import {hostname} from 'node:os'
 import {isConflict, isNotFound} from '../../../controller/api/errors.js'
-import type {LoopClock, TimerHandle} from '../../../run/clock.js'
+import type {LoopClock, TimerHandle} from '../workqueue/clock.js'
 import {type LeaderElectionRecord, microTime, type ResourceLock} from './leaselock.js'
 
 /** upstream: JitterFactor — acquire retries wait between RetryPeriod and 2.2 × RetryPeriod. */

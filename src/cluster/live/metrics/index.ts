@@ -8,10 +8,10 @@
 // else).
 
 import {Counter, collectDefaultMetrics, exponentialBuckets, Gauge, Histogram, Registry} from 'prom-client'
-import type {LoopClock} from '../../../run/clock.js'
-import type {QueueMetrics} from '../../../run/queue.js'
 import type {LeaderMetrics} from '../leaderelection/leaderelection.js'
 import type {RequestObserver} from '../request-hooks.js'
+import type {LoopClock} from '../workqueue/clock.js'
+import type {QueueMetrics} from '../workqueue/queue.js'
 
 /** component-base prefixes every help text with the metric's stability level. */
 const ALPHA = '[ALPHA] '

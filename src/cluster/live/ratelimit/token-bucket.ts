@@ -4,7 +4,7 @@
 // until its token would have been refilled. kube-controller-manager: --kube-api-qps 20,
 // --kube-api-burst 30.
 
-import type {LoopClock} from '../../../run/clock.js'
+import type {LoopClock} from '../workqueue/clock.js'
 
 const realClock: LoopClock = {
   now: () => Date.now(),

@@ -2,9 +2,10 @@
 // the object as it stood just before it in this pass (at first, the object before the pass), so a
 // redundant write reads "no change" instead of repeating the previous write's change.
 
+import type {Action, ActionResource} from '../cluster/action.js'
 import {deepEqual, isPlainObject, type JsonObject} from '../cluster/json.js'
 import {mergePatch, strategicMergePatch} from '../cluster/memory.js'
-import type {Action, ActionResource} from '../result.js'
+import {RevisionAnnotation} from '../controller/util/deployment-util.js'
 
 export interface Change {
   /** One line for the table: `replicas 3 -> 2; Progressing: ReplicaSetUpdated -> NewReplicaSetAvailable`. */
@@ -15,7 +16,6 @@ export interface Change {
 
 export type BeforeLookup = (resource: ActionResource, namespace: string, name: string) => unknown
 
-const REVISION = 'deployment.kubernetes.io/revision'
 const NONE = '<none>'
 
 /** Follows the writes of a pass in order and describes each against the state before it. */
@@ -83,7 +83,7 @@ function counts(o: unknown): string {
   const spec = obj(obj(o).spec)
   const annotations = obj(obj(obj(o).metadata).annotations)
   const parts = [`replicas ${fmt(spec.replicas)}`]
-  if (annotations[REVISION] !== undefined) parts.push(`revision ${annotations[REVISION]}`)
+  if (annotations[RevisionAnnotation] !== undefined) parts.push(`revision ${annotations[RevisionAnnotation]}`)
   return parts.join(', ')
 }
 

@@ -4,11 +4,16 @@
 import type {MemoryStore} from '../cluster/memory.js'
 import {type Deployment, type Pod, type ReplicaSet, ReplicaSetKind} from '../controller/api/types.js'
 import {filterPodsByOwner, getControllerOf, specReplicas} from '../controller/controller-utils.js'
-import {findNewReplicaSet, RevisionHistoryAnnotation, revision} from '../controller/util/deployment-util.js'
+import {
+  findNewReplicaSet,
+  RevisionAnnotation,
+  RevisionHistoryAnnotation,
+  revision,
+} from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector, type Selector} from '../controller/util/labels.js'
-import type {ReplicaSetInfo, ReplicaSetView} from './context.js'
-import {age} from './duration.js'
-import type {Facts} from './facts.js'
+import type {Facts} from '../pass/facts.js'
+import {age} from '../util/duration.js'
+import type {ReplicaSetInfo, ReplicaSetView, RolloutContext} from './context.js'
 import type {Ownership, ReplicaSetRow} from './types.js'
 
 /** The Deployment's selector, or undefined when it does not parse. */
@@ -35,9 +40,9 @@ export function replicaSetView(
   // An empty selector would match every ReplicaSet; the controller claims none then, and neither do we.
   const selector = isSelectEverythingLiteral(d.spec.selector) ? undefined : selectorOf(d)
   const uid = d.metadata.uid
-  const claimedNames = facts.ownedReplicaSets()
-  const adopted = new Set(facts.all<string>('adopt'))
-  const released = new Set(facts.all<string>('release'))
+  const claimedNames = facts.last('ownedReplicaSets')
+  const adopted = new Set(facts.all('adopt'))
+  const released = new Set(facts.all('release'))
   const infos: Array<Omit<ReplicaSetInfo, 'role'>> = []
   for (const rs of namespaceReplicaSets) {
     const name = rs.metadata.name ?? ''
@@ -77,7 +82,7 @@ export function replicaSetView(
 
 function revisionNumber(rs: ReplicaSet): bigint | undefined {
   try {
-    const v = rs.metadata.annotations?.['deployment.kubernetes.io/revision']
+    const v = rs.metadata.annotations?.[RevisionAnnotation]
     return v === undefined ? undefined : revision(rs)
   } catch {
     return undefined
@@ -105,7 +110,7 @@ export function replicaSetRows(view: ReplicaSetView, now: number): ReplicaSetRow
     const ann = rs.metadata.annotations ?? {}
     return {
       name: rs.metadata.name ?? '',
-      revision: ann['deployment.kubernetes.io/revision'] ?? null,
+      revision: ann[RevisionAnnotation] ?? null,
       role: i.role,
       ownership: i.ownership,
       controller: i.controller,
@@ -119,4 +124,32 @@ export function replicaSetRows(view: ReplicaSetView, now: number): ReplicaSetRow
       revisionHistory: ann[RevisionHistoryAnnotation] ?? null,
     }
   })
+}
+
+export interface ScaleRecord {
+  name: string
+  from: number
+  to: number
+  created: boolean
+}
+
+/** The ReplicaSets the pass creates or resizes, in the order of its writes. */
+export function scaledReplicaSets(ctx: RolloutContext): ScaleRecord[] {
+  const sizes = new Map<string, number>()
+  const records: ScaleRecord[] = []
+  for (const a of ctx.result.actions) {
+    if (a.resource !== 'replicasets' || a.subresource) continue
+    if (a.verb === 'create') {
+      const to = specReplicas(a.object as ReplicaSet)
+      records.push({name: a.name, from: 0, to, created: true})
+      sizes.set(a.name, to)
+    } else if (a.verb === 'update') {
+      const before = ctx.store.initial('replicasets', a.namespace, a.name) as ReplicaSet | undefined
+      const from = sizes.get(a.name) ?? (before ? specReplicas(before) : 0)
+      const to = specReplicas(a.object as ReplicaSet)
+      if (from !== to) records.push({name: a.name, from, to, created: false})
+      sizes.set(a.name, to)
+    }
+  }
+  return records
 }

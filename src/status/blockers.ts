@@ -3,8 +3,8 @@
 // the ReplicaSets' ReplicaFailure conditions; and the recent Warning events when they are given.
 
 import type {Pod, PodCondition} from '../controller/api/types.js'
-import type {ExplainContext, ReplicaSetInfo} from './context.js'
-import {formatTime, parseTime, relative, seconds} from './duration.js'
+import {formatTime, parseTime, relative, seconds} from '../util/duration.js'
+import type {ReplicaSetInfo, RolloutContext} from './context.js'
 import {type Blocker, type BlockerCode, type EventRow, HARD_BLOCKERS, type KubeEvent} from './types.js'
 
 const HARD = new Set<string>(HARD_BLOCKERS)
@@ -204,7 +204,7 @@ function replicaFailure(info: ReplicaSetInfo): Blocker | undefined {
 
 const activePod = (p: Pod) => !isTerminal(p)
 
-export function explainBlockers(ctx: ExplainContext): Blocker[] {
+export function explainBlockers(ctx: RolloutContext): Blocker[] {
   const {view, d, now, result} = ctx
   const out: Blocker[] = []
   const newInfo = view.all.find((i) => i.role === 'new')
@@ -220,8 +220,7 @@ export function explainBlockers(ctx: ExplainContext): Blocker[] {
     if (failure) out.push({...failure, hard: false})
   }
   // Old pods: the ones shutting down, and under Recreate every old pod the new ones wait for.
-  const recreateWaits =
-    result.path.includes('rolloutRecreate') && ctx.facts.last<boolean>('oldPodsRunning') === true
+  const recreateWaits = result.path.includes('rolloutRecreate') && ctx.facts.last('oldPodsRunning') === true
   for (const info of view.all.filter((i) => i.role === 'old')) {
     const rsName = info.rs.metadata.name ?? ''
     for (const pod of sortPods(info.pods)) {
@@ -256,7 +255,7 @@ export function explainBlockers(ctx: ExplainContext): Blocker[] {
 }
 
 /** false when the ReplicaSets report pods that the input does not hold. */
-export function podsInInput(ctx: ExplainContext): boolean {
+export function podsInInput(ctx: RolloutContext): boolean {
   const pods = ctx.view.all.filter((i) => i.role !== 'not owned').reduce((n, i) => n + i.pods.length, 0)
   const reported = ctx.view.claimed.reduce((n, rs) => n + (rs.status?.replicas ?? 0), 0)
   return pods > 0 || reported === 0
@@ -267,7 +266,7 @@ function sortPods(pods: Pod[]): Pod[] {
 }
 
 /** With events, a pod whose readiness probe is reported failing is a failure, not a wait. */
-function withReadinessEvents(blockers: Blocker[], ctx: ExplainContext): Blocker[] {
+function withReadinessEvents(blockers: Blocker[], ctx: RolloutContext): Blocker[] {
   if (!ctx.events) return blockers
   return blockers.map((b) => {
     if (b.code !== 'NotReady') return b
@@ -315,7 +314,7 @@ function eventsAbout(events: KubeEvent[], namespace: string, kind: string, names
 }
 
 /** Warning events of the Deployment, its ReplicaSets and their pods, newest first. */
-export function warningEvents(ctx: ExplainContext): EventRow[] | null {
+export function warningEvents(ctx: RolloutContext): EventRow[] | null {
   if (!ctx.events) return null
   const owned = ctx.view.all.filter((i) => i.role !== 'not owned')
   const rsNames = new Set(owned.map((i) => i.rs.metadata.name ?? ''))

@@ -3,44 +3,18 @@
 // the simulator and a live watch (informer caches) produce the same Observation for the view.
 
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
-import {DeploymentProgressing} from '../controller/api/types.js'
 import {getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import {
   deploymentReplicas,
   findNewReplicaSet,
-  getDeploymentCondition,
   maxSurge,
   maxUnavailable,
-  TimedOutReason,
+  RevisionAnnotation,
 } from '../controller/util/deployment-util.js'
 import {timeValue} from '../controller/util/equality.js'
-import {isPodAvailable, isPodReady, maxRestarts, nodeOf, waitingReason} from './pods.js'
-import {podsOwnedBy} from './replicaset.js'
-
-/** How a pod stands, from the rollout's point of view. */
-export type PodState =
-  | 'pending'
-  | 'creating'
-  | 'running'
-  | 'ready'
-  | 'available'
-  | 'failing'
-  | 'terminating'
-  | 'succeeded'
-  | 'failed'
-
-export interface PodSummary {
-  name: string
-  state: PodState
-  /** kubectl get pods' STATUS column: Pending, ContainerCreating, Running, ImagePullBackOff, Terminating... */
-  reason: string
-  /** The waiting message or the reason the pod is not ready, when there is one. */
-  message?: string
-  ready: boolean
-  available: boolean
-  restarts: number
-  node?: string
-}
+import {type PodSummary, podsOwnedBy, summarizePod} from './pods.js'
+import {rolloutStatus} from './rollout-status.js'
+import type {RolloutStatus} from './types.js'
 
 export interface ReplicaSetSummary {
   name: string
@@ -90,15 +64,6 @@ export interface DeploymentSummary {
   conditions: ConditionSummary[]
 }
 
-export interface RolloutStatus {
-  /** kubectl rollout status's line, without its newline. */
-  message: string
-  /** kubectl would stop with success. */
-  done: boolean
-  /** kubectl would stop with this error (the progress deadline). */
-  error?: string
-}
-
 export interface Observation {
   /** Epoch ms. */
   time: number
@@ -109,45 +74,8 @@ export interface Observation {
 
 const MAX_INT32 = 2147483647
 
-/** upstream (kubectl): DeploymentStatusViewer.Status — the message and whether the watch ends. */
-export function rolloutStatus(d: Deployment): RolloutStatus {
-  const name = d.metadata.name ?? ''
-  const s = d.status ?? {}
-  if ((d.metadata.generation ?? 0) <= (s.observedGeneration ?? 0)) {
-    const cond = getDeploymentCondition(s, DeploymentProgressing)
-    if (cond?.reason === TimedOutReason) {
-      const error = `deployment "${name}" exceeded its progress deadline`
-      return {message: `error: ${error}`, done: false, error}
-    }
-    const replicas = d.spec.replicas
-    const updated = s.updatedReplicas ?? 0
-    if (replicas !== undefined && updated < replicas) {
-      return {
-        message: `Waiting for deployment "${name}" rollout to finish: ${updated} out of ${replicas} new replicas have been updated...`,
-        done: false,
-      }
-    }
-    const current = s.replicas ?? 0
-    if (current > updated) {
-      return {
-        message: `Waiting for deployment "${name}" rollout to finish: ${current - updated} old replicas are pending termination...`,
-        done: false,
-      }
-    }
-    const available = s.availableReplicas ?? 0
-    if (available < updated) {
-      return {
-        message: `Waiting for deployment "${name}" rollout to finish: ${available} of ${updated} updated replicas are available...`,
-        done: false,
-      }
-    }
-    return {message: `deployment "${name}" successfully rolled out`, done: true}
-  }
-  return {message: 'Waiting for deployment spec update to be observed...', done: false}
-}
-
 function revisionOf(o: {metadata: {annotations?: Record<string, string>}}): number {
-  const v = Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '')
+  const v = Number(o.metadata.annotations?.[RevisionAnnotation] ?? '')
   return Number.isSafeInteger(v) ? v : 0
 }
 
@@ -165,77 +93,6 @@ export function replicaSetsOf(d: Deployment, replicaSets: readonly ReplicaSet[])
         timeValue(b.metadata.creationTimestamp) - timeValue(a.metadata.creationTimestamp) ||
         (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
     )
-}
-
-/** kubectl get pods' STATUS, simplified: Terminating, a container's waiting or terminated reason, or the phase. */
-export function podReason(pod: Pod): string {
-  if (pod.metadata.deletionTimestamp != null) return 'Terminating'
-  if (pod.status?.phase === 'Succeeded') return 'Completed'
-  const waiting = waitingReason(pod)
-  if (waiting) return waiting
-  for (const c of pod.status?.containerStatuses ?? []) {
-    const terminated = c.state?.terminated?.reason
-    if (terminated) return terminated
-  }
-  return pod.status?.reason ?? pod.status?.phase ?? 'Pending'
-}
-
-const FAILING = new Set([
-  'ImagePullBackOff',
-  'ErrImagePull',
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'InvalidImageName',
-  'ErrImageNeverPull',
-  'RunContainerError',
-  'Error',
-])
-
-export function summarizePod(pod: Pod, minReadySeconds: number, now: number): PodSummary {
-  const ready = isPodReady(pod)
-  const available = isPodAvailable(pod, minReadySeconds, now)
-  const reason = podReason(pod)
-  const restarts = maxRestarts(pod)
-  const node = nodeOf(pod)
-  let state: PodState
-  let message: string | undefined
-  if (pod.metadata.deletionTimestamp != null) state = 'terminating'
-  else if (pod.status?.phase === 'Succeeded') state = 'succeeded'
-  else if (pod.status?.phase === 'Failed') state = 'failed'
-  else if (FAILING.has(reason) || (!ready && restarts > 0)) state = 'failing'
-  else if (available) state = 'available'
-  else if (ready) state = 'ready'
-  else if (pod.status?.phase === 'Running') state = 'running'
-  else if (node !== '') state = 'creating'
-  else state = 'pending'
-  if (state === 'failing' || state === 'creating' || state === 'pending') {
-    for (const c of pod.status?.containerStatuses ?? []) {
-      if (c.state?.waiting?.message) {
-        message = c.state.waiting.message
-        break
-      }
-    }
-    if (!message && state === 'pending') {
-      message = pod.status?.conditions?.find(
-        (c) => c.type === 'PodScheduled' && c.status === 'False',
-      )?.message
-    }
-  } else if (state === 'running') {
-    message = 'not ready'
-  } else if (state === 'ready') {
-    message = `ready, available after minReadySeconds ${minReadySeconds}s`
-  }
-  return {
-    name: pod.metadata.name ?? '',
-    state,
-    reason,
-    ...(message ? {message} : {}),
-    ready,
-    available,
-    restarts,
-    ...(node ? {node} : {}),
-  }
 }
 
 function summarizeReplicaSet(

@@ -11,16 +11,17 @@ import {
   deploymentComplete,
   deploymentReplicas,
   getDeploymentCondition,
+  RevisionAnnotation,
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
 import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/util/labels.js'
-import type {ExplainContext} from './context.js'
-import {seconds} from './duration.js'
-import type {ScaleRecord} from './pass.js'
+import {seconds} from '../util/duration.js'
+import type {RolloutContext} from './context.js'
+import {minReadyOutlastsDeadline} from './progress.js'
+import type {ScaleRecord} from './replicasets.js'
 import {selectorOf} from './replicasets.js'
 import {
   type Blocker,
-  type DeadEnd,
   HARD_BLOCKERS,
   type ProgressClock,
   SOFT_BLOCKERS,
@@ -100,11 +101,10 @@ function deadlineSentence(progress: ProgressClock): string {
 }
 
 export function explainVerdict(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   blockers: Blocker[],
   progress: ProgressClock,
   scaled: ScaleRecord[],
-  deadEnds: DeadEnd[],
 ): Verdict {
   const {d, after, view, name} = ctx
   const v = (code: VerdictCode, reason: string, message: string): Verdict => ({code, reason, message})
@@ -162,7 +162,7 @@ export function explainVerdict(
   const updated = status.updatedReplicas ?? 0
   const available = status.availableReplicas ?? 0
   const oldPods = Math.max(0, (status.replicas ?? 0) - updated)
-  const rev = view.newRS?.metadata.annotations?.['deployment.kubernetes.io/revision']
+  const rev = view.newRS?.metadata.annotations?.[RevisionAnnotation]
   const ofRevision = rev ? ` to revision ${rev}` : ''
   const counts = `${updated} of ${replicas} replicas run the current template, ${available} available${oldPods > 0 ? `, ${plural(oldPods, 'old pod')} still counted` : ''}.`
 
@@ -204,8 +204,8 @@ export function explainVerdict(
   }
 
   if (getRollbackTo(d) !== undefined && ctx.facts.branch() === 'rollback') {
-    const target = ctx.facts.last<string>('lastRevision') ?? ctx.facts.last<string>('rollbackTo')
-    const copied = ctx.facts.last<string>('rollbackTemplateFrom')
+    const target = ctx.facts.last('lastRevision') ?? ctx.facts.last('rollbackTo')
+    const copied = ctx.facts.last('rollbackTemplateFrom')
     return v(
       'Progressing',
       'RollbackRequested',
@@ -240,7 +240,7 @@ export function explainVerdict(
     )
   }
   const waitingMinReady = onNew.filter((b) => b.code === 'MinReadySeconds')
-  if (waitingMinReady.length > 0 && deadEnds.some((e) => e.code === 'MinReadySecondsExceedsDeadline')) {
+  if (waitingMinReady.length > 0 && minReadyOutlastsDeadline(d)) {
     return v(
       'Stalled',
       'MinReadySeconds',
@@ -258,7 +258,7 @@ export function explainVerdict(
 }
 
 function progressingReason(
-  ctx: ExplainContext,
+  ctx: RolloutContext,
   blockers: Blocker[],
   scaled: ScaleRecord[],
 ): {code: string; sentence: string} {
@@ -267,7 +267,7 @@ function progressingReason(
   const created = scaled.find((s) => s.created)
   const moves = (list: ScaleRecord[]) => list.map((s) => `${s.name} ${s.from} → ${s.to}`).join(', ')
   if (created) {
-    const fact = ctx.facts.newReplicaSet()
+    const fact = ctx.facts.last('newReplicaSet')
     return {
       code: 'NewReplicaSetCreated',
       sentence: `The next pass creates ReplicaSet ${created.name}${fact ? ` (revision ${fact.revision})` : ''} with ${plural(created.to, 'replica')}.`,

@@ -1,8 +1,8 @@
 // The controller's listers over the informers' caches: what syncDeployment reads in `run`.
 
-import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
-import {getControllerOf} from '../controller/controller-utils.js'
-import type {Listers} from '../controller/interfaces.js'
+import type {Deployment, Pod, ReplicaSet} from '../../../controller/api/types.js'
+import {getControllerOf} from '../../../controller/controller-utils.js'
+import type {Listers} from '../../../controller/interfaces.js'
 import type {Informer} from './informer.js'
 
 /** upstream: PodControllerUIDIndex — pods by the UID of their controller reference (any kind). */

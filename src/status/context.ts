@@ -3,8 +3,9 @@
 
 import type {MemoryStore} from '../cluster/memory.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
-import type {DeploymentResult} from '../result.js'
-import type {Facts} from './facts.js'
+import type {Facts} from '../pass/facts.js'
+import type {DeploymentResult} from '../pass/result.js'
+import type {ControllerHints} from './no-controller.js'
 import type {KubeEvent, Ownership, ReplicaSetRole} from './types.js'
 
 export interface ReplicaSetInfo {
@@ -27,7 +28,7 @@ export interface ReplicaSetView {
   oldRSs: ReplicaSet[]
 }
 
-export interface ExplainContext {
+export interface RolloutContext {
   namespace: string
   name: string
   /** The Deployment as given. */
@@ -44,5 +45,7 @@ export interface ExplainContext {
   now: number
   /** Recent events of the namespace when the source provides them (live mode); undefined from files. */
   events: KubeEvent[] | undefined
+  /** What a watcher knows beyond the objects (when it saw a generation go unobserved). */
+  hints: ControllerHints
   view: ReplicaSetView
 }

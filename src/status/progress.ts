@@ -1,7 +1,7 @@
 // The progress clock: progressDeadlineSeconds counted from the Progressing condition's
 // lastUpdateTime (the last time the controller saw progress), when it runs out, or why it cannot.
 
-import {type DeploymentCondition, DeploymentProgressing} from '../controller/api/types.js'
+import {type Deployment, type DeploymentCondition, DeploymentProgressing} from '../controller/api/types.js'
 import {
   deploymentComplete,
   getDeploymentCondition,
@@ -9,8 +9,8 @@ import {
   NewRSAvailableReason,
   TimedOutReason,
 } from '../controller/util/deployment-util.js'
-import type {ExplainContext} from './context.js'
-import {formatTime, parseTime, relative, seconds} from './duration.js'
+import {formatTime, parseTime, relative, seconds} from '../util/duration.js'
+import type {RolloutContext} from './context.js'
 import type {ClockState, Condition, ProgressClock} from './types.js'
 
 function condition(c: DeploymentCondition | undefined): Condition | null {
@@ -28,7 +28,7 @@ function sameCondition(a: Condition | null, b: Condition | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
-export function explainProgress(ctx: ExplainContext): ProgressClock {
+export function explainProgress(ctx: RolloutContext): ProgressClock {
   const {d, after, now} = ctx
   const pds = hasProgressDeadline(d) ? (d.spec.progressDeadlineSeconds ?? 0) : null
   const before = condition(getDeploymentCondition(d.status, DeploymentProgressing))
@@ -42,7 +42,7 @@ export function explainProgress(ctx: ExplainContext): ProgressClock {
       : (cond?.lastUpdateTime ?? null)
   const lastMs = parseTime(lastProgress)
   const deadlineMs = pds !== null && lastMs !== undefined ? lastMs + pds * 1000 : undefined
-  const factLeft = ctx.facts.progressDeadline()?.secondsLeft
+  const factLeft = ctx.facts.last('progressDeadline')?.secondsLeft
   // Only a clock that runs (or just ran out) has a deadline worth printing.
   const clock = (state: ClockState, message: string, deadline?: number): ProgressClock => ({
     state,
@@ -108,7 +108,7 @@ export function explainProgress(ctx: ExplainContext): ProgressClock {
       `${limit}, but there is no Progressing condition with a time yet: the controller adds one when it creates or finds the new ReplicaSet, and the clock starts then.`,
     )
   }
-  const refreshed = ctx.facts.last<string>('progress') === 'progressing'
+  const refreshed = ctx.facts.last('progress') === 'progressing'
   const last = refreshed
     ? 'The next pass records progress, so the clock restarts now'
     : `The last progress was at ${at(lastMs)}`
@@ -136,4 +136,10 @@ function deadlineText(c: Condition | null, pds: number, now: number): string {
   if (ms === undefined) return 'an unknown time'
   const deadline = ms + pds * 1000
   return `${formatTime(deadline)} (${relative(deadline, now)})`
+}
+
+/** minReadySeconds is not shorter than the progress deadline: ready pods time out before they count. */
+export function minReadyOutlastsDeadline(d: Deployment): boolean {
+  const minReady = d.spec.minReadySeconds ?? 0
+  return hasProgressDeadline(d) && minReady > 0 && minReady >= (d.spec.progressDeadlineSeconds ?? 0)
 }

@@ -3,12 +3,12 @@
 // after 410 Gone), a cache with indexes, and handlers called with each change once the cache holds
 // it. Resync replays every cached object as an update, as the informer factory's resync period does.
 
-import {deepFreeze} from '../cluster/json.js'
-import type {ApiClient} from '../cluster/live/api.js'
-import type {Connection} from '../cluster/live/kubeconfig.js'
-import {collectionPath, type ListedResource, listAll} from '../cluster/live/read.js'
-import type {KubeObject} from '../controller/api/types.js'
-import {type LoopClock, realClock, type TimerHandle} from './clock.js'
+import type {KubeObject} from '../../../controller/api/types.js'
+import {deepFreeze} from '../../json.js'
+import type {ApiClient} from '../api.js'
+import type {Connection} from '../kubeconfig.js'
+import {collectionPath, type ListedResource, listAll} from '../read.js'
+import {type LoopClock, realClock, type TimerHandle} from '../workqueue/clock.js'
 import {openWatch, type WatchEnd, type WatchEvent, type WatchHandle} from './watch.js'
 
 /** upstream: cache.DeletedFinalStateUnknown — an object that went away while the watch was down. */

@@ -5,8 +5,8 @@
 import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
 import * as http from 'node:http'
 import * as https from 'node:https'
-import {type RequestHooks, statusError} from '../cluster/live/api.js'
-import type {Connection} from '../cluster/live/kubeconfig.js'
+import {type RequestHooks, statusError} from '../api.js'
+import type {Connection} from '../kubeconfig.js'
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
 

@@ -1,0 +1,98 @@
+// The shared base of every command: where it writes, and error handling in one place (the flags
+// are composed from the groups of flags.ts).
+// Kept light (only @oclif/core and local modules without dependencies) so that `--help` is fast.
+
+import {Command} from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
+import {exitCodeFor, isExpected} from '../errors.js'
+
+/** Where a command writes; commands never touch process.stdout directly, so they can be driven in tests. */
+export interface IO {
+  out(text: string): void
+  err(text: string): void
+  stdoutIsTTY: boolean
+  env: NodeJS.ProcessEnv
+}
+
+export const processIO: IO = {
+  out: (text) => {
+    process.stdout.write(text)
+  },
+  err: (text) => {
+    process.stderr.write(text)
+  },
+  // Read when asked, not when this module loads: the single executable loads it while its start-up
+  // snapshot is made, where stdout is no terminal.
+  get stdoutIsTTY() {
+    return process.stdout.isTTY === true
+  },
+  env: process.env,
+}
+
+/** What a command's options object does, in kubectl's order: Complete, Validate, Run. */
+export interface CommandOptions<F> {
+  complete(flags: F, args: readonly string[]): Promise<void>
+  validateOptions(): Promise<void>
+  /** The exit code. */
+  run(): Promise<number>
+}
+
+export abstract class BaseCommand extends Command {
+  /** Completes, validates and runs the options; the exit code becomes the process's. */
+  protected async runOptions<F>(
+    options: CommandOptions<F>,
+    flags: F,
+    argv: readonly unknown[],
+  ): Promise<void> {
+    await options.complete(flags, argv as string[])
+    await options.validateOptions()
+    process.exitCode = await options.run()
+  }
+
+  /**
+   * The lowest exit code an error may have: 2 under `--exit-code`, where 1 means "would change"
+   * (as with `kubectl diff`).
+   */
+  protected errorExitFloor = 1
+
+  /** The one place errors become a message and an exit code: `error: <message>`, no stack trace. */
+  protected override async catch(err: Error): Promise<void> {
+    if (err instanceof Errors.ExitError) throw err
+    const expected = isExpected(err)
+    const parseError = err instanceof Errors.CLIError
+    // The command did call parse(); without this, oclif warns "did not parse its arguments" on
+    // stderr after a flag error whenever NODE_ENV is development or test.
+    if (parseError) this.parsed = true
+    processIO.err(`error: ${parseError ? oneLine(err.message) : err.message}\n`)
+    if (!expected && !parseError && (process.env.DEBUG || verbosity(this.argv) >= 6) && err.stack) {
+      processIO.err(`${err.stack}\n`)
+    }
+    process.exitCode = Math.max(exitCodeFor(err), this.errorExitFloor)
+  }
+}
+
+/**
+ * oclif's parse errors span lines (`Parsing --v \n\tExpected an integer...\nSee more help with
+ * --help`); errors here are one line, so scripts can read them.
+ */
+export function oneLine(message: string): string {
+  const text = message
+    .replace(/\s*See more help with --help\s*$/, '')
+    .replace(/^Parsing (--\S+)\s*\n\s*/, '$1: ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ')
+  return `${text} (see --help)`
+}
+
+/** The -v level from raw arguments (errors can happen before flags are parsed). */
+function verbosity(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--?v(?:=?(\d+))?$/.exec(argv[i] ?? '')
+    if (!m) continue
+    const value = m[1] ?? argv[i + 1]
+    if (value && /^\d+$/.test(value)) return Number(value)
+  }
+  return 0
+}

@@ -1,0 +1,138 @@
+// The flags of every command, in groups as kubectl composes ConfigFlags and PrintFlags: a command
+// spreads the groups it takes (`...selectionFlags, ...inputFlags, ...outputFlags(...)`), and its
+// options object completes each group with the matching part of options.ts. Kept light (only
+// oclif's flag builders) so that `--help` is fast.
+
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
+import type {OutputKind} from '../render/output.js'
+
+/** Which cluster (live mode): kubectl's ConfigFlags. */
+export const connectionFlags = {
+  kubeconfig: Flags.string({helpGroup: 'CLUSTER', description: 'Path to the kubeconfig file (live mode).'}),
+  context: Flags.string({helpGroup: 'CLUSTER', description: 'The kubeconfig context to use (live mode).'}),
+  cluster: Flags.string({helpGroup: 'CLUSTER', description: 'The kubeconfig cluster to use (live mode).'}),
+  user: Flags.string({helpGroup: 'CLUSTER', description: 'The kubeconfig user to use (live mode).'}),
+  'request-timeout': Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'DURATION',
+    description: 'Timeout of a single request to the server, e.g. 30s; 0 waits forever (live mode).',
+  }),
+  'insecure-skip-tls-verify': Flags.boolean({
+    helpGroup: 'CLUSTER',
+    default: false,
+    description: "Do not check the server's certificate (live mode).",
+  }),
+  as: Flags.string({helpGroup: 'CLUSTER', description: 'User to impersonate (live mode).'}),
+  'as-group': Flags.string({
+    helpGroup: 'CLUSTER',
+    multiple: true,
+    description: 'Group to impersonate; repeat for several (live mode).',
+  }),
+}
+
+/** Which Deployments: -n, -A, -l (names are arguments). */
+export const selectionFlags = {
+  namespace: Flags.string({
+    char: 'n',
+    helpValue: 'NS',
+    description: 'Namespace of the Deployments to sync (default "default").',
+  }),
+  'all-namespaces': Flags.boolean({
+    char: 'A',
+    default: false,
+    description: 'Sync the Deployments of every namespace.',
+  }),
+  selector: Flags.string({
+    char: 'l',
+    helpValue: 'SELECTOR',
+    description: "Label selector (kubectl syntax: 'a=b,c!=d,e in (x,y),!f').",
+  }),
+}
+
+/** Where objects come from: -f files (no -f: the cluster), -R, --validate. */
+export const inputFlags = {
+  filename: Flags.string({
+    char: 'f',
+    multiple: true,
+    delimiter: ',',
+    helpValue: 'FILE',
+    description: 'Files or directories with Deployments, ReplicaSets and Pods (YAML or JSON; - for stdin).',
+  }),
+  recursive: Flags.boolean({
+    char: 'R',
+    default: false,
+    description: 'Process the directories given with -f recursively.',
+  }),
+  validate: Flags.string({
+    options: ['strict', 'warn', 'ignore', 'true', 'false'],
+    default: 'strict',
+    description: 'What to do with objects the API server would reject: fail, warn, or ignore.',
+  }),
+}
+
+/** The controller's clock and its gates: what makes a pass replayable. */
+export const clockFlags = {
+  now: Flags.string({
+    helpValue: 'RFC3339',
+    description: "The controller's clock, e.g. 2026-11-29T10:05:00Z (default: the current time).",
+  }),
+  'feature-gates': Flags.string({
+    helpValue: 'NAME=BOOL,...',
+    description:
+      'kube-controller-manager feature gates: DeploymentReplicaSetTerminatingReplicas (default true), DeploymentPodReplacementPolicy (default false).',
+  }),
+}
+
+/** -v, on every command. */
+export const globalFlags = {
+  v: Flags.integer({
+    char: 'v',
+    min: 0,
+    default: 0,
+    helpGroup: 'GLOBAL',
+    description: 'Log level; 6 or more prints stack traces of unexpected errors.',
+  }),
+}
+
+/**
+ * -o and --no-headers: kubectl's PrintFlags. `kinds` are the formats the command prints; the value
+ * is checked by parseOutput (render/output.ts), since `jsonpath=TEMPLATE` carries its template.
+ */
+export function outputFlags(
+  kinds: readonly OutputKind[],
+  options: {default?: OutputKind; description?: string; tables?: boolean} = {},
+) {
+  const list = kinds.map((k) => (k === 'jsonpath' ? 'jsonpath=TEMPLATE' : k)).join('|')
+  return {
+    output: Flags.string({
+      char: 'o',
+      helpValue: list,
+      ...(options.default ? {default: options.default} : {}),
+      description: options.description ?? `Output format: ${list}.`,
+    }),
+    ...(options.tables !== false ? {'no-headers': noHeadersFlag} : {}),
+  }
+}
+
+const noHeadersFlag = Flags.boolean({
+  default: false,
+  description: 'Print tables without their header row (as kubectl --no-headers).',
+})
+
+/**
+ * The Deployments a command acts on: NAME, deployment/NAME or `deployment NAME...` (the command is
+ * not strict, so every word is an argument). Piped stdin is never a NAME: it belongs to -f -.
+ */
+export function deploymentArgs(description: string) {
+  return {name: Args.string({description, ignoreStdin: true})}
+}
+
+/** The groups of a command that runs one pass per Deployment. */
+export const passFlags = {
+  ...inputFlags,
+  ...selectionFlags,
+  ...clockFlags,
+  ...connectionFlags,
+  ...globalFlags,
+}
