@@ -199,7 +199,7 @@ export function explainVerdict(
     return v(
       'DeadlineExceeded',
       cause?.code ?? 'ProgressDeadlineExceeded',
-      `The rollout${ofRevision} made no progress for progressDeadlineSeconds (${d.spec.progressDeadlineSeconds}s, ${seconds(d.spec.progressDeadlineSeconds ?? 0)}). ${marks} (Progressing=False, ProgressDeadlineExceeded).${cause ? ` ${causeSentence(cause.code, onNew)}` : ''} The controller leaves the pods as they are: fix the cause, or roll back (${undo}).`,
+      `The rollout${ofRevision} made no progress for progressDeadlineSeconds (${deadlineText(d.spec.progressDeadlineSeconds ?? 0)}). ${marks} (Progressing=False, ProgressDeadlineExceeded).${cause ? ` ${causeSentence(cause.code, onNew)}` : ''} The controller leaves the pods as they are: fix the cause, or roll back (${undo}).`,
     )
   }
 
@@ -344,4 +344,10 @@ function progressingReason(
       ? 'Waiting for the new pods to become available (the input holds no pods to tell what holds them).'
       : 'Waiting for the new pods to become available.',
   }
+}
+
+/** `600s, 10m`, or just `5s` where the two spellings are the same. */
+function deadlineText(pds: number): string {
+  const human = seconds(pds)
+  return human === `${pds}s` ? human : `${pds}s, ${human}`
 }

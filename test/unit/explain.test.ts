@@ -540,6 +540,20 @@ describe('verdict', () => {
     expect(e.pass.steps.find((s) => s.step === 'status')?.outcome).toBe('keeps the rollout marked as failed')
   })
 
+  it('DeadlineExceeded with a short deadline names it once (5s, not "5s, 5s")', async () => {
+    const e = await explain(
+      rollout(
+        {progressDeadlineSeconds: 5, conditions: [progressing('ProgressDeadlineExceeded', 120, 'False')]},
+        [{}],
+      ),
+    )
+    expect(e.verdict.message).toContain('made no progress for progressDeadlineSeconds (5s).')
+    const long = await explain(
+      rollout({conditions: [progressing('ProgressDeadlineExceeded', 120, 'False')]}, [{}]),
+    )
+    expect(long.verdict.message).toContain('made no progress for progressDeadlineSeconds (600s, 10m).')
+  })
+
   it('Paused/PausedWithPendingTemplate, whose deadline will not fire', async () => {
     const d = deployment('web', {
       paused: true,
