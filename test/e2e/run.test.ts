@@ -408,9 +408,15 @@ describe('run as the cluster’s Deployment controller', () => {
     const c = d.status?.conditions?.find((x) => x.type === 'Progressing')
     expect(c?.status).toBe('False')
     expect(c?.message).toMatch(/has timed out progressing/)
-    expect(run.stderr).toMatch(
-      /synced deployment deadline\/stuck in \d+ms: ok \(\d+ writes?, requeue after [56]/,
+    // requeueStuckDeployment waits for what is left of the deadline plus a second: at most 6s
+    // here, less when the sync ran a while after the condition's (whole-second) lastUpdateTime.
+    const requeue = run.stderr.match(
+      /synced deployment deadline\/stuck in \d+ms: ok \(\d+ writes?, requeue after (\d+(?:\.\d+)?)s/,
     )
+    expect(requeue, 'a progress-check requeue in the log').not.toBeNull()
+    const seconds = Number(requeue?.[1])
+    expect(seconds).toBeGreaterThan(1)
+    expect(seconds).toBeLessThanOrEqual(6)
   }, 30_000)
 
   it('adopts an orphaned ReplicaSet that its selector matches, and scales it down as an old one', async () => {
