@@ -28,7 +28,8 @@ export class DryRunSyncOptions extends PassOptions {
         before: (resource, namespace, name) => store.initial(resource, namespace, name),
       }),
     )
-    const failed = result.items.some((r) => r.error !== null)
+    const {passFailed} = await import('../pass/result.js')
+    const failed = result.items.some(passFailed)
     if (!this.exitCode) return failed ? 1 : 0
     if (failed) return 2
     return result.items.some((r) => r.actions.some(isWrite)) ? 1 : 0

@@ -6,7 +6,7 @@ import type {Action} from '../cluster/action.js'
 import type {World} from '../cluster/world.js'
 import {UsageError} from '../errors.js'
 import type {Stop} from '../pass/live.js'
-import type {DeploymentResult} from '../pass/result.js'
+import {type DeploymentResult, failedWrites} from '../pass/result.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export type ReconcileOnceFlags = PassFlags & {
@@ -95,7 +95,17 @@ export class ReconcileOnceOptions extends PassOptions {
         .join(', ')
     let code = 0
     for (const r of results) {
-      if (r.error === null) continue
+      if (r.error === null) {
+        // The controller went on after a refused write (as upstream does): still a failure.
+        const failed = failedWrites(r)
+        if (failed.length === 0) continue
+        const what = failed.map((a) => `${list([a])}: ${a.error ?? 'failed'}`).join('; ')
+        this.io.err(
+          `error: sync of deployment ${r.deployment.namespace}/${r.deployment.name}: ${failed.length === 1 ? 'a write was' : 'writes were'} refused: ${what}\n`,
+        )
+        code = 1
+        continue
+      }
       const stop = stops?.get(r)
       const reason =
         stop?.conflict !== undefined && stop.conflict !== r.error

@@ -22,6 +22,8 @@ export interface Action {
   outcome?: 'succeeded' | 'failed' | 'skipped'
   /** Live mode: the server's error for a failed write. */
   error?: string
+  /** Live mode: which attempt of the pass sent it (1, then 2... with --retries). */
+  attempt?: number
 }
 
 export interface RecordedEvent {

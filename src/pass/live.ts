@@ -64,6 +64,8 @@ export async function runLivePasses(
   const syncKey = async (key: DeploymentKey): Promise<DeploymentResult> => {
     let current = world
     let result: DeploymentResult | undefined
+    // The writes of the attempts before the last: --retries reports every write it sent.
+    const earlier: Action[] = []
     for (let attempt = 0; ; attempt++) {
       const store = new MemoryStore(current, {now: () => options.now})
       let client: LiveClient | undefined
@@ -75,15 +77,23 @@ export async function runLivePasses(
           return client
         },
       })
+      for (const a of result.actions) a.attempt = attempt + 1
       if (client) stops.set(result, {conflict: client.conflict?.message, uncertain: client.uncertain})
       const stopped = client?.stopped
       if (!stopped || attempt >= options.retries) break
+      earlier.push(...result.actions)
       options.warn(
         `deployment ${key.namespace}/${key.name}: ${stopped.message}; re-reading and retrying (${attempt + 1}/${options.retries})`,
       )
       // Someone else changed an object, or a write's outcome is unknown: read the namespace
       // again and run the pass anew.
       current = await readWorld(options.api, {namespace: key.namespace, pods: options.pods})
+    }
+    if (earlier.length > 0) {
+      const stop = stops.get(result)
+      stops.delete(result)
+      result = {...result, actions: [...earlier, ...result.actions]}
+      if (stop) stops.set(result, stop)
     }
     if (options.recordEvents && result.events.length > 0) {
       const d = current.deployments.find(

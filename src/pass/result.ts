@@ -26,6 +26,22 @@ export interface DeploymentResult {
 }
 
 /**
+ * The writes the server refused in the pass's final attempt. The controller may go on after one
+ * (upstream's reconcileOldReplicaSets swallows a failed scale-down and returns false, nil), so
+ * `error` can be null with a failed write: the exit code and stderr must still say so. Earlier
+ * attempts (--retries) are what the retry answered, so only the last counts.
+ */
+export function failedWrites(r: DeploymentResult): Action[] {
+  const last = r.actions.reduce((n, a) => Math.max(n, a.attempt ?? 0), 0)
+  return r.actions.filter((a) => a.outcome === 'failed' && (a.attempt ?? 0) === last)
+}
+
+/** Whether a Deployment's pass failed: the sync returned an error, or a write of it was refused. */
+export function passFailed(r: DeploymentResult): boolean {
+  return r.error !== null || failedWrites(r).length > 0
+}
+
+/**
  * The one envelope of every JSON/YAML document a command prints (README, JSON contract): the
  * pass's clock, the controller release, the gates, and one item per Deployment.
  */

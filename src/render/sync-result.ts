@@ -38,7 +38,16 @@ async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, opt
     const resource = (a: (typeof writes)[number]) =>
       a.subresource ? `${a.resource}/${a.subresource}` : a.resource
     const live = writes.some((a) => a.outcome !== undefined)
-    const head = ['VERB', 'RESOURCE', 'NAME', 'CHANGE', ...(live ? ['RESULT'] : [])]
+    // --retries: every attempt's writes are listed, each with its attempt.
+    const attempts = writes.some((a) => (a.attempt ?? 1) > 1)
+    const head = [
+      'VERB',
+      'RESOURCE',
+      'NAME',
+      'CHANGE',
+      ...(live ? ['RESULT'] : []),
+      ...(attempts ? ['ATTEMPT'] : []),
+    ]
     const rows = writes.map((a) => {
       const change = tracker.describe(a)
       const result = a.outcome === 'failed' ? `failed: ${a.error ?? ''}` : (a.outcome ?? '')
@@ -48,6 +57,7 @@ async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, opt
         a.name,
         wide ? change.details.join('\n') || change.summary : change.summary,
         ...(live ? [result] : []),
+        ...(attempts ? [String(a.attempt ?? 1)] : []),
       ]
     })
     lines.push(await kubectlTable(options.noHeaders ? undefined : head, rows))

@@ -1,0 +1,148 @@
+// Hostile clusters and hostile input (issue 20), through the built binary: refused writes reach the
+// exit code, every attempt's writes are reported. Each case has its own namespace of one shared
+// test API server, so the cases run concurrently and the faults of one never touch another.
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {SyncResult} from '../../src/pass/result.js'
+import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {deployment, replicaSet} from '../objects.js'
+import {cliAsync, limiter} from './helpers.js'
+
+const SLOW = {timeout: 300_000}
+const slot = limiter(3)
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => slot(() => cliAsync(args, {env}))
+
+/**
+ * A rolling update one pass into its scale-down: web (4 replicas, maxSurge 0, maxUnavailable 1) has
+ * a new template and an old ReplicaSet with 4 available pods. The pass creates the new ReplicaSet at
+ * 0 and scales the old one 4 → 3.
+ */
+function midRollout(namespace: string) {
+  const d = deployment({
+    namespace,
+    replicas: 4,
+    image: 'nginx:1.28',
+    metadata: {
+      uid: `uid-${namespace}-web`,
+      generation: 2,
+      annotations: {'deployment.kubernetes.io/revision': '1'},
+    },
+    spec: {
+      strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: 0, maxUnavailable: 1}},
+      progressDeadlineSeconds: 600,
+      revisionHistoryLimit: 10,
+    },
+  })
+  const old = replicaSet({
+    name: 'web-old',
+    namespace,
+    owner: d,
+    replicas: 4,
+    labels: {app: 'web', 'pod-template-hash': 'old'},
+    metadata: {uid: `uid-${namespace}-web-old`, annotations: {'deployment.kubernetes.io/revision': '1'}},
+    status: {
+      replicas: 4,
+      readyReplicas: 4,
+      availableReplicas: 4,
+      fullyLabeledReplicas: 4,
+      observedGeneration: 1,
+    },
+  })
+  old.spec.template = {
+    metadata: {labels: {app: 'web', 'pod-template-hash': 'old'}},
+    spec: {containers: [{name: 'app', image: 'nginx:1.27'}]},
+  }
+  return [d, old]
+}
+
+const FORMATS = ['table', 'json', 'yaml', 'name'] as const
+
+let server: ApiServer
+let env: NodeJS.ProcessEnv
+
+beforeAll(async () => {
+  server = await startApiServer({
+    objects: [
+      ...FORMATS.flatMap((f) => midRollout(`scale-down-${f}`)),
+      ...midRollout('scale-down-dry'),
+      deployment({namespace: 'retries'}),
+    ],
+  })
+  env = {KUBECONFIG: server.kubeconfigPath}
+})
+
+afterAll(async () => {
+  await server?.close()
+})
+
+describe.concurrent('a refused write reaches the exit code and stderr', SLOW, () => {
+  it.each(FORMATS)(
+    '-o %s: the old ReplicaSet scale-down refused (upstream goes on): exit 1',
+    async (format) => {
+      const ns = `scale-down-${format}`
+      server.faults.fail(
+        {namespace: ns, resource: 'replicasets', name: 'web-old', method: ['PUT', 'PATCH']},
+        500,
+        {
+          message: 'etcd is down',
+        },
+      )
+      const r = await cli(['reconcile-once', '-n', ns, '--no-record-events', '-o', format], env)
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^error: sync of deployment ${ns}/web: a write was refused: (update|patch) replicasets web-old: Internal error occurred: etcd is down\\n$`,
+        ),
+      )
+      expect(r.code).toBe(1)
+      // The controller went on after it, as upstream does: the status write was made.
+      expect(server.store.get('replicasets', ns, 'web-old')).toMatchObject({spec: {replicas: 4}})
+      if (format === 'json') {
+        const actions = (JSON.parse(r.stdout) as SyncResult).items[0]!.actions
+        expect(actions.filter((a) => a.outcome === 'failed').map((a) => a.name)).toEqual(['web-old'])
+        expect(actions.some((a) => a.subresource === 'status' && a.outcome === 'succeeded')).toBe(true)
+      }
+    },
+  )
+
+  it('--dry-run=server: a refused write exits 1 too', async () => {
+    const ns = 'scale-down-dry'
+    server.faults.fail(
+      {namespace: ns, resource: 'replicasets', name: 'web-old', method: ['PUT', 'PATCH']},
+      403,
+    )
+    const r = await cli(
+      ['reconcile-once', '-n', ns, '--dry-run=server', '--no-record-events', '-o', 'json'],
+      env,
+    )
+    expect(r.stderr).toMatch(
+      /^error: sync of deployment scale-down-dry\/web: a write was refused: .* is forbidden: /,
+    )
+    expect(r.code).toBe(1)
+  })
+})
+
+describe('--retries reports every write of every attempt', SLOW, () => {
+  it('a conflict on the first status write: both attempts, each write with its attempt', async () => {
+    const ns = 'retries'
+    server.faults.fail({namespace: ns, method: 'PUT', path: /\/deployments\/web\/status$/}, 409)
+    const r = await cli(
+      ['reconcile-once', '-n', ns, '--retries', '2', '--no-record-events', '-o', 'json'],
+      env,
+    )
+    expect(r.code).toBe(0)
+    const actions = (JSON.parse(r.stdout) as SyncResult).items[0]!.actions
+    // Every write the server saw is reported, in order, with its attempt.
+    const sent = server.requests.filter((q) => q.namespace === ns && q.method !== 'GET')
+    expect(
+      actions.map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.attempt}`),
+    ).toEqual([
+      'create replicasets 1',
+      'update deployments/status 1',
+      ...actions.slice(2).map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} 2`),
+    ])
+    expect(actions.filter((a) => a.outcome !== 'skipped')).toHaveLength(sent.length)
+    expect(actions[1]!.outcome).toBe('failed')
+    const table = await cli(['reconcile-once', '-n', ns, '--no-record-events'], env)
+    expect(table.code).toBe(0)
+  })
+})
