@@ -5,6 +5,7 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import {exitCodeFor, isExpected} from '../errors.js'
+import {escapeControl, terminalText} from '../util/terminal.js'
 
 /** Where a command writes; commands never touch process.stdout directly, so they can be driven in tests. */
 export interface IO {
@@ -18,8 +19,9 @@ export const processIO: IO = {
   out: (text) => {
     process.stdout.write(text)
   },
+  // stderr carries no colour of ours: only layout passes, any other control character is escaped.
   err: (text) => {
-    process.stderr.write(text)
+    process.stderr.write(terminalText(text))
   },
   // Read when asked, not when this module loads: the single executable loads it while its start-up
   // snapshot is made, where stdout is no terminal.
@@ -63,7 +65,7 @@ export abstract class BaseCommand extends Command {
     // The command did call parse(); without this, oclif warns "did not parse its arguments" on
     // stderr after a flag error whenever NODE_ENV is development or test.
     if (parseError) this.parsed = true
-    processIO.err(`error: ${parseError ? oneLine(err.message) : err.message}\n`)
+    processIO.err(`error: ${escapeControl(parseError ? oneLine(err.message) : err.message)}\n`)
     if (!expected && !parseError && (process.env.DEBUG || verbosity(this.argv) >= 6) && err.stack) {
       processIO.err(`${err.stack}\n`)
     }

@@ -5,6 +5,7 @@
 import type {World} from '../cluster/world.js'
 import type {ExplainResult} from '../explain/types.js'
 import type {KubeEvent} from '../status/types.js'
+import {escapeControl} from '../util/terminal.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export type ExplainFlags = PassFlags
@@ -36,7 +37,9 @@ export class ExplainOptions extends PassOptions {
       const {items} = await listAll(this.live.api, 'events', namespace)
       return items as unknown as KubeEvent[]
     } catch (err) {
-      this.io.err(`Warning: cannot list events: ${err instanceof Error ? err.message : String(err)}\n`)
+      this.io.err(
+        `Warning: cannot list events: ${escapeControl(err instanceof Error ? err.message : String(err))}\n`,
+      )
       return undefined
     }
   }

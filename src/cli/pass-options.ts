@@ -150,7 +150,8 @@ export class PassOptions {
     if (doc.items.length === 0) return
     const {wantColor} = await import('../render/style.js')
     const color = wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env)
-    this.io.out(await table({format: this.output, noHeaders: this.noHeaders, color}))
+    const {terminalText} = await import('../util/terminal.js')
+    this.io.out(terminalText(await table({format: this.output, noHeaders: this.noHeaders, color}), {color}))
   }
 
   /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */

@@ -7,6 +7,7 @@ import type {World} from '../cluster/world.js'
 import {UsageError} from '../errors.js'
 import type {Stop} from '../pass/live.js'
 import {type DeploymentResult, failedWrites} from '../pass/result.js'
+import {escapeControl} from '../util/terminal.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export type ReconcileOnceFlags = PassFlags & {
@@ -75,7 +76,7 @@ export class ReconcileOnceOptions extends PassOptions {
       concurrency: this.concurrency,
       recordEvents: this.recordEvents,
       pods: this.livePods,
-      warn: (line) => this.io.err(`${line}\n`),
+      warn: (line) => this.io.err(`${escapeControl(line)}\n`),
     })
     if (result.items.length === 0) this.io.err(`${noResourcesMessage(this.selection)}\n`)
     const {renderSyncResult} = await import('../render/sync-result.js')
@@ -101,7 +102,7 @@ export class ReconcileOnceOptions extends PassOptions {
         if (failed.length === 0) continue
         const what = failed.map((a) => `${list([a])}: ${a.error ?? 'failed'}`).join('; ')
         this.io.err(
-          `error: sync of deployment ${r.deployment.namespace}/${r.deployment.name}: ${failed.length === 1 ? 'a write was' : 'writes were'} refused: ${what}\n`,
+          `error: ${escapeControl(`sync of deployment ${r.deployment.namespace}/${r.deployment.name}: ${failed.length === 1 ? 'a write was' : 'writes were'} refused: ${what}`)}\n`,
         )
         code = 1
         continue
@@ -122,7 +123,7 @@ export class ReconcileOnceOptions extends PassOptions {
         done = `; ${parts.join('; ')}`
       }
       this.io.err(
-        `error: sync of deployment ${r.deployment.namespace}/${r.deployment.name} failed: ${reason}${done}\n`,
+        `error: ${escapeControl(`sync of deployment ${r.deployment.namespace}/${r.deployment.name} failed: ${reason}${done}`)}\n`,
       )
       code = 1
     }

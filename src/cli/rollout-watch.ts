@@ -9,6 +9,7 @@ import type {OutputKind} from '../render/output.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
 import type {WatchOutcome, WatchUpdate} from '../status/update.js'
+import {escapeControl} from '../util/terminal.js'
 import type {LiveWatch} from '../watch/live.js'
 import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
@@ -172,7 +173,7 @@ export class RolloutWatchOptions extends PassOptions {
       describeNext: interactive,
       tickMs: interactive ? 1000 : 0,
       warn: (line) => {
-        if (!interactive || this.verbosity > 0) this.io.err(`warning: ${line}\n`)
+        if (!interactive || this.verbosity > 0) this.io.err(`warning: ${escapeControl(line)}\n`)
       },
       ...(verbose ? {debug: verbose} : {}),
     })
@@ -230,7 +231,9 @@ export class RolloutWatchOptions extends PassOptions {
         if (d.paused !== paused && !u.observation.rollout.done) {
           paused = d.paused
           lines.push(
-            `${this.name} [${clock(u.time)} +${humanDuration(u.elapsed)}] ${paused ? `deployment "${this.name}" is paused: waiting for it to be resumed` : `deployment "${this.name}" resumed`}`,
+            escapeControl(
+              `${this.name} [${clock(u.time)} +${humanDuration(u.elapsed)}] ${paused ? `deployment "${this.name}" is paused: waiting for it to be resumed` : `deployment "${this.name}" resumed`}`,
+            ),
           )
         }
         if (lines.length > 0) this.io.out(`${lines.join('\n')}\n`)
@@ -240,7 +243,7 @@ export class RolloutWatchOptions extends PassOptions {
         this.io.out(`${writer.finish({...outcome, end: Date.now()}).join('\n')}\n`)
         if (outcome.kind !== 'complete' && outcome.kind !== 'paused') {
           // kubectl's error line goes to stderr too, where scripts look for it.
-          this.io.err(`${outcome.message}\n`)
+          this.io.err(`${escapeControl(outcome.message)}\n`)
         }
       },
     }
@@ -249,7 +252,7 @@ export class RolloutWatchOptions extends PassOptions {
   private async liveInteractive(watch: LiveWatch): Promise<number> {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
-    const {runInteractive} = await import('../render/watch/app.js')
+    const {runInteractive} = await this.inkApp()
     const builder = new FrameBuilder()
     let code = 1
     let failure: unknown
@@ -281,6 +284,16 @@ export class RolloutWatchOptions extends PassOptions {
     if (failure !== undefined) throw failure
     if (how === 'interrupted') return 130
     return code
+  }
+
+  /**
+   * The ink app, coloured only where other output is (NO_COLOR unset): ink colours through chalk,
+   * which ignores NO_COLOR and reads FORCE_COLOR once, when it loads.
+   */
+  private async inkApp() {
+    const {wantColor} = await import('../render/style.js')
+    if (!wantColor({isTTY: true}, this.io.env)) process.env.FORCE_COLOR = '0'
+    return import('../render/watch/app.js')
   }
 
   async simulate(world: World): Promise<Simulation> {
@@ -339,7 +352,7 @@ export class RolloutWatchOptions extends PassOptions {
     const {FrameBuilder} = await import('../render/watch/frame.js')
     const {lastPerInstant, replayDelays, replaySource} = await import('../render/watch/replay.js')
     const {humanDuration} = await import('../util/duration.js')
-    const {runInteractive} = await import('../render/watch/app.js')
+    const {runInteractive} = await this.inkApp()
     const builder = new FrameBuilder()
     let frames = sim.timeline.map((e) => builder.push(e))
     const last = builder.finish(this.outcome(sim))

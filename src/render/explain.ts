@@ -5,6 +5,7 @@
 
 import type {ExplainResult, Explanation, PassCheck, Step, StepName} from '../explain/types.js'
 import type {Blocker, ReplicaSetRow, VerdictCode} from '../status/types.js'
+import {terminalSafe} from '../util/terminal.js'
 import {fitOrSplit, fitTable} from './explain-table.js'
 import {isStructured, type OutputFormat, renderStructured} from './output.js'
 import {type Style, type StyleName, styler} from './style.js'
@@ -24,7 +25,8 @@ export async function renderExplainResult(
 ): Promise<string> {
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
-  for (const e of result.items) blocks.push(await renderExplanation(e, options))
+  // Text: every string from the cluster or the files with its control characters escaped.
+  for (const e of terminalSafe(result).items) blocks.push(await renderExplanation(e, options))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 

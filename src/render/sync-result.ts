@@ -4,6 +4,7 @@
 import {isWrite} from '../cluster/action.js'
 import {type BeforeLookup, ChangeTracker} from '../pass/change.js'
 import type {DeploymentResult, Requeue, SyncResult} from '../pass/result.js'
+import {terminalSafe} from '../util/terminal.js'
 import {isStructured, type OutputFormat, renderStructured} from './output.js'
 import {styler} from './style.js'
 import {kubectlTable} from './table.js'
@@ -19,9 +20,11 @@ export interface RenderOptions {
 
 export async function renderSyncResult(result: SyncResult, options: RenderOptions): Promise<string> {
   if (isStructured(options.format)) return renderStructured(result, options.format)
-  const tracker = new ChangeTracker(options.before)
+  // Text: every string from the cluster or the files with its control characters escaped.
+  const before: BeforeLookup = (...key) => terminalSafe(options.before(...key))
+  const tracker = new ChangeTracker(before)
   const blocks: string[] = []
-  for (const r of result.items) blocks.push(await renderDeployment(r, tracker, options))
+  for (const r of terminalSafe(result).items) blocks.push(await renderDeployment(r, tracker, options))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 

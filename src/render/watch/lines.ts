@@ -3,6 +3,7 @@
 
 import type {WatchOutcome, WatchUpdate} from '../../status/update.js'
 import {humanDuration} from '../../util/duration.js'
+import {escapeControl} from '../../util/terminal.js'
 
 /** `HH:MM:SS` of an epoch ms, in UTC (milliseconds left out). */
 export function clock(ms: number): string {
@@ -51,7 +52,8 @@ export class LineWriter {
       this.lastStatus = r.message
       out.push(`${p} ${r.message}`)
     }
-    return out
+    // One line each: a newline or an escape sequence inside an event's text is shown, not run.
+    return out.map(escapeControl)
   }
 
   /** The closing lines: the summary, then the verdict (kubectl's success or error line). */
@@ -66,6 +68,6 @@ export class LineWriter {
       )
     }
     out.push(`${p} ${outcome.message}`)
-    return out
+    return out.map(escapeControl)
   }
 }

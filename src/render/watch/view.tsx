@@ -8,6 +8,7 @@ import type {ReplicaSetSummary} from '../../status/observe.js'
 import type {PodState, PodSummary} from '../../status/pods.js'
 import type {WatchSummary} from '../../status/update.js'
 import {humanDuration} from '../../util/duration.js'
+import {terminalSafe} from '../../util/terminal.js'
 import type {TimedEvent, WatchFrame} from './frame.js'
 import {clock} from './lines.js'
 
@@ -252,7 +253,9 @@ export function layout(frame: WatchFrame, rows: number, footer: boolean): {podLi
   return {podLimit, events}
 }
 
-export function WatchView({frame, columns = 100, rows = 60, footer}: WatchViewProps) {
+export function WatchView({frame: raw, columns = 100, rows = 60, footer}: WatchViewProps) {
+  // Every string of the frame came from the cluster or the files: control characters escaped.
+  const frame = terminalSafe(raw)
   const max = Math.max(1, frame.replicas + (frame.strategy === 'RollingUpdate' ? frame.maxSurge : 0))
   const barWidth = Math.max(4, Math.min(10, Math.floor((columns - 70) / 4)))
   const outcome = frame.outcome
