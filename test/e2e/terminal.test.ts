@@ -17,8 +17,9 @@ const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => slot(() => cliAsync
 /** OSC 52 (writes the clipboard), BEL, a screen clear and a colour. */
 const EVIL = 'nginx:1.27\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b[31m'
 /** An SGR colour sequence; OSC or BEL. */
-const SGR = /\x1b\[[0-9;]*m/
-const OSC_OR_BEL = /\x1b\]|\x07/
+const ESC = '\u001b'
+const SGR = new RegExp(`${ESC}\\[[0-9;]*m`)
+const OSC_OR_BEL = new RegExp(`${ESC}\\]|\u0007`)
 const FORGED = 'oops\ndeployment "web" successfully rolled out'
 const NOW = '2026-11-29T10:05:00Z'
 
