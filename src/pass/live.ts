@@ -66,7 +66,10 @@ export async function runLivePasses(
     let result: DeploymentResult | undefined
     // The writes of the attempts before the last: --retries reports every write it sent.
     const earlier: Action[] = []
+    let attempts = 0
+    let stop: Stop | undefined
     for (let attempt = 0; ; attempt++) {
+      attempts = attempt + 1
       const store = new MemoryStore(current, {now: () => options.now})
       let client: LiveClient | undefined
       result = await syncOne(store, key, {
@@ -78,7 +81,7 @@ export async function runLivePasses(
         },
       })
       for (const a of result.actions) a.attempt = attempt + 1
-      if (client) stops.set(result, {conflict: client.conflict?.message, uncertain: client.uncertain})
+      stop = client ? {conflict: client.conflict?.message, uncertain: client.uncertain} : undefined
       const stopped = client?.stopped
       if (!stopped || attempt >= options.retries) break
       earlier.push(...result.actions)
@@ -89,12 +92,8 @@ export async function runLivePasses(
       // again and run the pass anew.
       current = await readWorld(options.api, {namespace: key.namespace, pods: options.pods})
     }
-    if (earlier.length > 0) {
-      const stop = stops.get(result)
-      stops.delete(result)
-      result = {...result, actions: [...earlier, ...result.actions]}
-      if (stop) stops.set(result, stop)
-    }
+    if (options.retries > 0) result = {...result, actions: [...earlier, ...result.actions], attempts}
+    if (stop) stops.set(result, stop)
     if (options.recordEvents && result.events.length > 0) {
       const d = current.deployments.find(
         (x) => x.metadata.namespace === key.namespace && x.metadata.name === key.name,

@@ -21,6 +21,8 @@ export interface DeploymentResult {
   requeueAfterSeconds: number | null
   requeue: Requeue | null
   error: string | null
+  /** Live mode: how many times the pass ran (more than 1 after --retries re-read and ran it anew). */
+  attempts?: number
   /** Facts the pass recorded on its way (numbers behind each decision), for `explain`. */
   facts?: Fact[]
 }
@@ -32,8 +34,8 @@ export interface DeploymentResult {
  * attempts (--retries) are what the retry answered, so only the last counts.
  */
 export function failedWrites(r: DeploymentResult): Action[] {
-  const last = r.actions.reduce((n, a) => Math.max(n, a.attempt ?? 0), 0)
-  return r.actions.filter((a) => a.outcome === 'failed' && (a.attempt ?? 0) === last)
+  const last = r.attempts ?? r.actions.reduce((n, a) => Math.max(n, a.attempt ?? 0), 0)
+  return r.actions.filter((a) => a.outcome === 'failed' && (a.attempt ?? last) === last)
 }
 
 /** Whether a Deployment's pass failed: the sync returned an error, or a write of it was refused. */

@@ -130,7 +130,9 @@ describe('--retries reports every write of every attempt', SLOW, () => {
       env,
     )
     expect(r.code).toBe(0)
-    const actions = (JSON.parse(r.stdout) as SyncResult).items[0]!.actions
+    const [item] = (JSON.parse(r.stdout) as SyncResult).items
+    expect(item!.attempts).toBe(2)
+    const actions = item!.actions
     // Every write the server saw is reported, in order, with its attempt.
     const sent = server.requests.filter((q) => q.namespace === ns && q.method !== 'GET')
     expect(
