@@ -16,7 +16,8 @@ export const connectionFlags = {
   'request-timeout': Flags.string({
     helpGroup: 'CLUSTER',
     helpValue: 'DURATION',
-    description: 'Timeout of a single request to the server, e.g. 30s; 0 waits forever (live mode).',
+    description:
+      'Timeout of a whole request to the server (headers and body), e.g. 30s; 0 waits forever (live mode).',
   }),
   'insecure-skip-tls-verify': Flags.boolean({
     helpGroup: 'CLUSTER',
