@@ -4,7 +4,7 @@
 // then loads about 35 files instead of ~150 of ours and ~100 of @oclif/core's CommonJS graph.
 // Heavy dependencies stay behind dynamic imports, so ink, React and client-node still load only
 // when a command needs them. Type checking is `npm run typecheck`; esbuild only strips types.
-// The output is CommonJS wherever Node allows it (pass 2 below); the README's Benchmark section has
+// The output is CommonJS wherever Node allows it (pass 2 below); docs/benchmarks.md has
 // the start-up each step bought.
 import {copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
@@ -93,7 +93,7 @@ copyFileSync(join('src', 'startup', 'import-esm.cjs'), join('dist', 'startup', '
 // Pass 2: every file becomes CommonJS (.cjs) unless it has to stay ESM (.mjs). Node loads
 // CommonJS through its synchronous loader; its ESM loader resolves, reads and links each file
 // asynchronously, which cost ~40 ms of a small-file call on Node 20 and still ~15-18 ms on Node 24
-// (README, Benchmark). A file stays ESM when it awaits at top level (yoga-layout, under ink) or
+// (docs/benchmarks.md). A file stays ESM when it awaits at top level (yoga-layout, under ink) or
 // statically imports a file that stays ESM; CommonJS reaches those through a real import().
 const outputs = new Map() // dist-relative path -> {code, map, imports}
 for (const file of esm.outputFiles) {

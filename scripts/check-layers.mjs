@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The layer rule of src/ (README, Architecture): data flows one way, so a module imports only from
+// The layer rule of src/ (docs/architecture.md): data flows one way, so a module imports only from
 // its own folder or from a lower layer, never upward and never sideways into a sibling of the same
 // layer. `node scripts/check-layers.mjs` prints each import that breaks the rule and exits 1;
 // test/unit/layers.test.ts runs the same check, so the rule stays true.

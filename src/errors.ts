@@ -1,5 +1,5 @@
 // The errors a command ends with, and the exit code each carries: the one place that maps a failure
-// to a number (README, Exit codes). Every layer may throw these; only src/cli turns them into
+// to a number (docs/output.md, Exit codes). Every layer may throw these; only src/cli turns them into
 // `error: <message>` and process.exitCode.
 
 /** Exit codes, as kubectl and oclif use them. */

@@ -11,8 +11,8 @@
 // the npm registry (runtimes.mjs); a platform with none is listed as not built, never faked.
 //
 // The executable on the machine that packages (linux amd64 here) carries a V8 start-up snapshot of
-// the bundle, with oclif and the commands loaded and the common commands run once (README,
-// Benchmark). The others cannot: a snapshot only loads in the Node binary that made it, so theirs
+// the bundle, with oclif and the commands loaded and the common commands run once (docs/benchmarks.md,
+// the executable). The others cannot: a snapshot only loads in the Node binary that made it, so theirs
 // start from the plain script.
 import {execFileSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
@@ -167,7 +167,7 @@ for (const p of platforms) {
   const exe = join(stage, exeName)
   let binary = readFileSync(runtime.exe)
   // The runtime's own signature would no longer match once the blob is in: removed, as Node's
-  // documentation advises (macOS: re-sign ad hoc on the Mac, see the README; nothing here can).
+  // documentation advises (macOS: re-sign ad hoc on the Mac, see docs/install.md; nothing here can).
   if (p.os === 'darwin') binary = Buffer.from(unsignMachO(binary) ?? binary)
   if (p.os === 'windows') binary = Buffer.from(signatureSet(binary, null))
   writeFileSync(exe, binary)

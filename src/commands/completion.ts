@@ -11,7 +11,7 @@ Deployment names from the cluster (honouring --kubeconfig, --context and -n type
 \`kubectl-deployctl __complete\`, in the completion protocol of kubectl and other cobra programs.
 
 Through kubectl (\`kubectl deployctl <TAB>\`, kubectl 1.26 or newer), completion needs no script: kubectl runs \
-kubectl_complete-deployctl from the PATH, which comes with the release archives (krew cannot link it: see the README).`
+kubectl_complete-deployctl from the PATH, which comes with the release archives (krew cannot link it: see docs/install.md in the project).`
 
   static override examples = [
     'source <(kubectl-deployctl completion bash)',

@@ -1,5 +1,5 @@
 // The result of one controller pass, as `dry-run sync -o json` prints it. This shape is the JSON
-// contract documented in the README: add fields, never rename or remove them.
+// contract documented in docs/output.md: add fields, never rename or remove them.
 
 import type {Action, RecordedEvent} from '../cluster/action.js'
 import {KUBERNETES_VERSION} from '../controller/features.js'
@@ -26,7 +26,7 @@ export interface DeploymentResult {
 }
 
 /**
- * The one envelope of every JSON/YAML document a command prints (README, JSON contract): the
+ * The one envelope of every JSON/YAML document a command prints (docs/output.md): the
  * pass's clock, the controller release, the gates, and one item per Deployment.
  */
 export interface ResultEnvelope<Kind extends string, Item> {

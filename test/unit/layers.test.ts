@@ -1,4 +1,4 @@
-// The layer rule of the README's architecture, held on the import graph: every import of src/
+// The layer rule of docs/architecture.md, held on the import graph: every import of src/
 // runs downward (scripts/check-layers.mjs lists the layers).
 
 import {join} from 'node:path'

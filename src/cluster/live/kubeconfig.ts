@@ -3,6 +3,7 @@
 
 import {existsSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
+import * as tls from 'node:tls'
 import type {KubeConfig} from '@kubernetes/client-node'
 import {InputError, UsageError} from '../../errors.js'
 import {parseDuration} from '../../util/duration.js'
@@ -112,6 +113,7 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
   if (skip && !cluster.skipTLSVerify) {
     kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? {...c, skipTLSVerify: true} : c))
   }
+  if (!skip && !cluster.caData && !cluster.caFile) trustSystemCertificates()
   const namespace = flags.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default'
   return {
     kc,
@@ -169,4 +171,22 @@ function kubeconfigFiles(explicit: string | undefined): string[] {
 
 function firstLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''
+}
+
+let systemTrusted = false
+/**
+ * A cluster without certificate-authority(-data) is verified against the machine's trust store, as
+ * kubectl (Go's crypto/x509) does. Node's default is only its bundled Mozilla list (plus
+ * NODE_EXTRA_CA_CERTS), so an API server whose CA the OS trusts (a company CA, a distribution's
+ * store) would fail here and work with kubectl. This is what `node --use-system-ca` does: the
+ * default list plus the system's. Read once, and only when needed: ~45 ms on these machines.
+ */
+export function trustSystemCertificates(): void {
+  if (systemTrusted) return
+  systemTrusted = true
+  // Node 22.19 and 24.5 have both calls; the engines range starts at 22.19, but be sure.
+  if (typeof tls.setDefaultCACertificates !== 'function' || typeof tls.getCACertificates !== 'function')
+    return
+  const certs = new Set([...tls.getCACertificates('default'), ...tls.getCACertificates('system')])
+  tls.setDefaultCACertificates([...certs])
 }
