@@ -869,7 +869,7 @@ describe('dead ends', () => {
       observedGeneration: 2,
     }
     d.status = {...d.status, ...done}
-    w.replicaSets = w.replicaSets.filter((rs) => rs.spec.template?.spec?.containers[0]?.image === 'app:2')
+    w.replicaSets = w.replicaSets.filter((rs) => rs.spec.template?.spec?.containers?.[0]?.image === 'app:2')
     w.replicaSets[0]!.status = {
       ...w.replicaSets[0]!.status,
       replicas: 3,
