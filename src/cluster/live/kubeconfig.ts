@@ -3,7 +3,6 @@
 
 import {existsSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
-import * as tls from 'node:tls'
 import type {KubeConfig} from '@kubernetes/client-node'
 import {InputError, UsageError} from '../../errors.js'
 import {parseDuration} from '../../util/duration.js'
@@ -184,6 +183,9 @@ let systemTrusted = false
 export function trustSystemCertificates(): void {
   if (systemTrusted) return
   systemTrusted = true
+  // Loaded here, not at the top: file-mode commands import this module, and node:tls at start-up
+  // would cost them, and cannot be in the executable's start-up snapshot (native bindings).
+  const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls')
   // Node 22.19 and 24.5 have both calls; the engines range starts at 22.19, but be sure.
   if (typeof tls.setDefaultCACertificates !== 'function' || typeof tls.getCACertificates !== 'function')
     return
