@@ -29,6 +29,7 @@ export async function renderExplainResult(
 }
 
 const VERDICT_STYLE: Record<VerdictCode, StyleName> = {
+  IncompleteInput: 'red',
   Complete: 'green',
   Progressing: 'yellow',
   Paused: 'yellow',
