@@ -181,7 +181,7 @@ describe('plan risks', () => {
   it('an autoscaler and spec.replicas written: the apply resets its count; left out: no risk', async () => {
     const world = await steady()
     const hpa = {
-      metadata: {name: 'web'},
+      metadata: {name: 'web', namespace: 'demo'},
       spec: {scaleTargetRef: {kind: 'Deployment', name: 'web'}},
       status: {desiredReplicas: 3},
     }
@@ -212,7 +212,7 @@ describe('plan risks', () => {
 
   it('a quota without room for the surge pod', async () => {
     const quota = {
-      metadata: {name: 'q'},
+      metadata: {name: 'q', namespace: 'demo'},
       status: {hard: {pods: '3', 'requests.cpu': '2'}, used: {pods: '3', 'requests.cpu': '1'}},
     }
     const item = await planOf(
