@@ -26,6 +26,8 @@ export interface ExplainOptions {
   gates: FeatureGates & {values: Record<string, boolean>}
   /** Recent events of the namespaces concerned (live mode); undefined when the source has none. */
   events?: KubeEvent[]
+  /** Files: say when the input lacks what the Deployment's status refers to (IncompleteInput). */
+  checkInput?: boolean
 }
 
 export interface ExplainOutcome {

@@ -31,6 +31,7 @@ export async function renderExplainResult(
 }
 
 const VERDICT_STYLE: Record<VerdictCode, StyleName> = {
+  IncompleteInput: 'red',
   Complete: 'green',
   Progressing: 'yellow',
   Paused: 'yellow',
