@@ -137,3 +137,6 @@ export const passFlags = {
   ...connectionFlags,
   ...globalFlags,
 }
+
+/** --concurrent-deployment-syncs at most: beyond, workers only cost memory (and 10^8 of them the heap). */
+export const MAX_WORKERS = 1000

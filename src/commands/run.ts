@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
 import {apiClientFlags, leaderElectionFlags, loggingFlags, servingFlags} from '../cli/controller-flags.js'
-import {clockFlags, connectionFlags, globalFlags} from '../cli/flags.js'
+import {clockFlags, connectionFlags, globalFlags, MAX_WORKERS} from '../cli/flags.js'
 import {RunOptions} from '../cli/run.js'
 
 /**
@@ -97,6 +97,8 @@ Deployment's last sync succeeded, 1 otherwise.`
     'concurrent-deployment-syncs': Flags.integer({
       helpValue: 'N',
       min: 1,
+      // Each worker holds a pass in memory: a bound that a cluster can use, with a clear error past it.
+      max: MAX_WORKERS,
       default: 5,
       description: 'How many Deployments are synced at once (kube-controller-manager flag of the same name).',
     }),

@@ -482,6 +482,8 @@ class ApiServerImpl {
         return
       }
       if (ctx.decision.error) throw ctx.decision.error
+      // A server whose pagination never ends: it serves the first page again whatever token it gets.
+      if (ctx.decision.continueToken !== undefined) ctx.query.delete('continue')
       this.writer = log.userAgent ?? '<no user agent>'
       try {
         this.dispatch(ctx, r)

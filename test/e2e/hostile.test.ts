@@ -273,3 +273,85 @@ describe.concurrent('deadlines', SLOW, () => {
     expect(huge.code).toBe(2)
   })
 })
+
+describe.concurrent('bounded memory', SLOW, () => {
+  let server: ApiServer
+  let env: NodeJS.ProcessEnv
+  beforeAll(async () => {
+    server = await startApiServer({
+      objects: ['big-body', 'same-token', 'fresh-tokens', 'not-a-list'].map((namespace) =>
+        deployment({namespace}),
+      ),
+    })
+    env = {KUBECONFIG: server.kubeconfigPath}
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it('a response past DEPLOYCTL_MAX_RESPONSE_BYTES: one clear line, counted as it streams', async () => {
+    server.faults.add({
+      namespace: 'big-body',
+      verb: 'list',
+      resource: 'deployments',
+      padBytes: 50 * 1024 * 1024,
+    })
+    const r = await cli(['dry-run', 'sync', '-n', 'big-body'], {
+      ...env,
+      DEPLOYCTL_MAX_RESPONSE_BYTES: '1000000',
+    })
+    expect(r.stderr).toBe(
+      "error: the server's answer to GET /apis/apps/v1/namespaces/big-body/deployments is larger than 1000000 bytes (" +
+        r.stderr.split('(')[1]!.split(' ')[0] +
+        ' so far): raise DEPLOYCTL_MAX_RESPONSE_BYTES, or narrow the request with -n or -l\n',
+    )
+    expect(r.code).toBe(1)
+    const bad = await cli(['dry-run', 'sync', '-n', 'big-body'], {
+      ...env,
+      DEPLOYCTL_MAX_RESPONSE_BYTES: 'lots',
+    })
+    expect(bad.stderr).toMatch(
+      /^error: invalid DEPLOYCTL_MAX_RESPONSE_BYTES "lots": want a whole number of bytes/,
+    )
+    expect(bad.code).toBe(1)
+  })
+
+  it('a continue token that comes back, or never ends: an error, not a loop', async () => {
+    server.faults.add({
+      namespace: 'same-token',
+      verb: 'list',
+      resource: 'deployments',
+      continueToken: 'again',
+      times: Infinity,
+    })
+    server.faults.add({
+      namespace: 'fresh-tokens',
+      verb: 'list',
+      resource: 'deployments',
+      continueToken: 'fresh',
+      times: Infinity,
+    })
+    const [same, fresh] = await Promise.all([
+      cli(['dry-run', 'sync', '-n', 'same-token'], env),
+      cli(['dry-run', 'sync', '-n', 'fresh-tokens'], env),
+    ])
+    expect(same.stderr).toBe(
+      "error: the server's list of deployments does not end: it answered the same continue token twice\n",
+    )
+    expect(same.code).toBe(1)
+    expect(fresh.stderr).toBe(
+      "error: the server's list of deployments does not end: a page after a continue token repeats objects it already listed\n",
+    )
+    expect(fresh.code).toBe(1)
+  })
+
+  it('--concurrent-deployment-syncs past 1000: a usage error, before any work', async () => {
+    for (const command of [['reconcile-once'], ['run']]) {
+      const r = await cli([...command, '-n', 'not-a-list', '--concurrent-deployment-syncs', '100000000'], env)
+      expect(r.stderr).toMatch(
+        /^error: --concurrent-deployment-syncs: Expected an integer less than or equal to 1000/,
+      )
+      expect(r.code).toBe(2)
+    }
+  })
+})
