@@ -15,7 +15,8 @@ export class DryRunSyncOptions extends PassOptions {
 
   /**
    * Returns the exit code. Without --exit-code: 0, or 1 when a sync ended in an error. With it (as
-   * `kubectl diff`): 0 when no Deployment would change, 1 when some would, 2 when a sync failed.
+   * `kubectl diff`): 0 when no Deployment would change, 1 when some would, 2 when a sync failed or
+   * the input lacks ReplicaSets (or, for Recreate, pods) that a Deployment's status refers to.
    */
   async run(): Promise<number> {
     const world = await this.load()
@@ -32,6 +33,8 @@ export class DryRunSyncOptions extends PassOptions {
     const failed = result.items.some(passFailed)
     if (!this.exitCode) return failed ? 1 : 0
     if (failed) return 2
+    // A partial snapshot: the answer is about the objects given, not the cluster (warned on stderr).
+    if (this.inputGaps.length > 0) return 2
     return result.items.some((r) => r.actions.some(isWrite)) ? 1 : 0
   }
 }

@@ -50,6 +50,7 @@ export class ExplainOptions extends PassOptions {
       now: this.now,
       gates: this.gates,
       events: await this.events(),
+      checkInput: !this.isLive,
     })
     return result
   }

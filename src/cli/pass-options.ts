@@ -6,11 +6,13 @@ import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import type {PodsToRead} from '../cluster/live/read.js'
 import type {World} from '../cluster/world.js'
+import type {Deployment} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {UsageError} from '../errors.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
+import type {InputGap} from '../status/gaps.js'
 import {parseRFC3339} from '../util/duration.js'
 import type {IO} from './base-command.js'
 
@@ -131,7 +133,28 @@ export class PassOptions {
     const {runPasses} = await import('../pass/run.js')
     const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates})
     if (outcome.result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    if (!this.isLive) await this.checkInput(outcome)
     return outcome
+  }
+
+  /** What the input lacks around the passed Deployments (a partial snapshot); set by pass() on files. */
+  inputGaps: InputGap[] = []
+
+  /** Warns, one line per Deployment, when the files lack what its status refers to. */
+  protected async checkInput(outcome: PassOutcome): Promise<void> {
+    const {gapWarning, storeGaps} = await import('../status/gaps.js')
+    for (const r of outcome.result.items) {
+      const gaps = storeGaps(outcome.store, r.deployment.namespace, r.deployment.name)
+      // Pods matter to a pass only under Recreate (it waits for old pods); ReplicaSets always.
+      const d = outcome.store.initial('deployments', r.deployment.namespace, r.deployment.name) as
+        | Deployment
+        | undefined
+      const relevant = gaps.filter(
+        (g) => g.code === 'MissingReplicaSets' || d?.spec.strategy?.type === 'Recreate',
+      )
+      for (const g of relevant) this.io.err(`${gapWarning(g)}\n`)
+      this.inputGaps.push(...relevant)
+    }
   }
 
   /**

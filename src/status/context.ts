@@ -5,6 +5,7 @@ import type {MemoryStore} from '../cluster/memory.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import type {Facts} from '../pass/facts.js'
 import type {DeploymentResult} from '../pass/result.js'
+import type {InputGap} from './gaps.js'
 import type {ControllerHints} from './no-controller.js'
 import type {KubeEvent, Ownership, ReplicaSetRole} from './types.js'
 
@@ -48,4 +49,6 @@ export interface RolloutContext {
   /** What a watcher knows beyond the objects (when it saw a generation go unobserved). */
   hints: ControllerHints
   view: ReplicaSetView
+  /** What the input lacks around this Deployment (files only; empty for a cluster's objects). */
+  gaps: InputGap[]
 }

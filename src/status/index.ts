@@ -14,7 +14,8 @@ import {Facts} from '../pass/facts.js'
 import type {DeploymentResult} from '../pass/result.js'
 import {syncOne} from '../pass/run.js'
 import {explainBlockers} from './blockers.js'
-import type {RolloutContext} from './context.js'
+import type {ReplicaSetView, RolloutContext} from './context.js'
+import {type InputGap, inputGaps} from './gaps.js'
 import {type ControllerHints, type ControllerSigns, noControllerSigns} from './no-controller.js'
 import {explainProgress} from './progress.js'
 import {replicaSetView, scaledReplicaSets} from './replicasets.js'
@@ -40,6 +41,11 @@ export interface ObserveOptions {
   /** Recent events of the namespace when the source has them (live); undefined from files. */
   events?: KubeEvent[]
   hints?: ControllerHints
+  /**
+   * Check the input for objects the Deployment's status refers to but the input lacks (files: a
+   * partial snapshot). A cluster's objects are what there is, so live readers leave it off.
+   */
+  checkInput?: boolean
 }
 
 /** The context of one Deployment's pass over `store`: the objects before and after, and its record. */
@@ -54,6 +60,7 @@ export function rolloutContext(
   const after = (store.peek('deployments', namespace, name) as Deployment | undefined) ?? d
   const facts = new Facts(result)
   const namespaceReplicaSets = store.listers.listReplicaSets(namespace)
+  const view = replicaSetView(d, namespaceReplicaSets, facts, store)
   return {
     namespace,
     name,
@@ -72,8 +79,19 @@ export function rolloutContext(
     now: options.now,
     events: options.events,
     hints: options.hints ?? {},
-    view: replicaSetView(d, namespaceReplicaSets, facts, store),
+    view,
+    gaps: options.checkInput ? viewGaps(d, view) : [],
   }
+}
+
+/** The gaps of the input, from the ReplicaSets the Deployment owns or would adopt and their pods. */
+function viewGaps(d: Deployment, view: ReplicaSetView): InputGap[] {
+  const related = view.all.filter((i) => i.ownership !== 'foreign')
+  return inputGaps(
+    d,
+    related.map((i) => i.rs),
+    related.reduce((n, i) => n + i.pods.length, 0),
+  )
 }
 
 /** The rollout's state, read from its context. */
@@ -84,8 +102,15 @@ export function stateOf(ctx: RolloutContext): RolloutState {
   const oldTerminating = ctx.view.oldRSs.some((rs) =>
     ctx.view.all.find((i) => i.rs === rs)?.pods.some((p) => p.metadata.deletionTimestamp != null),
   )
+  const gap = ctx.gaps[0]
   return {
-    verdict: explainVerdict(ctx, blockers, progress, scaledReplicaSets(ctx)),
+    verdict: gap
+      ? {
+          code: 'IncompleteInput',
+          reason: gap.code,
+          message: `${gap.message} Get a complete snapshot: ${gap.command}`,
+        }
+      : explainVerdict(ctx, blockers, progress, scaledReplicaSets(ctx)),
     rolloutStatus: kubectl,
     settled: kubectl.done && !oldTerminating,
     progress,

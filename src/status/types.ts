@@ -5,6 +5,7 @@
 
 /** The verdict codes, most decisive first (the first that applies wins). */
 export const VERDICT_CODES = [
+  'IncompleteInput',
   'Invalid',
   'Deleting',
   'Paused',
@@ -14,6 +15,9 @@ export const VERDICT_CODES = [
   'Progressing',
 ] as const
 export type VerdictCode = (typeof VERDICT_CODES)[number]
+
+/** Reasons of the IncompleteInput verdict (files only): what the input lacks (./gaps.ts). */
+export const INCOMPLETE_REASONS = ['MissingReplicaSets', 'MissingPods'] as const
 
 /** Reasons of the Invalid verdict. */
 export const INVALID_REASONS = [

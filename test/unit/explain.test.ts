@@ -24,6 +24,7 @@ import {
   DEADLINE_REASONS,
   DELETING_REASONS,
   HARD_BLOCKERS,
+  INCOMPLETE_REASONS,
   INVALID_REASONS,
   type KubeEvent,
   PAUSED_REASONS,
@@ -36,6 +37,7 @@ const NOW = Date.parse('2026-11-29T10:00:00Z')
 const at = (secondsFromNow: number) =>
   new Date(NOW + secondsFromNow * 1000).toISOString().replace('.000Z', 'Z')
 const gates = parseFeatureGates(undefined)
+const emptyWorldOf = (): World => ({deployments: [], replicaSets: [], pods: [], sources: new WeakMap()})
 
 interface DOptions {
   replicas?: number
@@ -624,7 +626,7 @@ describe('verdict', () => {
   })
 
   it('every verdict and reason the analysis can produce is declared', () => {
-    expect(VERDICT_CODES).toHaveLength(7)
+    expect(VERDICT_CODES).toHaveLength(8)
     const reasons = new Set<string>([
       ...INVALID_REASONS,
       ...DELETING_REASONS,
@@ -842,6 +844,47 @@ describe('dead ends', () => {
     expect(e.blockers.map((b) => b.code)).toEqual(['NoPodsInInput'])
     expect(e.verdict.reason).toBe('WaitingForPods')
   })
+
+  it('IncompleteInput when the input is checked: pods missing, then ReplicaSets missing', async () => {
+    const w = rollout({}, [{}])
+    w.pods = []
+    const check = async () =>
+      (await explainWorld(w, {namespace: 'demo'}, {now: NOW, gates, checkInput: true})).result.items[0]!
+    expect((await check()).verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingPods'})
+    w.replicaSets = []
+    const e = await check()
+    expect(e.verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingReplicaSets'})
+    expect(e.verdict.message).toContain('kubectl get deploy,rs,pods,events -n demo -o yaml')
+  })
+
+  it('no IncompleteInput for a complete rollout whose pods are left out, nor for a new Deployment', async () => {
+    const w = rollout({}, [{}])
+    w.pods = []
+    const d = w.deployments[0]!
+    const done = {
+      replicas: 3,
+      updatedReplicas: 3,
+      availableReplicas: 3,
+      readyReplicas: 3,
+      observedGeneration: 2,
+    }
+    d.status = {...d.status, ...done}
+    w.replicaSets = w.replicaSets.filter((rs) => rs.spec.template?.spec?.containers?.[0]?.image === 'app:2')
+    w.replicaSets[0]!.status = {
+      ...w.replicaSets[0]!.status,
+      replicas: 3,
+      availableReplicas: 3,
+      readyReplicas: 3,
+    }
+    const opts = {now: NOW, gates, checkInput: true}
+    expect((await explainWorld(w, {namespace: 'demo'}, opts)).result.items[0]?.verdict.code).not.toBe(
+      'IncompleteInput',
+    )
+    const fresh = {...emptyWorldOf(), deployments: [deployment('new', {status: {}, annotations: {}})]}
+    expect((await explainWorld(fresh, {namespace: 'demo'}, opts)).result.items[0]?.verdict.code).toBe(
+      'Progressing',
+    )
+  })
 })
 
 describe('text rendering', () => {
@@ -889,6 +932,7 @@ describe('docs/explain-reasons.md', () => {
     const doc = readFileSync(new URL('../../docs/explain-reasons.md', import.meta.url), 'utf8')
     const codes = [
       ...VERDICT_CODES,
+      ...INCOMPLETE_REASONS,
       ...INVALID_REASONS,
       ...DELETING_REASONS,
       ...PAUSED_REASONS,

@@ -16,7 +16,8 @@ CHANGEs), the events it would record and when it would requeue the Deployment. -
 SyncResult document, a stable contract for scripts.
 
 With --exit-code the exit status tells whether anything would change, as with kubectl diff: 0 no Deployment would change, \
-1 some would, 2 or more an error.`
+1 some would, 2 or more an error. It also exits 2 when the files lack what a Deployment's status refers to (its \
+ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on stderr).`
 
   static override usage = [
     'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|wide|json|yaml|name|jsonpath=TEMPLATE] [--no-headers] [--exit-code]',
@@ -52,7 +53,8 @@ With --exit-code the exit status tells whether anything would change, as with ku
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
     'exit-code': Flags.boolean({
       default: false,
-      description: 'Exit 0 when no Deployment would change, 1 when some would, 2 or more on error.',
+      description:
+        'Exit 0 when no Deployment would change, 1 when some would, 2 or more on error or incomplete input.',
     }),
   }
 
