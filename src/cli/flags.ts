@@ -107,9 +107,10 @@ export function outputFlags(
   return {
     output: Flags.string({
       char: 'o',
-      helpValue: list,
+      // The formats are in the description, where they wrap on a narrow terminal.
+      helpValue: 'FORMAT',
       ...(options.default ? {default: options.default} : {}),
-      description: options.description ?? `Output format: ${list}.`,
+      description: options.description ?? `Output format: ${list.replaceAll('|', ', ')}.`,
     }),
     ...(options.tables !== false ? {'no-headers': noHeadersFlag} : {}),
   }

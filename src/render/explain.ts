@@ -93,7 +93,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   out.push('', heading('ReplicaSets'))
   if (e.replicaSets.length === 0)
     out.push(w('None: no ReplicaSet belongs to this Deployment or matches its selector.'))
-  else out.push(await replicaSetTable(e.replicaSets, width, options.noHeaders))
+  else out.push(await replicaSetTable(e.replicaSets, width, options))
 
   out.push('', heading('The next pass, check by check'))
   out.push(...renderChecks(e.pass.checks, width))
@@ -193,7 +193,13 @@ function kubectlNote(e: Explanation): string {
   return ''
 }
 
-async function replicaSetTable(rows: ReplicaSetRow[], width: number, noHeaders = false): Promise<string> {
+/** kubectl get rs's columns and the rollout's; -o wide adds CONTAINERS and SELECTOR, as kubectl's does. */
+async function replicaSetTable(
+  rows: ReplicaSetRow[],
+  width: number,
+  options: {noHeaders?: boolean; format: OutputFormat},
+): Promise<string> {
+  const wide = options.format.kind === 'wide'
   const role = (r: ReplicaSetRow) => {
     if (r.ownership === 'adopt') return `${r.role} (adopting)`
     if (r.ownership === 'release') return 'not owned (releasing)'
@@ -209,7 +215,9 @@ async function replicaSetTable(rows: ReplicaSetRow[], width: number, noHeaders =
     String(r.available),
     r.age,
     role(r),
+    ...(wide ? [r.containers.join(',') || '<none>'] : []),
     r.images.join(', ') || '<none>',
+    ...(wide ? [r.selector] : []),
     r.revisionHistory ?? '<none>',
   ])
   const head = [
@@ -221,16 +229,18 @@ async function replicaSetTable(rows: ReplicaSetRow[], width: number, noHeaders =
     'AVAILABLE',
     'AGE',
     'ROLE',
+    ...(wide ? ['CONTAINERS'] : []),
     'IMAGES',
+    ...(wide ? ['SELECTOR'] : []),
     'HISTORY',
   ]
   // Images are long: wrapped inside the column when that keeps it 20 wide, else listed apart.
   const fitted = await fitOrSplit(head, body, {
     width,
-    wrapColumn: 8,
+    wrapColumn: head.indexOf('IMAGES'),
     minWrapWidth: 20,
     keyColumn: 1,
-    noHeaders,
+    noHeaders: options.noHeaders ?? false,
   })
   return fitted.split === undefined
     ? fitted.table
