@@ -3,8 +3,10 @@
 // --no-headers drops the header rows of tables, and explain's former `-o text` is its table.
 
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
-import {cli, ROOT} from './helpers.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {deployment} from '../objects.js'
+import {cli, cliAsync, ROOT} from './helpers.js'
 
 const MULTI = join(ROOT, 'examples/multi.yaml')
 const ROLLING = join(ROOT, 'examples/rolling-update.yaml')
@@ -229,5 +231,40 @@ describe('every printing command takes the output vocabulary', () => {
     const jp = cli([...args, '-o', 'jsonpath={.kind}'])
     expect(jp.code).toBe(0)
     expect(jp.stdout).toMatch(/^(SyncResult|ExplainResult|List|(Step)+Summary)$/)
+  })
+})
+
+describe('reconcile-once against a cluster takes the output vocabulary', () => {
+  let server: ApiServer
+  let env: NodeJS.ProcessEnv
+  beforeAll(async () => {
+    server = await startApiServer({objects: [deployment({name: 'web'})]})
+    env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+  // --dry-run=server: every run sends the same writes and the cluster stays as it was.
+  const run = (...args: string[]) => cliAsync(['reconcile-once', '--dry-run=server', ...args], {env})
+
+  it('table, wide, --no-headers, name and jsonpath', async () => {
+    const table = await run()
+    expect(table.stderr).toBe('')
+    expect(table.stdout).toMatch(/^VERB +RESOURCE +NAME +CHANGE +RESULT$/m)
+    expect(table.stdout).toMatch(
+      /^create +replicasets +web-\w+ +created \(replicas \d+, revision 1\) +succeeded$/m,
+    )
+    const wide = await run('-o', 'wide')
+    expect(wide.stdout).toMatch(/^VERB +RESOURCE +NAME +REPLICAS +REVISION +IMAGES +CHANGE +RESULT$/m)
+    const noHeaders = await run('--no-headers')
+    expect(noHeaders.stdout).not.toMatch(/VERB +RESOURCE/)
+    expect(noHeaders.stdout).toMatch(/^create +replicasets +web-\w+ /m)
+    expect((await run('-o', 'name')).stdout).toBe('deployment.apps/web\n')
+    const jp = await run(
+      '-o',
+      'jsonpath={range .items[*].actions[*]}{.verb} {.resource} {.outcome}{"\\n"}{end}',
+    )
+    expect(jp.stdout).toMatch(/^create replicasets succeeded\n/)
+    expect(server.store.list('replicasets', 'default')).toHaveLength(0)
   })
 })
