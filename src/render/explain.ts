@@ -65,7 +65,8 @@ export function wrap(text: string, width: number, first = '', rest = ' '.repeat(
   let line = first
   let empty = true
   for (const token of tokens) {
-    if (!empty && visible((line + token).trimEnd()) > width) {
+    // A `first` too long for its first word (a long question) is a line of its own.
+    if ((!empty || line.trim() !== '') && visible((line + token).trimEnd()) > width) {
       out.push(line.trimEnd())
       line = rest
     }
@@ -86,7 +87,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   const {verdict} = e
   out.push(heading(`deployment ${e.deployment.namespace}/${e.deployment.name}`))
   const tag = verdict.reason === verdict.code ? verdict.code : `${verdict.code} (${verdict.reason})`
-  out.push(`${heading('Verdict:')} ${style(VERDICT_STYLE[verdict.code], tag)}`)
+  out.push(wrap(style(VERDICT_STYLE[verdict.code], tag), width, `${heading('Verdict:')} `, '  '))
   out.push(w(verdict.message))
   out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}${kubectlNote(e)}`))
 

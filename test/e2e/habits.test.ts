@@ -158,19 +158,22 @@ describe('40 columns: text and tables', () => {
   }
 
   const NOW = ['--now', '2026-11-29T10:00:10Z']
-  it.each(['new-deployment.yaml', 'rolling-update.yaml', 'stuck-image-pull.yaml'])(
-    'dry-run sync wraps %s to COLUMNS at word boundaries',
+  it.each(['new-deployment.yaml', 'rolling-update.yaml', 'stuck-image-pull.yaml', 'multi.yaml'])(
+    'dry-run sync and explain wrap %s to COLUMNS at word boundaries',
     (example) => {
-      const args = ['dry-run', 'sync', '-f', join(ROOT, 'examples', example), '-A', ...NOW]
-      const narrow = cli(args, {env: {COLUMNS: '40'}})
-      const wide = cli(args)
-      expect(narrow.code).toBe(wide.code)
-      // Prose fits; a table row whose columns cannot fit even with CHANGE split out may run longer.
-      for (const line of narrow.stdout.split('\n')) {
-        if ([...line].length > 40) expect(line.trim(), `${example}: ${line}`).toMatch(/^\S+$|\S {2,}\S/)
+      for (const command of [['dry-run', 'sync'], ['explain']]) {
+        const args = [...command, '-f', join(ROOT, 'examples', example), '-A', ...NOW]
+        const what = `${command.join(' ')} ${example}`
+        const narrow = cli(args, {env: {COLUMNS: '40'}})
+        const wide = cli(args, {env: {COLUMNS: '1000'}})
+        expect(narrow.code, what).toBe(wide.code)
+        // Prose fits; a table row whose columns cannot fit even with a column split out may run longer.
+        for (const line of narrow.stdout.split('\n')) {
+          if ([...line].length > 40) expect(line.trim(), `${what}: ${line}`).toMatch(/^\S+$|\S {2,}\S/)
+        }
+        expectWholeWords(narrow.stdout, wide.stdout, what)
+        expect(narrow.stdout, what).not.toBe(wide.stdout)
       }
-      expectWholeWords(narrow.stdout, wide.stdout, example)
-      expect(narrow.stdout).not.toBe(wide.stdout)
     },
   )
 })
