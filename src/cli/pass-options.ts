@@ -127,11 +127,14 @@ export class PassOptions {
     )
   }
 
-  /** A progress line on stderr when it is a terminal (cli/progress.ts). */
+  /**
+   * A progress line on stderr when it is a terminal (cli/progress.ts); not with -v, whose log lines
+   * go to stderr meanwhile.
+   */
   protected progress(): Progress {
     const terminal = this.io.stderrTerminal ?? {}
     const stream = {...terminal, write: (text: string) => this.io.err(text)}
-    return new Progress(stream, progressWanted(stream, this.io.env))
+    return new Progress(stream, progressWanted(stream, this.io.env) && this.verbosity === 0)
   }
 
   /** Connects to the cluster of the connection flags (requests logged at -v 6). */
