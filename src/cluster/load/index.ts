@@ -27,6 +27,8 @@ export interface LoadOptions {
   warn?: (line: string) => void
   /** Told of each file before it is read, with its size when known (a progress line). */
   onFile?: (name: string, bytes: number | undefined) => void
+  /** Keep each object as written, before defaulting, in World.raw. */
+  keepRaw?: boolean
 }
 
 const defaultWarn = (line: string): void => {
@@ -34,7 +36,7 @@ const defaultWarn = (line: string): void => {
 }
 
 function collector(opts: LoadOptions): Collector {
-  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn)
+  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn, opts.keepRaw)
 }
 
 function hasExt(name: string, ...exts: string[]): boolean {
