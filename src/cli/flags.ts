@@ -107,8 +107,8 @@ export function outputFlags(
   return {
     output: Flags.string({
       char: 'o',
-      // The formats are in the description, where they wrap on a narrow terminal.
-      helpValue: 'FORMAT',
+      // The completion reads the formats from here (completion/complete.ts).
+      helpValue: list,
       ...(options.default ? {default: options.default} : {}),
       description: options.description ?? `Output format: ${list.replaceAll('|', ', ')}.`,
     }),

@@ -195,7 +195,10 @@ function renderTemplateDiff(
   const to = t.to.replicaSet
     ? `${t.to.replicaSet} (revision ${t.to.revision})`
     : 'the Deployment (no ReplicaSet yet)'
-  const out = ['', heading(`Pod template since revision ${t.from.revision} (${t.from.replicaSet} -> ${to})`)]
+  const out = [
+    '',
+    heading(w(`Pod template since revision ${t.from.revision} (${t.from.replicaSet} -> ${to})`, '', '  ')),
+  ]
   const value = (v: unknown) => (v === null ? '<none>' : typeof v === 'string' ? v : JSON.stringify(v))
   for (const c of t.changes) out.push(w(`${c.path}: ${value(c.from)} -> ${value(c.to)}`, '  ', '    '))
   return out

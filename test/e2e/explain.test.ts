@@ -360,8 +360,8 @@ describe('explain usage', () => {
     const r = cli(['explain', '--help'])
     expect(r.code).toBe(0)
     for (const text of [
-      '-o, --output=FORMAT',
-      'jsonpath=TEMPLATE',
+      '-o, --output',
+      'table|wide|json|yaml|name|jsonpath=TEMPLATE',
       '--no-headers',
       'docs/explain-reasons.md',
       'kubectl deployctl explain',
