@@ -18,6 +18,7 @@ import type {KubeEvent} from '../status/types.js'
 import {explainDeadEnds} from './dead-ends.js'
 import {explainNext} from './next.js'
 import {explainPass} from './pass.js'
+import {explainTemplateDiff} from './template.js'
 import type {ExplainResult, Explanation} from './types.js'
 
 export interface ExplainOptions {
@@ -80,6 +81,7 @@ export function explainDeployment(
     verdict: state.verdict,
     rolloutStatus: state.rolloutStatus,
     replicaSets: replicaSetRows(ctx.view, options.now),
+    templateDiff: explainTemplateDiff(ctx),
     podsInInput: podsInInput(ctx),
     pass,
     progress: state.progress,

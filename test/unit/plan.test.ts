@@ -239,3 +239,28 @@ describe('plan risks', () => {
     expect(item.risks.map((r) => r.code)).toEqual(['ProgressDeadline'])
   })
 })
+
+describe('explain: why a new ReplicaSet', () => {
+  it("lists the template changes from the previous revision to the new ReplicaSet, with plan's diff", async () => {
+    const {explainWorld} = await import('../../src/explain/index.js')
+    const world = await loadWorld([join(ROOT, 'examples/rolling-update.yaml')], {warn: () => {}})
+    const {result} = await explainWorld(
+      world,
+      {namespace: 'demo'},
+      {now: Date.parse('2026-11-29T10:00:10Z'), gates},
+    )
+    expect(result.items[0]?.templateDiff).toEqual({
+      from: {replicaSet: 'web-6b78dbb95b', revision: 1},
+      to: {replicaSet: 'web-cc544bdcc', revision: 2},
+      changes: [
+        {path: 'spec.template.spec.containers[name=nginx].image', from: 'nginx:1.26', to: 'nginx:1.27'},
+      ],
+    })
+    const quiet = await explainWorld(
+      await steady(),
+      {namespace: 'demo'},
+      {now: Date.parse('2026-11-29T10:00:00Z'), gates},
+    )
+    expect(quiet.result.items[0]?.templateDiff).toBeNull()
+  })
+})
