@@ -8,9 +8,9 @@ import type {PodsToRead} from '../cluster/live/read.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
-import {UsageError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import type {PassOutcome} from '../pass/run.js'
-import type {Selection} from '../pass/selection.js'
+import type {DeploymentKey, Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
 import {parseRFC3339} from '../util/duration.js'
@@ -98,7 +98,12 @@ export class PassOptions {
   }
 
   async load(): Promise<World> {
-    if (this.isLive) return this.loadLive()
+    const world = this.isLive ? await this.loadLive() : await this.loadFiles()
+    await this.checkNames(world)
+    return world
+  }
+
+  private async loadFiles(): Promise<World> {
     const {loadWorld} = await import('../cluster/load/index.js')
     return loadWorld(this.files, {
       recursive: this.recursive,
@@ -106,6 +111,54 @@ export class PassOptions {
       // The loader's lines carry their own `warning:` / `note:` prefix.
       warn: (line: string) => this.io.err(`${line}\n`),
     })
+  }
+
+  /**
+   * Deployments outside the selected namespace, named `name` when given: from the files, or from
+   * one list across the cluster's namespaces (nothing when that is not allowed).
+   */
+  protected async deploymentsElsewhere(world: World | undefined, name?: string): Promise<DeploymentKey[]> {
+    const {namespaceOf} = await import('../cluster/memory.js')
+    if (!this.isLive) {
+      return (world?.deployments ?? [])
+        .filter((d) => name === undefined || d.metadata.name === name)
+        .map((d) => ({namespace: namespaceOf(d), name: d.metadata.name ?? ''}))
+    }
+    if (!this.live) return []
+    const {collectionPath} = await import('../cluster/live/read.js')
+    try {
+      const page = await this.live.api.request<{items?: Deployment[]}>({
+        method: 'GET',
+        path: collectionPath('deployments', undefined),
+        query: {limit: 500, ...(name !== undefined ? {fieldSelector: `metadata.name=${name}`} : {})},
+      })
+      return (page.items ?? []).map((d) => ({namespace: namespaceOf(d), name: d.metadata.name ?? ''}))
+    } catch {
+      return []
+    }
+  }
+
+  /** Where else a Deployment or Deployments are, as a hint (undefined: nowhere). */
+  async namespaceHint(world: World | undefined, name?: string): Promise<string | undefined> {
+    if (this.selection.allNamespaces) return undefined
+    const {namespaceHint} = await import('../pass/selection.js')
+    const found = await this.deploymentsElsewhere(world, name)
+    return namespaceHint(this.selection, found, this.isLive ? 'cluster' : 'files', name)
+  }
+
+  /** A named Deployment that is not in the namespace but elsewhere: kubectl's NotFound with the hint. */
+  private async checkNames(world: World): Promise<void> {
+    const names = this.selection.names ?? []
+    if (names.length === 0 || this.selection.allNamespaces) return
+    const {namespaceOf, DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
+    const namespace = this.selection.namespace || DEFAULT_NAMESPACE
+    for (const name of names) {
+      if (world.deployments.some((d) => d.metadata.name === name && namespaceOf(d) === namespace)) continue
+      const hint = await this.namespaceHint(world, name)
+      if (hint !== undefined) {
+        throw new InputError(`deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`)
+      }
+    }
   }
 
   /** Connects to the cluster of the connection flags (requests logged at -v 6). */
@@ -176,15 +229,18 @@ export class PassOptions {
     this.io.out(await table({format: this.output, noHeaders: this.noHeaders, color}))
   }
 
-  /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
+  /** Set by nothingSelected(): nothing was selected, but there are Deployments in other namespaces. */
+  wrongNamespace = false
+
+  /** kubectl's "No resources found", with a hint when the files or the cluster hold Deployments elsewhere. */
   protected async nothingSelected(world: World): Promise<string> {
     const {noResourcesMessage} = await import('../pass/selection.js')
-    const {namespaceOf} = await import('../cluster/memory.js')
     const message = noResourcesMessage(this.selection)
-    if (this.selection.allNamespaces || this.selection.labelSelector) return message
-    const elsewhere = [...new Set(world.deployments.map(namespaceOf))].sort()
-    if (elsewhere.length === 0) return message
-    return `${message}\nThe files hold Deployments in namespace ${elsewhere.join(', ')}: use -n ${elsewhere[0]} or -A.`
+    if (this.selection.labelSelector) return message
+    const hint = await this.namespaceHint(world)
+    if (hint === undefined) return message
+    this.wrongNamespace = true
+    return `${message}\n${hint[0]?.toUpperCase()}${hint.slice(1)}.`
   }
 }
 

@@ -113,6 +113,30 @@ export function selectDeployments(world: World, sel: Selection): DeploymentKey[]
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
+/**
+ * The hint kubectl's NotFound and "No resources found" lack: where else the input (or the cluster)
+ * holds Deployments. `found` are Deployments outside the selected namespace (named `name` when a
+ * name was asked for); undefined when there is nothing to suggest.
+ */
+export function namespaceHint(
+  sel: Selection,
+  found: readonly DeploymentKey[],
+  where: 'files' | 'cluster',
+  name?: string,
+): string | undefined {
+  const selected = sel.namespace || DEFAULT_NAMESPACE
+  const namespaces = [
+    ...new Set(found.filter((k) => k.namespace !== selected).map((k) => k.namespace)),
+  ].sort()
+  if (namespaces.length === 0) return undefined
+  const holder = where === 'files' ? 'the files hold' : 'the cluster has'
+  const list = namespaces.join(', ')
+  if (name !== undefined) {
+    return `${holder} deployment ${name} in namespace ${list}: use -n ${namespaces[0]}`
+  }
+  return `${holder} Deployments in namespace ${list}: use -n ${namespaces[0]} or -A`
+}
+
 /** kubectl's message when nothing matched. */
 export function noResourcesMessage(sel: Selection): string {
   return sel.allNamespaces

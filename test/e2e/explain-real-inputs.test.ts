@@ -3,10 +3,11 @@
 
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parse, stringify} from 'yaml'
 import type {ExplainResult} from '../../src/explain/types.js'
-import {cli, ROOT, tempFiles} from './helpers.js'
+import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {cli, cliAsync, ROOT, tempFiles} from './helpers.js'
 
 const NOW = ['--now', '2026-11-29T10:00:00Z']
 const STUCK = 'examples/stuck-image-pull.yaml'
@@ -90,5 +91,76 @@ describe('partial input', () => {
     expect(noPods.stderr).toBe('')
     const explained = cli(['explain', '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json'])
     expect((JSON.parse(explained.stdout) as ExplainResult).items[0]?.verdict.code).toBe('DeadlineExceeded')
+  })
+})
+
+describe('namespace mistakes', () => {
+  const NOTHING =
+    'No resources found in default namespace.\nThe files hold Deployments in namespace demo: use -n demo or -A.\n'
+  const NAMED =
+    'error: deployments.apps "api" not found in namespace "default": the files hold deployment api in namespace demo: use -n demo\n'
+
+  it('nothing selected: every command names the namespace; dry-run sync --exit-code exits 2', () => {
+    const gated = cli(['dry-run', 'sync', '-f', STUCK, ...NOW, '--exit-code'])
+    expect(gated.stderr).toBe(NOTHING)
+    expect(gated.code).toBe(2)
+    expect(cli(['dry-run', 'sync', '-f', STUCK, ...NOW]).code).toBe(0)
+    const explained = cli(['explain', '-f', STUCK, ...NOW])
+    expect(explained.stderr).toBe(NOTHING)
+    expect(explained.stdout).toBe('')
+    expect(cli(['reconcile-once', '-f', STUCK, ...NOW, '-o', 'name']).stderr).toBe(NOTHING)
+    // -A and the right -n are not mistakes.
+    expect(cli(['explain', '-f', STUCK, '-A', ...NOW, '-o', 'name']).stderr).toBe('')
+  })
+
+  it('a named Deployment in another namespace: the same hint from every command', () => {
+    for (const args of [
+      ['explain', 'api'],
+      ['explain', 'deployment/api'],
+      ['dry-run', 'sync', 'api', '--exit-code'],
+      ['reconcile-once', 'api', '-o', 'yaml'],
+      ['rollout', 'watch', 'api'],
+    ]) {
+      const r = cli([...args, '-f', STUCK, ...NOW])
+      expect(r.stderr, args.join(' ')).toBe(NAMED)
+      expect(r.code, args.join(' ')).toBe(args.includes('--exit-code') ? 2 : 1)
+      expect(r.stdout).toBe('')
+    }
+    // A name that is nowhere keeps kubectl's NotFound as it is.
+    expect(cli(['explain', 'nope', '-f', STUCK, ...NOW]).stderr).toBe(
+      'error: deployments.apps "nope" not found\n',
+    )
+  })
+
+  describe('on a cluster', () => {
+    let server: ApiServer
+    let env: NodeJS.ProcessEnv
+    beforeAll(async () => {
+      const list = parse(readFileSync(join(ROOT, STUCK), 'utf8')) as {items: unknown[]}
+      server = await startApiServer({objects: list.items})
+      env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    })
+    afterAll(async () => {
+      await server?.close()
+    })
+
+    it('says where the cluster has Deployments, for a selection and for a name', async () => {
+      const cluster =
+        'No resources found in default namespace.\nThe cluster has Deployments in namespace demo: use -n demo or -A.\n'
+      const gated = await cliAsync(['dry-run', 'sync', ...NOW, '--exit-code'], {env})
+      expect(gated.stderr).toBe(cluster)
+      expect(gated.code).toBe(2)
+      expect((await cliAsync(['explain', ...NOW], {env})).stderr).toBe(cluster)
+      const named = await cliAsync(['explain', 'api', ...NOW], {env})
+      expect(named.stderr).toBe(
+        'error: deployments.apps "api" not found in namespace "default": the cluster has deployment api in namespace demo: use -n demo\n',
+      )
+      expect(named.code).toBe(1)
+      const watched = await cliAsync(['rollout', 'watch', 'api', '--timeout', '5s'], {env})
+      expect(watched.stderr).toBe(
+        'Error from server (NotFound): deployments.apps "api" not found\nThe cluster has deployment api in namespace demo: use -n demo.\n',
+      )
+      expect(watched.code).toBe(1)
+    })
   })
 })
