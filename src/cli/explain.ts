@@ -4,6 +4,7 @@
 
 import type {World} from '../cluster/world.js'
 import type {ExplainResult} from '../explain/types.js'
+import type {ObjectRef} from '../pass/selection.js'
 import type {KubeEvent} from '../status/types.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
@@ -18,6 +19,7 @@ export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, 
 }
 
 export class ExplainOptions extends PassOptions {
+  protected override acceptsRefs = true
   /** Blockers are read from pods: a live read lists them for every Deployment. */
   protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
   /** The terminal's width when stdout is one (process.stdout.columns). */
@@ -25,11 +27,11 @@ export class ExplainOptions extends PassOptions {
 
   /**
    * Recent events for the analysis: from a live cluster, the namespace's (or every namespace's)
-   * Events; none from files (the loader keeps Deployments, ReplicaSets and Pods). Events that cannot
-   * be listed (RBAC) leave the explanation without them rather than failing it.
+   * Events; from files, the Events they hold (`kubectl get events -o yaml` in a snapshot). Events
+   * that cannot be listed (RBAC) leave the explanation without them rather than failing it.
    */
-  async events(): Promise<KubeEvent[] | undefined> {
-    if (!this.live) return undefined
+  async events(world: World): Promise<KubeEvent[] | undefined> {
+    if (!this.live) return world.events && world.events.length > 0 ? world.events : undefined
     const {listAll} = await import('../cluster/live/read.js')
     const namespace = this.selection.allNamespaces ? undefined : this.selection.namespace
     try {
@@ -41,12 +43,37 @@ export class ExplainOptions extends PassOptions {
     }
   }
 
+  /**
+   * The Deployments that control the ReplicaSets and pods named on the command line (rs/NAME,
+   * pod/NAME): they join the selection, and their explanations start from those objects.
+   */
+  async resolveRefs(world: World): Promise<Map<string, ObjectRef[]>> {
+    const starts = new Map<string, ObjectRef[]>()
+    const others = this.refs.filter((r) => r.kind !== 'Deployment')
+    if (others.length === 0) return starts
+    const {owningDeployment} = await import('../pass/selection.js')
+    const {DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
+    const namespace = this.selection.namespace || DEFAULT_NAMESPACE
+    const names = [...(this.selection.names ?? [])]
+    for (const ref of others) {
+      const name = owningDeployment(world, namespace, ref)
+      if (!names.includes(name)) names.push(name)
+      const key = `${namespace}/${name}`
+      starts.set(key, [...(starts.get(key) ?? []), ref])
+    }
+    this.selection = {...this.selection, names}
+    return starts
+  }
+
   async explain(world: World): Promise<ExplainResult> {
     const {explainWorld} = await import('../explain/index.js')
+    const starts = await this.resolveRefs(world)
     const {result} = await explainWorld(world, this.selection, {
+      starts,
       now: this.now,
       gates: this.gates,
-      events: await this.events(),
+      events: await this.events(world),
+      eventsFrom: this.isLive ? 'cluster' : 'files',
       checkInput: !this.isLive,
     })
     return result

@@ -10,7 +10,7 @@ import type {Deployment} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {InputError, UsageError} from '../errors.js'
 import type {PassOutcome} from '../pass/run.js'
-import type {DeploymentKey, Selection} from '../pass/selection.js'
+import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
 import {parseRFC3339} from '../util/duration.js'
@@ -72,12 +72,22 @@ export class PassOptions {
   protected outputKinds: readonly OutputKind[] = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath']
   protected defaultOutput: OutputKind = 'table'
 
+  /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
+  protected acceptsRefs = false
+  /** The objects named on the command line, when the command accepts more than Deployments. */
+  refs: ObjectRef[] = []
+
   constructor(protected readonly io: IO) {}
 
   /** Completes every group, as kubectl's Complete() fills an options struct from its flag sets. */
   async complete(flags: PassFlags, args: readonly string[]): Promise<void> {
     Object.assign(this, completeInput(flags))
-    this.selection = await completeSelection(flags, args)
+    this.selection = await completeSelection(flags, this.acceptsRefs ? [] : args)
+    if (this.acceptsRefs) {
+      const {parseRefs} = await import('../pass/selection.js')
+      this.refs = parseRefs(args)
+      this.selection.names = this.refs.filter((r) => r.kind === 'Deployment').map((r) => r.name)
+    }
     Object.assign(this, await completeClock(flags))
     this.connectionFlags = await completeConnection(flags)
     Object.assign(this, completeOutput(flags, this.outputKinds, this.defaultOutput))
@@ -87,6 +97,10 @@ export class PassOptions {
   async validateOptions(): Promise<void> {
     const {validateSelection} = await import('../pass/selection.js')
     validateSelection(this.selection)
+    if (this.refs.length > 0 && (this.selection.names ?? []).length === 0) {
+      // A pod or ReplicaSet is named in one namespace, as a Deployment is.
+      validateSelection({...this.selection, names: this.refs.map((r) => r.name)})
+    }
     if (this.selection.allNamespaces && this.selection.namespace) {
       // kubectl lets -A win silently; saying so avoids a surprising selection.
       this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.selection.namespace}\n`)

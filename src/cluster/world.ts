@@ -11,10 +11,35 @@ export interface SourceRef {
   index?: number
 }
 
+/** A Kubernetes Event as the core/v1 or events.k8s.io/v1 API returns it (the fields explain reads). */
+export interface KubeEvent {
+  type?: string
+  reason?: string
+  message?: string
+  note?: string
+  count?: number
+  firstTimestamp?: string | null
+  lastTimestamp?: string | null
+  eventTime?: string | null
+  series?: {count?: number; lastObservedTime?: string}
+  involvedObject?: EventObject
+  regarding?: EventObject
+  metadata?: {namespace?: string; name?: string; creationTimestamp?: string}
+}
+
+export interface EventObject {
+  kind?: string
+  name?: string
+  namespace?: string
+  uid?: string
+}
+
 export interface World {
   deployments: Deployment[]
   replicaSets: ReplicaSet[]
   pods: Pod[]
+  /** Events found in files (core/v1 and events.k8s.io/v1); a cluster's are read by explain itself. */
+  events?: KubeEvent[]
   /** Source of each loaded object (by identity); absent for objects from a live cluster. */
   sources: WeakMap<object, SourceRef>
 }

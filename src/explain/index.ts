@@ -10,15 +10,17 @@ import type {FeatureGates} from '../controller/interfaces.js'
 import {ChangeTracker} from '../pass/change.js'
 import {type DeploymentResult, envelope} from '../pass/result.js'
 import {type PassOutcome, runPasses} from '../pass/run.js'
-import type {Selection} from '../pass/selection.js'
-import {podsInInput, warningEvents} from '../status/blockers.js'
+import type {ObjectRef, Selection} from '../pass/selection.js'
+import {concerningEvents, newestEventTime, podsInInput, warningEvents} from '../status/blockers.js'
+import type {RolloutContext} from '../status/context.js'
 import {rolloutContext, stateOf} from '../status/index.js'
 import {replicaSetRows} from '../status/replicasets.js'
 import type {KubeEvent} from '../status/types.js'
 import {explainDeadEnds} from './dead-ends.js'
 import {explainNext} from './next.js'
 import {explainPass} from './pass.js'
-import type {ExplainResult, Explanation} from './types.js'
+import {describeStart} from './start.js'
+import type {EventSource, ExplainResult, Explanation} from './types.js'
 
 export interface ExplainOptions {
   /** --now, epoch milliseconds. */
@@ -28,6 +30,10 @@ export interface ExplainOptions {
   events?: KubeEvent[]
   /** Files: say when the input lacks what the Deployment's status refers to (IncompleteInput). */
   checkInput?: boolean
+  /** Pods and ReplicaSets named on the command line, by `namespace/name` of their Deployment. */
+  starts?: Map<string, ObjectRef[]>
+  /** Where `events` come from (default: cluster). */
+  eventsFrom?: 'cluster' | 'files'
 }
 
 export interface ExplainOutcome {
@@ -73,6 +79,9 @@ export function explainDeployment(
     })
   }
   return {
+    startedFrom: (options.starts?.get(`${ctx.namespace}/${ctx.name}`) ?? []).map((ref) =>
+      describeStart(ctx, state, ref),
+    ),
     deployment: {namespace: ctx.namespace, name: ctx.name},
     generation: d.metadata.generation ?? 0,
     observedGeneration: d.status?.observedGeneration ?? 0,
@@ -86,6 +95,19 @@ export function explainDeployment(
     blockers: state.blockers,
     deadEnds,
     events: warningEvents(ctx),
+    eventSource: eventSource(ctx, options),
     next: explainNext(ctx, tracker, state.progress.state),
+  }
+}
+
+function eventSource(ctx: RolloutContext, options: ExplainOptions): EventSource | null {
+  if (!options.events) return null
+  const concerning = concerningEvents(ctx)
+  return {
+    from: options.eventsFrom ?? 'cluster',
+    total: options.events.length,
+    concerning: concerning.length,
+    warnings: concerning.filter((e) => e.type === 'Warning').length,
+    newest: newestEventTime(concerning),
   }
 }

@@ -164,3 +164,152 @@ describe('namespace mistakes', () => {
     })
   })
 })
+
+describe('events from files', () => {
+  const EVENTS = 'test/fixtures/events/stuck-image-pull-events.yaml'
+
+  it("core/v1 and events.k8s.io/v1 Events in -f input are read as a cluster's are, and named", () => {
+    const r = cli(['explain', 'api', '-f', STUCK, '-f', EVENTS, '-n', 'demo', ...NOW, '-o', 'json'])
+    expect(r.stderr).toBe('')
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
+    expect(e.eventSource).toEqual({
+      from: 'files',
+      total: 3,
+      concerning: 3,
+      warnings: 2,
+      newest: '2026-11-29T09:59:50Z',
+    })
+    expect(e.events?.map((x) => [x.reason, x.object.name, x.count, x.lastSeen])).toEqual([
+      ['BackOff', 'api-6f64564f4d-4wgmn', 40, '2026-11-29T09:59:50Z'],
+      ['Failed', 'api-6f64564f4d-blwqh', 4, '2026-11-29T09:59:30Z'],
+    ])
+    const text = cli(['explain', 'api', '-f', STUCK, '-f', EVENTS, '-n', 'demo', ...NOW])
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 2026-11-29T09:59:50Z BackOff Pod/api-6f64564f4d-4wgmn (x40): Back-off pulling image',
+    )
+    // Without Events in the files, explain says nothing about events (null), as before.
+    const none = JSON.parse(cli(['explain', 'api', '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json']).stdout)
+    expect((none as ExplainResult).items[0]?.events).toBeNull()
+  })
+
+  it('an Unhealthy event in the files makes a not-ready pod a ReadinessProbeFailing blocker', () => {
+    const list = parse(readFileSync(join(ROOT, 'examples/multi.yaml'), 'utf8')) as {items: Obj[]}
+    const pod = list.items.find((o) => o.kind === 'Pod' && /not ready|NotReady/.test(JSON.stringify(o)))
+    const plain = JSON.parse(cli(['explain', '-f', 'examples/multi.yaml', '-A', ...NOW, '-o', 'json']).stdout)
+    const notReady = (plain as ExplainResult).items
+      .flatMap((e) => e.blockers.map((b) => ({d: e.deployment, b})))
+      .find((x) => x.b.code === 'NotReady')
+    expect(notReady, JSON.stringify(pod?.metadata)).toBeDefined()
+    const {d, b} = notReady!
+    const dir = tempFiles({
+      'events.yaml': stringify({
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: {name: `${b.object.name}.probe`, namespace: d.namespace},
+        regarding: {kind: 'Pod', name: b.object.name, namespace: d.namespace},
+        type: 'Warning',
+        reason: 'Unhealthy',
+        note: 'Readiness probe failed: HTTP probe failed with statuscode: 503',
+        eventTime: '2026-11-29T09:59:00.000000Z',
+      }),
+    })
+    const r = cli([
+      'explain',
+      '-f',
+      'examples/multi.yaml',
+      '-f',
+      join(dir, 'events.yaml'),
+      '-A',
+      ...NOW,
+      '-o',
+      'json',
+    ])
+    expect(r.stderr).toBe('')
+    const e = (JSON.parse(r.stdout) as ExplainResult).items.find((x) => x.deployment.name === d.name)!
+    const probe = e.blockers.find((x) => x.object.name === b.object.name)
+    expect(probe).toMatchObject({code: 'ReadinessProbeFailing', hard: true})
+    expect(probe?.message).toBe(
+      'readiness probe fails: Readiness probe failed: HTTP probe failed with statuscode: 503',
+    )
+    expect(e.verdict.code).toBe('Stalled')
+  })
+
+  it('an Event that is not one is refused with its file and line', () => {
+    const dir = tempFiles({
+      'bad.yaml':
+        'apiVersion: v1\nkind: Event\nmetadata: {name: x, namespace: demo}\ninvolvedObject: pod/x\n',
+    })
+    const r = cli(['explain', '-f', join(dir, 'bad.yaml'), '-n', 'demo', ...NOW])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(
+      `error: ${join(dir, 'bad.yaml')}:4: Event x: involvedObject: Invalid value: "pod/x": expected an object\n`,
+    )
+  })
+})
+
+describe('start anywhere', () => {
+  const explainJson = (args: string[]) => {
+    const r = cli(['explain', ...args, '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json'])
+    expect(r.stderr).toBe('')
+    return (JSON.parse(r.stdout) as ExplainResult).items
+  }
+
+  it('pod/NAME (po/, pods/) finds the owning Deployment; the report starts from the pod', () => {
+    const r = cli(['explain', 'pod/api-6f64564f4d-blwqh', '-f', STUCK, '-n', 'demo', ...NOW])
+    expect(r.code).toBe(0)
+    const [first, , , heading, verdict] = r.stdout.split('\n')
+    expect(first).toBe('pod api-6f64564f4d-blwqh is in ImagePullBackOff (container api, image')
+    expect(r.stdout.split('deployment demo/api\n')[0]?.replace(/\s+/g, ' ')).toBe(
+      'pod api-6f64564f4d-blwqh is in ImagePullBackOff (container api, image registry.example.com/api:v2.1-typo). It belongs to ReplicaSet api-6f64564f4d (revision 2, the new one) of deployment api, whose rollout is DeadlineExceeded: ',
+    )
+    expect(heading).toBe('deployment demo/api')
+    expect(verdict).toBe('Verdict: DeadlineExceeded (ImagePullBackOff)')
+    for (const ref of ['po/api-579dd68c77-g2tj2', 'pods/api-579dd68c77-g2tj2']) {
+      const [e] = explainJson([ref])
+      expect(e?.deployment.name).toBe('api')
+      expect(e?.startedFrom).toEqual([
+        {
+          kind: 'Pod',
+          name: 'api-579dd68c77-g2tj2',
+          replicaSet: 'api-579dd68c77',
+          codes: [],
+          message:
+            'pod api-579dd68c77-g2tj2 is Running and ready: nothing holds it. It belongs to ReplicaSet api-579dd68c77 (revision 1, an old one) of deployment api, whose rollout is DeadlineExceeded:',
+        },
+      ])
+    }
+  })
+
+  it('rs/NAME and replicaset/NAME; deployment/ and deploy/ start from the Deployment as before', () => {
+    for (const ref of ['rs/api-6f64564f4d', 'replicaset/api-6f64564f4d']) {
+      const [e] = explainJson([ref])
+      expect(e?.startedFrom.map((s) => s.message)).toEqual([
+        'replicaset api-6f64564f4d (revision 2, the new one) wants 2 pods: 2 created, 0 ready, 0 available. It belongs to deployment api, whose rollout is DeadlineExceeded:',
+      ])
+    }
+    for (const ref of ['deployment/api', 'deploy/api']) {
+      const items = explainJson([ref])
+      expect(items.map((e) => [e.deployment.name, e.startedFrom])).toEqual([['api', []]])
+    }
+    // A pod and its Deployment named together: one explanation, starting from the pod.
+    const both = explainJson(['deploy/api', 'pod/api-6f64564f4d-blwqh'])
+    expect(both.map((e) => e.startedFrom.map((s) => s.name))).toEqual([['api-6f64564f4d-blwqh']])
+  })
+
+  it('what cannot be followed to a Deployment is one error line', () => {
+    const err = (args: string[]) => cli(['explain', ...args, '-f', STUCK, '-n', 'demo', ...NOW]).stderr
+    expect(err(['pod/nope'])).toBe('error: pods "nope" not found\n')
+    expect(err(['rs/nope'])).toBe('error: replicasets.apps "nope" not found\n')
+    expect(err(['svc/api'])).toBe(
+      'error: explain starts from a Deployment, a ReplicaSet or a pod, not "svc/api" (use NAME, deployment/NAME, rs/NAME or pod/NAME)\n',
+    )
+    const pods = stuckSlice(['Pod'])
+    expect(cli(['explain', 'pod/api-6f64564f4d-blwqh', '-f', pods, '-n', 'demo', ...NOW]).stderr).toContain(
+      '\nerror: pod api-6f64564f4d-blwqh is controlled by ReplicaSet api-6f64564f4d, which the input does not hold: include it (kubectl get deploy,rs,pods -n demo -o yaml)\n',
+    )
+    // dry-run sync still takes Deployments only.
+    expect(cli(['dry-run', 'sync', 'pod/x', '-f', STUCK, '-n', 'demo']).stderr).toBe(
+      'error: only Deployments can be synced, not "pod/x" (use NAME or deployment/NAME)\n',
+    )
+  })
+})
