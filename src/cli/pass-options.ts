@@ -13,7 +13,7 @@ import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
-import {parseRFC3339} from '../util/duration.js'
+import {parseDuration, parseRFC3339} from '../util/duration.js'
 import type {IO} from './base-command.js'
 
 /** The values of the flag groups of flags.ts, as oclif parses them. */
@@ -59,6 +59,8 @@ export class PassOptions {
   validate: ValidateMode = 'strict'
   selection: Selection = {}
   now = 0
+  /** --now as written (undefined: the current time). */
+  clock: Clock | undefined
   gates!: FeatureGates & {values: Record<string, boolean>}
   connectionFlags: ConnectionFlags = {}
   verbosity = 0
@@ -89,6 +91,8 @@ export class PassOptions {
       this.selection.names = this.refs.filter((r) => r.kind === 'Deployment').map((r) => r.name)
     }
     Object.assign(this, await completeClock(flags))
+    if (this.clock?.kind === 'relative' && this.isLive)
+      this.noteClock('the current time', this.now - this.clock.offsetMs)
     this.connectionFlags = await completeConnection(flags)
     Object.assign(this, completeOutput(flags, this.outputKinds, this.defaultOutput))
     this.verbosity = flags.v ?? 0
@@ -113,8 +117,32 @@ export class PassOptions {
 
   async load(): Promise<World> {
     const world = this.isLive ? await this.loadLive() : await this.loadFiles()
+    if (this.clock?.kind === 'relative' && !this.isLive) await this.anchorClock(world, this.clock)
     await this.checkNames(world)
     return world
+  }
+
+  /** --now +10m with files: from the snapshot's newest timestamp (the current time when it has none). */
+  private async anchorClock(world: World, clock: Extract<Clock, {kind: 'relative'}>): Promise<void> {
+    const {newestTimestamp} = await import('../cluster/world.js')
+    const newest = newestTimestamp(world)
+    const anchor = newest === undefined ? wholeSeconds(Date.now()) : wholeSeconds(newest)
+    this.now = anchor + clock.offsetMs
+    this.noteClock(
+      newest === undefined
+        ? 'the current time (the files carry no timestamp)'
+        : "the snapshot's newest timestamp",
+      anchor,
+    )
+  }
+
+  /** Says on stderr what a relative --now resolved to, and from what. */
+  private noteClock(from: string, anchor: number): void {
+    if (this.clock?.kind !== 'relative') return
+    const at = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+    const by = this.clock.text.replace(/^[+-]/, '')
+    const side = this.clock.offsetMs < 0 ? 'before' : 'after'
+    this.io.err(`note: --now ${this.clock.text} is ${at(this.now)}, ${by} ${side} ${from} (${at(anchor)})\n`)
   }
 
   private async loadFiles(): Promise<World> {
@@ -292,19 +320,44 @@ export async function completeSelection(
 
 export async function completeClock(
   flags: ClockFlagValues,
-): Promise<{now: number; gates: FeatureGates & {values: Record<string, boolean>}}> {
+): Promise<{now: number; clock: Clock | undefined; gates: FeatureGates & {values: Record<string, boolean>}}> {
   const {parseFeatureGates} = await import('../controller/features.js')
-  return {now: parseNow(flags.now), gates: parseFeatureGates(flags['feature-gates'])}
+  const clock = flags.now === undefined ? undefined : parseClock(flags.now)
+  return {
+    now: clock?.kind === 'absolute' ? clock.ms : wholeSeconds(Date.now() + (clock?.offsetMs ?? 0)),
+    clock,
+    gates: parseFeatureGates(flags['feature-gates']),
+  }
 }
+
+const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000
 
 /** --now: RFC 3339; default the current time, in whole seconds as metav1.Time keeps it. */
 export function parseNow(text: string | undefined): number {
-  if (text === undefined) return Math.floor(Date.now() / 1000) * 1000
+  if (text === undefined) return wholeSeconds(Date.now())
+  const clock = parseClock(text)
+  return clock.kind === 'absolute' ? clock.ms : wholeSeconds(Date.now() + clock.offsetMs)
+}
+
+export type Clock = {kind: 'absolute'; ms: number} | {kind: 'relative'; offsetMs: number; text: string}
+
+/**
+ * --now as written: an RFC 3339 time, or a signed duration (`+10m`, `-1h30m`) relative to the
+ * current time (a cluster) or to the snapshot's newest timestamp (files).
+ */
+export function parseClock(text: string): Clock {
+  const m = /^\s*([+-])([0-9.].*)$/.exec(text)
+  if (m) {
+    const ms = parseDuration(`${m[2]}`)
+    if (ms !== undefined) return {kind: 'relative', offsetMs: m[1] === '-' ? -ms : ms, text: text.trim()}
+  }
   const ms = parseRFC3339(text)
   if (ms === undefined) {
-    throw new UsageError(`invalid --now "${text}": want an RFC 3339 time such as 2026-11-29T10:05:00Z`)
+    throw new UsageError(
+      `invalid --now "${text}": want an RFC 3339 time such as 2026-11-29T10:05:00Z, or a duration relative to the current time (or, with -f, to the snapshot's newest timestamp) such as +10m or -1h`,
+    )
   }
-  return ms
+  return {kind: 'absolute', ms}
 }
 
 export async function completeConnection(flags: ConnectionFlags): Promise<ConnectionFlags> {

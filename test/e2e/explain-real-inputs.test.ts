@@ -144,6 +144,16 @@ describe('namespace mistakes', () => {
       await server?.close()
     })
 
+    it('--now +10m is relative to the current time', async () => {
+      const before = Math.floor(Date.now() / 1000) * 1000
+      const r = await cliAsync(['explain', '-n', 'demo', '--now', '+10m', '-o', 'json'], {env})
+      const after = Date.now()
+      const now = Date.parse((JSON.parse(r.stdout) as ExplainResult).now)
+      expect(now).toBeGreaterThanOrEqual(before + 600_000)
+      expect(now).toBeLessThanOrEqual(after + 600_000)
+      expect(r.stderr).toMatch(/^note: --now \+10m is \S+Z, 10m after the current time \(\S+Z\)\n$/)
+    })
+
     it('says where the cluster has Deployments, for a selection and for a name', async () => {
       const cluster =
         'No resources found in default namespace.\nThe cluster has Deployments in namespace demo: use -n demo or -A.\n'
@@ -310,6 +320,49 @@ describe('start anywhere', () => {
     // dry-run sync still takes Deployments only.
     expect(cli(['dry-run', 'sync', 'pod/x', '-f', STUCK, '-n', 'demo']).stderr).toBe(
       'error: only Deployments can be synced, not "pod/x" (use NAME or deployment/NAME)\n',
+    )
+  })
+})
+
+describe('a relative clock', () => {
+  const NEWEST = '2026-11-29T09:48:02Z'
+  const note = (text: string, at: string, side: string) =>
+    `note: --now ${text} is ${at}, ${text.slice(1)} ${side} the snapshot's newest timestamp (${NEWEST})\n`
+
+  it("with files: from the snapshot's newest timestamp, on every command that takes --now", () => {
+    const explained = cli(['explain', 'api', '-f', STUCK, '-n', 'demo', '--now', '+10m', '-o', 'json'])
+    expect(explained.stderr).toBe(note('+10m', '2026-11-29T09:58:02Z', 'after'))
+    const e = JSON.parse(explained.stdout) as ExplainResult
+    expect(e.now).toBe('2026-11-29T09:58:02Z')
+    // 10m after the last progress (09:48:01) the deadline is 1s away.
+    expect(e.items[0]?.progress.secondsLeft).toBe(-1)
+    const synced = cli(['dry-run', 'sync', '-f', STUCK, '-n', 'demo', '--now', '-1h', '-o', 'json'])
+    expect(synced.stderr).toBe(note('-1h', '2026-11-29T08:48:02Z', 'before'))
+    expect(JSON.parse(synced.stdout).now).toBe('2026-11-29T08:48:02Z')
+    const reconciled = cli(['reconcile-once', '-f', STUCK, '-n', 'demo', '--now', '+1h30m', '-o', 'name'])
+    expect(reconciled.stderr).toBe(note('+1h30m', '2026-11-29T11:18:02Z', 'after'))
+    const watched = cli([
+      'rollout',
+      'watch',
+      'api',
+      '-f',
+      STUCK,
+      '-n',
+      'demo',
+      '--now',
+      '+1m',
+      '--max-time',
+      '1m',
+    ])
+    expect(watched.stderr).toBe(note('+1m', '2026-11-29T09:49:02Z', 'after'))
+    expect(watched.stdout.split('\n')[0]).toMatch(/^api \[09:49:02 \+0s\] /)
+  })
+
+  it('a duration without a sign is refused, naming both forms', () => {
+    const r = cli(['explain', '-f', STUCK, '-n', 'demo', '--now', '10m'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(
+      'error: invalid --now "10m": want an RFC 3339 time such as 2026-11-29T10:05:00Z, or a duration relative to the current time (or, with -f, to the snapshot\'s newest timestamp) such as +10m or -1h\n',
     )
   })
 })
