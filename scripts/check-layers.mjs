@@ -15,7 +15,7 @@ export const LAYERS = [
   ['pass'],
   ['status'],
   ['sim', 'explain', 'run'],
-  ['watch'],
+  ['watch', 'plan'],
   ['render'],
   ['cli', 'completion'],
   ['commands', 'main.ts'],

@@ -5,6 +5,7 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import {exitCodeFor, isExpected} from '../errors.js'
+import {unknownFlagMessage} from './suggest.js'
 
 /** Where a command writes; commands never touch process.stdout directly, so they can be driven in tests. */
 export interface IO {
@@ -63,11 +64,20 @@ export abstract class BaseCommand extends Command {
     // The command did call parse(); without this, oclif warns "did not parse its arguments" on
     // stderr after a flag error whenever NODE_ENV is development or test.
     if (parseError) this.parsed = true
-    processIO.err(`error: ${parseError ? oneLine(err.message) : err.message}\n`)
+    processIO.err(`error: ${parseError ? this.parseErrorMessage(err) : err.message}\n`)
     if (!expected && !parseError && (process.env.DEBUG || verbosity(this.argv) >= 6) && err.stack) {
       processIO.err(`${err.stack}\n`)
     }
     process.exitCode = Math.max(exitCodeFor(err), this.errorExitFloor)
+  }
+
+  /** A parse error in one line; an unknown flag as kubectl words it, with the flags close to it. */
+  private parseErrorMessage(err: Error): string {
+    const typed = (err as {flags?: unknown}).flags
+    if (/^Nonexistent flags?:/.test(err.message) && Array.isArray(typed)) {
+      return unknownFlagMessage(typed.map(String), this.ctor.flags ?? {})
+    }
+    return oneLine(err.message)
   }
 }
 

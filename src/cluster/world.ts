@@ -42,6 +42,8 @@ export interface World {
   events?: KubeEvent[]
   /** Source of each loaded object (by identity); absent for objects from a live cluster. */
   sources: WeakMap<object, SourceRef>
+  /** Each object as written, before defaulting (only when the loader is asked to keep them: `plan`). */
+  raw?: WeakMap<object, unknown>
 }
 
 export function emptyWorld(): World {

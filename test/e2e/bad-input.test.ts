@@ -480,7 +480,7 @@ describe.concurrent('usage errors: exit 2, one line', SLOW, () => {
     {
       name: 'an unknown flag',
       args: ['dry-run', 'sync', '-f', file, '--replicas', '3'],
-      message: 'Nonexistent flag: --replicas (see --help)',
+      message: 'unknown flag: --replicas (see --help)',
     },
     {
       name: 'a -v that is not a number',

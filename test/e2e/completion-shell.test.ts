@@ -51,6 +51,7 @@ describe('completion bash', () => {
       'completion',
       'dry-run',
       'explain',
+      'plan',
       'reconcile-once',
       'rollout',
       'run',

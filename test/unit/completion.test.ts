@@ -45,6 +45,7 @@ describe('completion (cobra protocol)', () => {
       'completion',
       'dry-run',
       'explain',
+      'plan',
       'reconcile-once',
       'rollout',
       'run',

@@ -4,13 +4,25 @@ import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api
 import {emptyWorld, type World} from '../world.js'
 import type {ApiClient} from './api.js'
 
-export type ListedResource = 'deployments' | 'replicasets' | 'pods' | 'events'
+export type ListedResource =
+  | 'deployments'
+  | 'replicasets'
+  | 'pods'
+  | 'events'
+  | 'horizontalpodautoscalers'
+  | 'resourcequotas'
 
 const GROUP_PATH: Record<ListedResource, {prefix: string; apiVersion: string; kind: string}> = {
   deployments: {prefix: '/apis/apps/v1', apiVersion: 'apps/v1', kind: 'Deployment'},
   replicasets: {prefix: '/apis/apps/v1', apiVersion: 'apps/v1', kind: 'ReplicaSet'},
   pods: {prefix: '/api/v1', apiVersion: 'v1', kind: 'Pod'},
   events: {prefix: '/api/v1', apiVersion: 'v1', kind: 'Event'},
+  horizontalpodautoscalers: {
+    prefix: '/apis/autoscaling/v2',
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+  },
+  resourcequotas: {prefix: '/api/v1', apiVersion: 'v1', kind: 'ResourceQuota'},
 }
 
 export function collectionPath(resource: ListedResource, namespace: string | undefined): string {

@@ -64,7 +64,10 @@ export class Collector {
   constructor(
     private readonly mode: ValidateMode,
     private readonly warn: (line: string) => void,
-  ) {}
+    keepRaw = false,
+  ) {
+    if (keepRaw) this.world.raw = new WeakMap()
+  }
 
   addDocs(file: string, docs: ParsedDoc[], fromYaml: boolean): void {
     for (const doc of docs) {
@@ -246,6 +249,7 @@ export class Collector {
     }
     const decodeErr = decodeCheck(obj, kind, o.fromYaml)
     if (decodeErr) this.fail(o, `${label0}: ${fieldErrorText(decodeErr)}`, decodeErr.path)
+    const raw = this.world.raw ? structuredClone(obj) : undefined
     const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
     const name = typeof metadata.name === 'string' ? metadata.name : ''
     if (name === '') this.fail(o, `${kind}: metadata.name: Required value`, ['metadata', 'name'])
@@ -285,6 +289,7 @@ export class Collector {
     const ref: SourceRef = {file: o.file, line: o.line, index: o.index}
     this.seen.set(key, ref)
     this.world.sources.set(obj, ref)
+    if (raw !== undefined) this.world.raw?.set(obj, raw)
     if (kind === 'Deployment') this.world.deployments.push(obj as unknown as Deployment)
     else if (kind === 'ReplicaSet') this.world.replicaSets.push(obj as unknown as ReplicaSet)
     else this.world.pods.push(obj as unknown as Pod)

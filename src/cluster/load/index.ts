@@ -25,6 +25,8 @@ export interface LoadOptions {
   stdin?: () => Promise<string>
   /** Receives one line per note or warning; default: stderr. */
   warn?: (line: string) => void
+  /** Keep each object as written, before defaulting, in World.raw. */
+  keepRaw?: boolean
 }
 
 const defaultWarn = (line: string): void => {
@@ -32,7 +34,7 @@ const defaultWarn = (line: string): void => {
 }
 
 function collector(opts: LoadOptions): Collector {
-  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn)
+  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn, opts.keepRaw)
 }
 
 function hasExt(name: string, ...exts: string[]): boolean {

@@ -103,7 +103,8 @@ export function quantityEqual(a: string, b: string): boolean {
   return qa !== undefined && qb !== undefined && Math.abs(qa - qb) <= Math.abs(qa) * 1e-12
 }
 
-function quantityValue(s: string): number | undefined {
+/** A quantity string as a number of units ("250m" is 0.25, "1Ki" 1024); undefined when it does not parse. */
+export function quantityValue(s: string): number | undefined {
   const m = /^([+-]?[0-9.]+)(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/.exec(s)
   if (!m) return undefined
   const base = Number(m[1])

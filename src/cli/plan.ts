@@ -1,0 +1,154 @@
+// `plan`: what applying PROPOSED (-f) would do to each Deployment's rollout. The current world is
+// read from --current files or, without them, from the cluster (read-only); the proposed objects
+// are defaulted by the loader offline, or by the API server's dry-run apply live.
+
+import type {World} from '../cluster/world.js'
+import type {Deployment} from '../controller/api/types.js'
+import {InputError, UsageError} from '../errors.js'
+import type {ClusterContext, PlanResult, Proposal} from '../plan/index.js'
+import type {OutputKind} from '../render/output.js'
+import {outputWidth} from './explain.js'
+import {type PassFlags, PassOptions} from './pass-options.js'
+
+export type PlanFlags = PassFlags & {
+  current?: string[]
+  'exit-code': boolean
+  'field-manager': string
+  'pod-ready-after'?: string
+}
+
+/** kubectl apply's field manager, so that a dry run meets the same conflicts as the apply. */
+export const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply'
+
+export class PlanOptions extends PassOptions {
+  protected override outputKinds: readonly OutputKind[] = ['table', 'json', 'yaml', 'name', 'jsonpath']
+  protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
+  proposedFiles: string[] = []
+  exitCode = false
+  fieldManager = DEFAULT_FIELD_MANAGER
+  nowGiven = false
+  readyAfter: number | undefined
+  columns: number | undefined
+
+  override async complete(flags: PlanFlags, args: readonly string[]): Promise<void> {
+    // -f is PROPOSED here; the pass options' files are the current world (--current).
+    await super.complete({...flags, filename: flags.current, 'all-namespaces': false}, args)
+    this.proposedFiles = flags.filename ?? []
+    this.exitCode = flags['exit-code']
+    this.fieldManager = flags['field-manager']
+    this.nowGiven = flags.now !== undefined
+    if (flags['pod-ready-after'] !== undefined) {
+      const {parseDuration} = await import('../util/duration.js')
+      const ms = parseDuration(flags['pod-ready-after'])
+      if (ms === undefined || ms < 0) {
+        throw new UsageError(
+          `invalid --pod-ready-after "${flags['pod-ready-after']}": want a duration such as 10s, 1m30s or 500ms`,
+        )
+      }
+      this.readyAfter = ms
+    }
+  }
+
+  override async validateOptions(): Promise<void> {
+    if (this.proposedFiles.length === 0) {
+      throw new UsageError('-f PROPOSED is required: the files you are about to apply (- for stdin)')
+    }
+    if (this.proposedFiles.includes('-') && this.files.includes('-')) {
+      throw new UsageError('-f and --current cannot both read standard input (-)')
+    }
+    if (this.fieldManager === '') throw new UsageError('--field-manager must not be empty')
+    await super.validateOptions()
+  }
+
+  /** The namespace of objects that name none: -n, else the kubeconfig context's (live), else default. */
+  private defaultNamespace(): string {
+    return this.selection.namespace || this.live?.connection.namespace || 'default'
+  }
+
+  /** The Deployments of PROPOSED (those named, when names are given), with how they were written. */
+  async proposals(): Promise<Proposal[]> {
+    const {loadWorld} = await import('../cluster/load/index.js')
+    const proposed = await loadWorld(this.proposedFiles, {
+      recursive: this.recursive,
+      validate: this.validate,
+      keepRaw: true,
+      warn: (line: string) => this.io.err(`${line}\n`),
+    })
+    const namespace = this.defaultNamespace()
+    const all = proposed.deployments.map((d): Proposal => {
+      const raw = proposed.raw?.get(d)
+      const rawMeta = (raw as {metadata?: {namespace?: unknown}} | undefined)?.metadata
+      if (rawMeta?.namespace === undefined || rawMeta.namespace === '') d.metadata.namespace = namespace
+      return {deployment: d, raw}
+    })
+    if (all.length === 0) {
+      throw new InputError(
+        `no Deployment in ${this.proposedFiles.join(', ')}: plan reads the Deployments you are about to apply`,
+      )
+    }
+    const names = this.selection.names ?? []
+    if (names.length === 0) return all
+    return names.map((n) => {
+      const p = all.find((x) => x.deployment.metadata.name === n)
+      if (!p) throw new InputError(`deployments.apps "${n}" not found in ${this.proposedFiles.join(', ')}`)
+      return p
+    })
+  }
+
+  /** Live: the proposed objects as the API server would store them (server-side dry-run apply). */
+  async dryRunApply(proposals: Proposal[]): Promise<Proposal[]> {
+    if (!this.live) return proposals
+    const {dryRunApply} = await import('../cluster/live/apply.js')
+    const out: Proposal[] = []
+    for (const p of proposals) {
+      const stored = (await dryRunApply(this.live.api, p.raw ?? p.deployment, {
+        namespace: p.deployment.metadata.namespace ?? this.defaultNamespace(),
+        name: p.deployment.metadata.name ?? '',
+        fieldManager: this.fieldManager,
+      })) as Deployment
+      out.push({deployment: stored, raw: p.raw, stored: true})
+    }
+    return out
+  }
+
+  /** Live: the namespace's autoscalers and quotas; files carry none (the loader keeps workloads only). */
+  async clusterContext(): Promise<ClusterContext | undefined> {
+    if (!this.live) return undefined
+    const {listAll} = await import('../cluster/live/read.js')
+    const namespace = this.defaultNamespace()
+    const list = async (resource: 'horizontalpodautoscalers' | 'resourcequotas') => {
+      try {
+        return (await listAll(this.live!.api, resource, namespace)).items
+      } catch (err) {
+        this.io.err(`Warning: cannot list ${resource}: ${err instanceof Error ? err.message : String(err)}\n`)
+        return []
+      }
+    }
+    return {autoscalers: await list('horizontalpodautoscalers'), quotas: await list('resourcequotas')}
+  }
+
+  async plan(world: World): Promise<PlanResult> {
+    const {planAll} = await import('../plan/index.js')
+    const proposals = await this.dryRunApply(await this.proposals())
+    const cluster = await this.clusterContext()
+    return planAll(world, proposals, {
+      now: this.now,
+      nowGiven: this.nowGiven || this.isLive,
+      gates: this.gates,
+      ...(this.readyAfter !== undefined ? {readyAfter: this.readyAfter} : {}),
+      ...(cluster ? {cluster} : {}),
+    })
+  }
+
+  /** 0; with --exit-code (as kubectl diff): 0 nothing would roll out, 1 something would. */
+  async run(): Promise<number> {
+    const world = await this.load()
+    const result = await this.plan(world)
+    const {renderPlanResult} = await import('../render/plan.js')
+    await this.print(result, (options) =>
+      renderPlanResult(result, {...options, width: outputWidth(this.io, this.columns)}),
+    )
+    if (!this.exitCode) return 0
+    return result.items.some((i) => i.rollout) ? 1 : 0
+  }
+}

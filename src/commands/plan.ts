@@ -1,0 +1,103 @@
+import * as Flags from '@oclif/core/flags'
+import {BaseCommand, processIO} from '../cli/base-command.js'
+import {
+  clockFlags,
+  connectionFlags,
+  deploymentArgs,
+  globalFlags,
+  inputFlags,
+  outputFlags,
+} from '../cli/flags.js'
+import {DEFAULT_FIELD_MANAGER, PlanOptions} from '../cli/plan.js'
+
+export default class Plan extends BaseCommand {
+  static override summary = 'Show what applying a change will do to a rollout, before it is applied'
+
+  static override description =
+    `For each Deployment in PROPOSED (-f: what you are about to apply), says whether the change starts a rollout \
+(the pod template changes: a new ReplicaSet is created, or an old one is reused), which fields cause it, and \
+which fields change without one; then simulates the rollout on the current world with the same simulator as \
+"rollout watch -f": the steps, the most pods at once and the extra requests that needs, the fewest available, \
+an ETA from how long the current pods took to become ready, and the risks (progress deadline, paused, an \
+autoscaler's count reset, an immutable selector, quota headroom, no surge and no unavailability, a rollout in \
+progress).
+
+The current world comes from --current files (offline; the proposed objects are defaulted as the API server \
+would), or else from the cluster, read-only, with the proposed objects as a server-side dry-run apply returns \
+them (--field-manager). Nothing is written.
+
+-o json and -o yaml print a PlanResult document (docs/plan.md). With --exit-code the exit status says whether \
+anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or more an error.`
+
+  static override usage = [
+    'plan -f PROPOSED... [NAME...] [--current FILE...] [-n NS] [--now T] [-o table|json|yaml|name|jsonpath=TEMPLATE] [--exit-code] [--field-manager NAME]',
+  ]
+
+  static override examples = [
+    {
+      description: 'A new image for the steady example, planned offline:',
+      command:
+        '<%= config.bin %> <%= command.id %> -f examples/plan/web-image.yaml --current examples/steady.yaml',
+    },
+    {
+      description: 'What applying a manifest would do on the current cluster, and fail CI if it rolls out:',
+      command: '<%= config.bin %> <%= command.id %> -f deploy/web.yaml --exit-code',
+    },
+  ]
+
+  static override strict = false
+
+  static override args = deploymentArgs(
+    'Deployments of PROPOSED to plan (default: all of them): NAME or deployment/NAME.',
+  )
+
+  static override flags = {
+    ...inputFlags,
+    filename: Flags.string({
+      char: 'f',
+      multiple: true,
+      delimiter: ',',
+      helpValue: 'PROPOSED',
+      description:
+        'The Deployments you are about to apply: files or directories (YAML or JSON; - for stdin).',
+    }),
+    current: Flags.string({
+      multiple: true,
+      delimiter: ',',
+      helpValue: 'FILE',
+      description:
+        'The current world (Deployments, ReplicaSets, Pods) from files or directories instead of the cluster.',
+    }),
+    namespace: Flags.string({
+      char: 'n',
+      helpValue: 'NS',
+      description: 'Namespace of proposed objects that name none (default: the context\'s, or "default").',
+    }),
+    ...clockFlags,
+    'pod-ready-after': Flags.string({
+      helpValue: 'DURATION',
+      description:
+        'Time a new pod takes from creation to Ready (default: the median observed on the current pods, else 10s).',
+    }),
+    'field-manager': Flags.string({
+      default: DEFAULT_FIELD_MANAGER,
+      helpValue: 'NAME',
+      description: 'Field manager of the server-side dry-run apply (live mode).',
+    }),
+    'exit-code': Flags.boolean({
+      default: false,
+      description: 'Exit 0 when nothing would roll out, 1 when something would, 2 or more on error.',
+    }),
+    ...connectionFlags,
+    ...globalFlags,
+    ...outputFlags(['table', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
+  }
+
+  async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Plan)
+    if (flags['exit-code']) this.errorExitFloor = 2
+    const options = new PlanOptions(processIO)
+    options.columns = process.stdout.columns
+    await this.runOptions(options, {...flags, 'all-namespaces': false}, argv)
+  }
+}

@@ -1,0 +1,358 @@
+// plan/: what applying a Deployment will do to its rollout, before it is applied. The proposed
+// object (as the API server would store it) is compared with the current one the way the
+// controller compares them (the pod template, EqualIgnoreHash), the rollout is simulated on the
+// current world with the same simulator as `rollout watch -f`, timed by the pods the cluster has
+// shown, and the risks the objects reveal are named.
+
+import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
+import type {World} from '../cluster/world.js'
+import type {Deployment, ReplicaSet} from '../controller/api/types.js'
+import {RollingUpdateStrategyType} from '../controller/api/types.js'
+import type {FeatureGates} from '../controller/interfaces.js'
+import {
+  deploymentReplicas,
+  findNewReplicaSet,
+  maxSurge,
+  maxUnavailable,
+  RevisionAnnotation,
+} from '../controller/util/deployment-util.js'
+import {semanticEqual} from '../controller/util/equality.js'
+import {envelope, type ResultEnvelope} from '../pass/result.js'
+import {DEFAULT_TIMINGS} from '../sim/pods.js'
+import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
+import {percentile, podReadySeconds} from '../status/eta.js'
+import {replicaSetsOf} from '../status/observe.js'
+import {podsOwnedBy} from '../status/pods.js'
+import {rolloutStatus} from '../status/rollout-status.js'
+import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
+import {formatTime} from '../util/duration.js'
+import {addRequests, NO_REQUESTS, podRequests, type Requests} from './requests.js'
+import {type ClusterContext, planRisks, type Risk} from './risks.js'
+
+export type {FieldChange} from '../status/template-diff.js'
+export type {ClusterContext, Risk} from './risks.js'
+
+export type NewReplicaSet = 'create' | 'reuse' | 'none'
+
+export interface PlanStep {
+  /** Seconds after the change is applied. */
+  atSeconds: number
+  replicaSet: string
+  revision: number
+  role: 'new' | 'old'
+  from: number
+  to: number
+}
+
+/** One point of the rollout's shape: pods of the old and new ReplicaSets, and available ones. */
+export interface PlanPoint {
+  atSeconds: number
+  /** Active (not terminating) pods of the old ReplicaSets, and of the new one. */
+  old: number
+  new: number
+  /** Pods being deleted, of any ReplicaSet. */
+  terminating: number
+  available: number
+}
+
+export interface Estimate {
+  /** The rollout's duration when each new pod takes the observed median time to ready. */
+  p50Seconds: number
+  /** ...and the 90th percentile. */
+  p90Seconds: number
+  /** Per pod, creation to available (Ready − creation, plus minReadySeconds). */
+  podSeconds: {p50: number; p90: number}
+  /** Pods the times come from, and their ReplicaSet. */
+  samples: number
+  replicaSet: string
+}
+
+export interface PlanItem {
+  deployment: {namespace: string; name: string}
+  /** False when the Deployment does not exist yet (the apply creates it). */
+  exists: boolean
+  rollout: boolean
+  newReplicaSet: NewReplicaSet
+  /** The ReplicaSet whose template the proposed one matches (reuse, none); null for create. */
+  replicaSet: {name: string; revision: number} | null
+  templateChanges: FieldChange[]
+  otherChanges: FieldChange[]
+  steps: PlanStep[]
+  /** The most active pods at once: what the strategy bounds (spec.replicas + maxSurge during a rolling update). */
+  peakPods: number
+  /** The most pods at once counting terminating ones, as `rollout watch` reports its peak. */
+  peakPodsWithTerminating: number
+  minAvailable: number
+  /** The requests of the peak's pods beyond those of the pods running now (CPU and memory of the templates' requests). */
+  extraAtPeak: {pods: number} & Requests
+  estimate: Estimate | null
+  /** Why estimate is null. */
+  estimateReason?: string
+  simulation: {
+    /** Each new pod's time from creation to Ready: the observed median, or the simulator's default. */
+    podReadyAfterSeconds: number
+    terminateAfterSeconds: number
+    source: 'observed' | 'default'
+    /** The simulated clock's start (RFC 3339): --now, or the newest timestamp of the current objects. */
+    start: string
+    /** How the simulated rollout ended: complete, deadlineExceeded, stalled (paused), maxTime. */
+    outcome: string
+    seconds: number
+    timeline: PlanPoint[]
+  }
+  risks: Risk[]
+}
+
+export type PlanResult = ResultEnvelope<'PlanResult', PlanItem>
+
+/** A Deployment as the user proposes it: as the API server would store it, and as written. */
+export interface Proposal {
+  deployment: Deployment
+  /** The object as written (before defaulting); undefined from a server-side dry run. */
+  raw?: unknown
+  /** The proposed object is what the API server returned (live dry run): used as is. */
+  stored?: boolean
+}
+
+export interface PlanOptions {
+  now: number
+  /** Start the simulated clock at `now` (live, or --now); otherwise at the snapshot's newest timestamp. */
+  nowGiven: boolean
+  gates: FeatureGates & {values: Record<string, boolean>}
+  /** Override of the pods' time to ready (ms); default: observed, else the simulator's 10 s. */
+  readyAfter?: number
+  terminateAfter?: number
+  maxTime?: number
+  cluster?: ClusterContext
+}
+
+type Obj = Record<string, unknown>
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * The proposed object as an apply would leave it, offline: the current object's identity, status and
+ * controller annotations with the proposed spec, labels and annotations; spec.replicas stays the
+ * current one when the input leaves it out (an apply does not touch a field it does not write, which
+ * is how an autoscaler's count survives). The generation moves when the spec changes.
+ */
+export function appliedObject(current: Deployment | undefined, p: Proposal): Deployment {
+  if (p.stored || !current) return structuredClone(p.deployment)
+  const proposed = p.deployment
+  const out = structuredClone(current)
+  out.spec = structuredClone(proposed.spec)
+  const rawSpec = isObject(p.raw) && isObject(p.raw.spec) ? p.raw.spec : undefined
+  if (p.raw !== undefined && rawSpec?.replicas === undefined) out.spec.replicas = current.spec.replicas
+  out.metadata.labels = {...current.metadata.labels, ...proposed.metadata.labels}
+  out.metadata.annotations = {...current.metadata.annotations, ...proposed.metadata.annotations}
+  // The revision is the controller's, never the applier's.
+  const revision = current.metadata.annotations?.[RevisionAnnotation]
+  if (revision !== undefined) out.metadata.annotations[RevisionAnnotation] = revision
+  if (!semanticEqual(current.spec, out.spec)) out.metadata.generation = (current.metadata.generation ?? 0) + 1
+  return out
+}
+
+function revisionOf(rs: ReplicaSet): number {
+  const v = Number(rs.metadata.annotations?.[RevisionAnnotation] ?? '')
+  return Number.isSafeInteger(v) ? v : 0
+}
+
+/** The plans of the proposed Deployments against `current`, as one PlanResult. */
+export async function planAll(
+  current: World,
+  proposals: Proposal[],
+  options: PlanOptions,
+): Promise<PlanResult> {
+  const items: PlanItem[] = []
+  for (const p of proposals) items.push(await planOne(current, p, options))
+  return envelope('PlanResult', options.now, options.gates, items)
+}
+
+export async function planOne(current: World, p: Proposal, options: PlanOptions): Promise<PlanItem> {
+  const namespace = namespaceOf(p.deployment) || DEFAULT_NAMESPACE
+  const name = p.deployment.metadata.name ?? ''
+  const before = current.deployments.find((d) => namespaceOf(d) === namespace && d.metadata.name === name)
+  const applied = appliedObject(before, p)
+  const owned = before ? replicaSetsOf(before, current.replicaSets) : []
+  const currentRS = before ? findNewReplicaSet(before, [...owned]) : undefined
+  const matched = findNewReplicaSet(applied, [...owned])
+  const newReplicaSet: NewReplicaSet =
+    matched === undefined ? 'create' : currentRS !== undefined && matched === currentRS ? 'none' : 'reuse'
+  const rawTemplate = isObject(p.raw) && isObject(p.raw.spec) ? p.raw.spec.template : undefined
+  const diffOptions = p.raw !== undefined ? {raw: rawTemplate} : {}
+  const fromTemplate = before?.spec.template
+  const changes = before ? templateChanges(fromTemplate, applied.spec.template, diffOptions) : []
+  const other = before
+    ? specChanges(before.spec, applied.spec, p.raw !== undefined && isObject(p.raw) ? {raw: p.raw.spec} : {})
+    : []
+
+  // Time to ready, from the pods of the current ReplicaSet.
+  const basis = currentRS
+  const times = basis ? podReadySeconds(podsOwnedBy(basis, current.pods)) : undefined
+  const minReady = applied.spec.minReadySeconds ?? 0
+  const p50 = times ? percentile(times.readySeconds, 50) : undefined
+  const p90 = times ? percentile(times.readySeconds, 90) : undefined
+  const observed = p50 !== undefined && p90 !== undefined
+  const readyAfter = options.readyAfter ?? (observed ? p50 * 1000 : DEFAULT_TIMINGS.readyAfter)
+  const terminateAfter = options.terminateAfter ?? DEFAULT_TIMINGS.terminateAfter
+
+  const world: World = {
+    deployments: [...current.deployments.filter((d) => d !== before), applied],
+    replicaSets: current.replicaSets,
+    pods: current.pods,
+    sources: new WeakMap(),
+  }
+  const start = options.nowGiven ? options.now : (snapshotTime(current, namespace) ?? options.now)
+  const run = (ready: number) =>
+    simulate(world, {
+      namespace,
+      name,
+      start,
+      gates: options.gates,
+      timings: {readyAfter: ready, terminateAfter},
+      ...(options.maxTime !== undefined ? {maxTime: options.maxTime} : {}),
+    })
+  const sim = await run(readyAfter)
+  const slow = observed && options.readyAfter === undefined && p90 !== p50 ? await run(p90 * 1000) : sim
+
+  const templates = new Map<string, Requests>(
+    owned.map((rs) => [rs.metadata.name ?? '', podRequests(rs.spec.template)]),
+  )
+  const proposedRequests = podRequests(applied.spec.template)
+  const shape = shapeOf(sim, templates, proposedRequests)
+
+  let estimate: Estimate | null = null
+  let estimateReason: string | undefined
+  if (!observed) {
+    estimateReason = basis
+      ? `no pod of ReplicaSet ${basis.metadata.name} became Ready without a restart: the simulation assumes ${readyAfter / 1000}s from creation to Ready`
+      : `no current ReplicaSet with pods to time: the simulation assumes ${readyAfter / 1000}s from creation to Ready`
+  } else if (!sim.summary.complete || !slow.summary.complete) {
+    estimateReason = `the simulated rollout does not complete (${(slow.summary.complete ? sim : slow).summary.outcome}): ${(slow.summary.complete ? sim : slow).summary.message}`
+  } else {
+    estimate = {
+      p50Seconds: sim.summary.duration / 1000,
+      p90Seconds: slow.summary.duration / 1000,
+      podSeconds: {p50: p50 + minReady, p90: p90 + minReady},
+      samples: times?.readySeconds.length ?? 0,
+      replicaSet: basis?.metadata.name ?? '',
+    }
+  }
+  const item: PlanItem = {
+    deployment: {namespace, name},
+    exists: before !== undefined,
+    rollout: newReplicaSet !== 'none',
+    newReplicaSet,
+    replicaSet: matched ? {name: matched.metadata.name ?? '', revision: revisionOf(matched)} : null,
+    templateChanges: changes,
+    otherChanges: other,
+    steps: shape.steps,
+    peakPods: shape.peakPods,
+    peakPodsWithTerminating: sim.summary.peakPods,
+    minAvailable: sim.summary.minAvailable,
+    extraAtPeak: shape.extraAtPeak,
+    estimate,
+    ...(estimateReason !== undefined ? {estimateReason} : {}),
+    simulation: {
+      podReadyAfterSeconds: readyAfter / 1000,
+      terminateAfterSeconds: terminateAfter / 1000,
+      source: options.readyAfter === undefined && observed ? 'observed' : 'default',
+      start: formatTime(start),
+      outcome: sim.summary.outcome,
+      seconds: sim.summary.duration / 1000,
+      timeline: shape.timeline,
+    },
+    risks: [],
+  }
+  item.risks = planRisks({
+    item,
+    before,
+    applied,
+    raw: p.raw,
+    owned,
+    currentRS,
+    slow,
+    cluster: options.cluster,
+    resolved: {
+      surge: applied.spec.strategy?.type === RollingUpdateStrategyType ? maxSurge(applied) : undefined,
+      unavailable:
+        applied.spec.strategy?.type === RollingUpdateStrategyType ? maxUnavailable(applied) : undefined,
+    },
+    replicas: deploymentReplicas(applied),
+    currentDone: before ? rolloutStatus(before).done : true,
+  })
+  return item
+}
+
+/** The steps, the chart's points and the extra requests at the peak, read from the timeline. */
+function shapeOf(
+  sim: Simulation,
+  templates: Map<string, Requests>,
+  proposed: Requests,
+): {steps: PlanStep[]; timeline: PlanPoint[]; peakPods: number; extraAtPeak: {pods: number} & Requests} {
+  const steps: PlanStep[] = []
+  const timeline: PlanPoint[] = []
+  let previous = new Map<string, number>()
+  let startPods = 0
+  let startRequests = NO_REQUESTS
+  let peak = {pods: -1, requests: NO_REQUESTS}
+  sim.timeline.forEach((entry, i) => {
+    const at = entry.elapsed / 1000
+    const replicas = new Map<string, number>()
+    let old = 0
+    let fresh = 0
+    let terminating = 0
+    let available = 0
+    let requests = NO_REQUESTS
+    for (const rs of entry.observation.replicaSets) {
+      replicas.set(rs.name, rs.replicas)
+      const active = rs.pods.filter(
+        (p) => p.state !== 'terminating' && p.state !== 'succeeded' && p.state !== 'failed',
+      ).length
+      terminating += rs.pods.filter((p) => p.state === 'terminating').length
+      if (rs.new) fresh += active
+      else old += active
+      available += rs.available
+      requests = addRequests(requests, templates.get(rs.name) ?? proposed, active)
+      const before = previous.get(rs.name) ?? 0
+      if (i > 0 && before !== rs.replicas) {
+        steps.push({
+          atSeconds: at,
+          replicaSet: rs.name,
+          revision: rs.revision,
+          role: rs.new ? 'new' : 'old',
+          from: before,
+          to: rs.replicas,
+        })
+      }
+    }
+    previous = replicas
+    const pods = old + fresh
+    if (i === 0) {
+      startPods = pods
+      startRequests = requests
+    }
+    if (pods > peak.pods) peak = {pods, requests}
+    // One point per instant, and only when a count moved.
+    const last = timeline[timeline.length - 1]
+    const point = {atSeconds: at, old, new: fresh, terminating, available}
+    if (last && last.atSeconds === at) timeline[timeline.length - 1] = point
+    else if (
+      !last ||
+      last.old !== old ||
+      last.new !== fresh ||
+      last.terminating !== terminating ||
+      last.available !== available
+    )
+      timeline.push(point)
+  })
+  return {
+    steps,
+    timeline,
+    peakPods: Math.max(0, peak.pods),
+    extraAtPeak: {
+      pods: Math.max(0, peak.pods - startPods),
+      cpuMillicores: Math.max(0, peak.requests.cpuMillicores - startRequests.cpuMillicores),
+      memoryBytes: Math.max(0, peak.requests.memoryBytes - startRequests.memoryBytes),
+    },
+  }
+}

@@ -1,0 +1,188 @@
+// Output of `plan`: the PlanResult document (-o json|yaml|name|jsonpath) or, per Deployment, a short
+// report: one verdict line, the changed fields, the simulated steps, the peak, the ETA, the risks,
+// and a chart of old, new and available pods over the simulated time (block characters on a
+// terminal with colour; plain ASCII under NO_COLOR, TERM=dumb or when piped).
+
+import type {FieldChange, PlanItem, PlanPoint, PlanResult} from '../plan/index.js'
+import {formatCpu, formatMemory} from '../plan/requests.js'
+import {isStructured, type OutputFormat, renderStructured} from './output.js'
+import {type Style, styler} from './style.js'
+import {kubectlTable} from './table.js'
+
+export interface PlanRenderOptions {
+  format: OutputFormat
+  noHeaders?: boolean
+  width: number
+  color?: boolean
+}
+
+export async function renderPlanResult(result: PlanResult, options: PlanRenderOptions): Promise<string> {
+  if (isStructured(options.format)) return renderStructured(result, options.format)
+  const blocks: string[] = []
+  for (const item of result.items) blocks.push(await renderItem(item, options))
+  return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
+}
+
+function value(v: unknown): string {
+  if (v === null || v === undefined) return '<none>'
+  if (typeof v === 'string') return v === '' ? '""' : v
+  const s = JSON.stringify(v)
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s
+}
+
+function secs(s: number): string {
+  if (s < 120) return `${Math.round(s * 10) / 10}s`
+  const m = Math.floor(s / 60)
+  const r = Math.round(s - m * 60)
+  return r === 0 ? `${m}m` : `${m}m${r}s`
+}
+
+export function verdictLine(item: PlanItem): string {
+  const who = `deployment.apps/${item.deployment.name}`
+  if (!item.exists) return `${who}: created — its first ReplicaSet starts ${item.steps[0]?.to ?? 0} pods`
+  switch (item.newReplicaSet) {
+    case 'create':
+      return `${who}: ROLLOUT — the pod template changes: a new ReplicaSet replaces ${item.steps.find((s) => s.role === 'old')?.replicaSet ?? 'the current pods'}`
+    case 'reuse':
+      return `${who}: ROLLOUT — back to revision ${item.replicaSet?.revision ?? '?'}: ReplicaSet ${item.replicaSet?.name ?? ''} is scaled up again`
+    default:
+      return item.otherChanges.length === 0
+        ? `${who}: no change — no rollout`
+        : `${who}: no rollout — the pod template is unchanged (${item.otherChanges.length} other ${item.otherChanges.length === 1 ? 'field changes' : 'fields change'})`
+  }
+}
+
+function changeRows(changes: FieldChange[]): string[][] {
+  return changes.map((c) => [c.path, value(c.from), '->', value(c.to), c.defaulted ? '(defaulted)' : ''])
+}
+
+async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<string> {
+  const style = styler(options.color === true)
+  const out: string[] = []
+  const verdict = verdictLine(item)
+  out.push(style('bold', item.rollout ? style('yellow', verdict) : verdict))
+  const indent = (text: string) =>
+    text
+      .split('\n')
+      .map((l) => (l === '' ? l : `  ${l}`))
+      .join('\n')
+  if (item.templateChanges.length > 0) {
+    out.push('Pod template (starts a rollout):')
+    out.push(indent(await kubectlTable(undefined, changeRows(item.templateChanges))))
+  }
+  if (item.otherChanges.length > 0) {
+    out.push('Other fields (no rollout):')
+    out.push(indent(await kubectlTable(undefined, changeRows(item.otherChanges))))
+  }
+  const sim = item.simulation
+  const timing =
+    sim.source === 'observed'
+      ? `pods ready ${secs(sim.podReadyAfterSeconds)} after creation, the observed median`
+      : `pods ready ${secs(sim.podReadyAfterSeconds)} after creation, assumed`
+  if (item.steps.length > 0) {
+    out.push(`Steps (simulated; ${timing}):`)
+    const rows = item.steps.map((s) => [
+      `+${secs(s.atSeconds)}`,
+      s.replicaSet,
+      `${s.role}${s.revision ? `, revision ${s.revision}` : ''}`,
+      `${s.from} -> ${s.to}`,
+      s.to > s.from ? 'scale up' : 'scale down',
+    ])
+    out.push(indent(await kubectlTable(undefined, rows)))
+  } else out.push(`Steps: none (simulated; ${timing})`)
+  const extra = item.extraAtPeak
+  const asks =
+    extra.cpuMillicores > 0 || extra.memoryBytes > 0
+      ? `, requesting cpu ${formatCpu(extra.cpuMillicores)} and memory ${formatMemory(extra.memoryBytes)} more`
+      : extra.pods > 0
+        ? ' (the template sets no CPU or memory requests)'
+        : ''
+  const more = extra.pods > 0 ? `, ${extra.pods} more than now${asks}` : ''
+  const withTerminating =
+    item.peakPodsWithTerminating > item.peakPods
+      ? ` (${item.peakPodsWithTerminating} counting terminating ones)`
+      : ''
+  out.push(
+    `Peak: ${item.peakPods} pods${withTerminating}${more}; at least ${item.minAvailable} available throughout`,
+  )
+  if (item.estimate) {
+    const e = item.estimate
+    out.push(
+      `ETA: ${secs(e.p50Seconds)} (p50), ${secs(e.p90Seconds)} (p90), from ${e.samples} ${e.samples === 1 ? 'pod' : 'pods'} of ${e.replicaSet} (available after ${secs(e.podSeconds.p50)} p50, ${secs(e.podSeconds.p90)} p90)`,
+    )
+  } else {
+    out.push(`ETA: unknown — ${item.estimateReason ?? ''}; simulated: ${secs(sim.seconds)} (${sim.outcome})`)
+  }
+  if (item.risks.length > 0) {
+    out.push('Risks:')
+    for (const r of item.risks) out.push(`  ${style('red', r.code)}  ${r.message}`)
+  } else out.push('Risks: none found')
+  const chart = renderChart(sim.timeline, sim.seconds, {
+    width: Math.max(20, Math.min(60, options.width - 12)),
+    fancy: options.color === true,
+    style,
+  })
+  if (chart) out.push(chart)
+  return out.join('\n')
+}
+
+interface ChartOptions {
+  width: number
+  /** Block characters and colour; otherwise ASCII. */
+  fancy: boolean
+  style: Style
+}
+
+/**
+ * Stacked columns over time: new pods at the bottom, old ones above, and the number of available
+ * pods marked in each column. Empty when nothing moves.
+ */
+export function renderChart(points: PlanPoint[], seconds: number, o: ChartOptions): string {
+  if (points.length < 2 || seconds <= 0) return ''
+  const height = Math.max(...points.map((p) => p.old + p.new + p.terminating))
+  if (height === 0) return ''
+  const cols = o.width
+  const at = (t: number): PlanPoint => {
+    let last = points[0] as PlanPoint
+    for (const p of points) {
+      if (p.atSeconds > t) break
+      last = p
+    }
+    return last
+  }
+  const samples = Array.from({length: cols}, (_, i) => at((i / (cols - 1)) * seconds))
+  const glyph = o.fancy
+    ? {new: o.style('green', '█'), old: '▒', gone: o.style('dim', '░'), mark: '•'}
+    : {new: '#', old: 'o', gone: '.', mark: '*'}
+  const label = String(height).length
+  const lines: string[] = []
+  lines.push(
+    `Pods over ${secs(seconds)}: ${glyph.new} new  ${glyph.old} old  ${glyph.gone} terminating  ${glyph.mark} available`,
+  )
+  for (let row = height; row >= 1; row--) {
+    let line = ''
+    for (const p of samples) {
+      const cell =
+        row <= p.new
+          ? glyph.new
+          : row <= p.new + p.old
+            ? glyph.old
+            : row <= p.new + p.old + p.terminating
+              ? glyph.gone
+              : ' '
+      line +=
+        row === p.available
+          ? cell === ' '
+            ? glyph.mark
+            : o.fancy
+              ? o.style('bold', glyph.mark)
+              : glyph.mark
+          : cell
+    }
+    lines.push(`${String(row).padStart(label)} |${line.trimEnd()}`)
+  }
+  lines.push(`${' '.repeat(label)} +${'-'.repeat(cols)}`)
+  const end = secs(seconds)
+  lines.push(`${' '.repeat(label)}  0s${' '.repeat(Math.max(1, cols - 2 - end.length))}${end}`)
+  return lines.join('\n')
+}

@@ -1,0 +1,181 @@
+// `plan` through the BUILT command line, offline (--current files): the cases of issue 18's "Done
+// when", and the agreement of its simulation with what `rollout watch -f` plays for the same change.
+
+import {readFileSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {cli, ROOT, tempFiles} from './helpers.js'
+
+interface Item {
+  deployment: {namespace: string; name: string}
+  rollout: boolean
+  newReplicaSet: string
+  replicaSet: {name: string; revision: number} | null
+  templateChanges: Array<{path: string; from: unknown; to: unknown; defaulted?: boolean}>
+  otherChanges: Array<{path: string; from: unknown; to: unknown}>
+  steps: Array<{atSeconds: number; replicaSet: string; role: string; from: number; to: number}>
+  peakPods: number
+  peakPodsWithTerminating: number
+  minAvailable: number
+  estimate: {p50Seconds: number; p90Seconds: number} | null
+  simulation: {podReadyAfterSeconds: number; seconds: number; outcome: string}
+  risks: Array<{code: string; message: string}>
+}
+
+function plan(
+  args: string[],
+  input?: string,
+): {code: number | null; doc: {kind: string; apiVersion: string; items: Item[]}; stderr: string} {
+  const r = cli(['plan', ...args, '-o', 'json', '--exit-code'], input === undefined ? {} : {input})
+  expect(r.stderr).toBe('')
+  return {code: r.code, doc: JSON.parse(r.stdout), stderr: r.stderr}
+}
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, {recursive: true, force: true})
+})
+
+/** steady.yaml's Deployment (the first object of the List) with its image changed. */
+function steadyWithImage(image: string): string {
+  const text = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8')
+  return text.replace('image: nginx:1.27', `image: ${image}`).replace('generation: 1', 'generation: 2')
+}
+
+describe('plan, offline', () => {
+  it('an image change starts a rollout: a new ReplicaSet, peak 4, an ETA from the example pods (exit 1)', () => {
+    const {code, doc} = plan(['-f', 'examples/plan/web-image.yaml', '--current', 'examples/steady.yaml'])
+    expect(code).toBe(1)
+    expect(doc.kind).toBe('PlanResult')
+    expect(doc.apiVersion).toBe('deployctl.kubectl.io/v1alpha2')
+    const [item] = doc.items
+    expect(item?.rollout).toBe(true)
+    expect(item?.newReplicaSet).toBe('create')
+    expect(item?.templateChanges).toEqual([
+      {path: 'spec.template.spec.containers[name=nginx].image', from: 'nginx:1.27', to: 'nginx:1.28'},
+    ])
+    expect(item?.peakPods).toBe(4)
+    expect(item?.estimate?.p50Seconds).toBeGreaterThan(0)
+    // Each pod of the example took 5 s from creation to Ready.
+    expect(item?.simulation.podReadyAfterSeconds).toBe(5)
+    expect(item?.minAvailable).toBe(3)
+  })
+
+  it('a replicas-only change rolls nothing out: no template change, the current ReplicaSet (exit 0)', () => {
+    const {code, doc} = plan(['-f', 'examples/plan/web-replicas.yaml', '--current', 'examples/steady.yaml'])
+    expect(code).toBe(0)
+    const [item] = doc.items
+    expect(item?.rollout).toBe(false)
+    expect(item?.newReplicaSet).toBe('none')
+    expect(item?.templateChanges).toEqual([])
+    expect(item?.otherChanges).toEqual([{path: 'spec.replicas', from: 3, to: 5}])
+    expect(item?.steps.map((s) => [s.from, s.to])).toEqual([[3, 5]])
+  })
+
+  it('the old image proposed back mid-rollout reuses revision 1 (exit 1)', () => {
+    const {code, doc} = plan([
+      '-f',
+      'examples/plan/web-rollback.yaml',
+      '--current',
+      'examples/rolling-update.yaml',
+    ])
+    expect(code).toBe(1)
+    const [item] = doc.items
+    expect(item?.newReplicaSet).toBe('reuse')
+    expect(item?.replicaSet).toEqual({name: 'web-6b78dbb95b', revision: 1})
+    expect(item?.risks.map((r) => r.code)).toContain('MidRollout')
+  })
+
+  it('reads PROPOSED from stdin and names the change in the table', () => {
+    const text = readFileSync(join(ROOT, 'examples/plan/web-image.yaml'), 'utf8')
+    const r = cli(['plan', '-f', '-', '--current', 'examples/steady.yaml'], {input: text})
+    expect(r.code).toBe(0)
+    const lines = r.stdout.split('\n')
+    expect(lines[0]).toMatch(/^deployment\.apps\/web: ROLLOUT/)
+    expect(r.stdout).toMatch(
+      /spec\.template\.spec\.containers\[name=nginx\]\.image\s+nginx:1\.27\s+->\s+nginx:1\.28/,
+    )
+    expect(r.stdout).toMatch(/^Peak: 4 pods/m)
+    // NO_COLOR: a plain ASCII chart.
+    expect(r.stdout).toContain('Pods over 15s: # new')
+    expect(r.stdout).not.toContain('\u001b')
+  })
+
+  it('errors are one line, exit 2 under --exit-code', () => {
+    const r = cli(['plan', '--current', 'examples/steady.yaml', '--exit-code'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('error: -f PROPOSED is required: the files you are about to apply (- for stdin)\n')
+    const missing = cli([
+      'plan',
+      'api',
+      '-f',
+      'examples/plan/web-image.yaml',
+      '--current',
+      'examples/steady.yaml',
+      '--exit-code',
+    ])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toBe('error: deployments.apps "api" not found in examples/plan/web-image.yaml\n')
+  })
+
+  it('agrees with rollout watch -f on the same change: steps, peak, minimum available, duration', () => {
+    const dir = tempFiles({'changed.yaml': steadyWithImage('nginx:1.28')})
+    dirs.push(dir)
+    const {doc} = plan(['-f', 'examples/plan/web-image.yaml', '--current', 'examples/steady.yaml'])
+    const item = doc.items[0] as Item
+    const watch = cli([
+      'rollout',
+      'watch',
+      'web',
+      '-f',
+      join(dir, 'changed.yaml'),
+      '-n',
+      'demo',
+      '--pod-ready-after',
+      `${item.simulation.podReadyAfterSeconds}s`,
+      '-o',
+      'json',
+    ])
+    expect(watch.code).toBe(0)
+    const lines = watch.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    const summary = lines.at(-1)
+    expect(summary.kind).toBe('Summary')
+    expect(item.peakPodsWithTerminating).toBe(summary.peakPods)
+    expect(item.minAvailable).toBe(summary.minAvailable)
+    expect(item.simulation.seconds).toBe(summary.duration)
+    // The watch's scale steps, read from its ReplicaSets step by step.
+    const steps: Array<[number, string, number, number]> = []
+    let previous = new Map<string, number>()
+    for (const [i, step] of lines.slice(0, -1).entries()) {
+      const now = new Map<string, number>()
+      for (const rs of step.replicaSets as Array<{name: string; replicas: number}>) {
+        now.set(rs.name, rs.replicas)
+        const before = previous.get(rs.name) ?? 0
+        if (i > 0 && before !== rs.replicas) steps.push([step.t, rs.name, before, rs.replicas])
+      }
+      previous = now
+    }
+    expect(steps.length).toBeGreaterThan(2)
+    expect(item.steps.map((s) => [s.atSeconds, s.replicaSet, s.from, s.to])).toEqual(steps)
+  })
+
+  it('marks a template change that only defaulting makes', () => {
+    // The current template says 45 s; PROPOSED leaves terminationGracePeriodSeconds out, so the
+    // API server's default (30 s) is what changes it.
+    const current = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8').replace(
+      '        terminationGracePeriodSeconds: 30\n  status:',
+      '        terminationGracePeriodSeconds: 45\n  status:',
+    )
+    const dir = tempFiles({'current.yaml': current})
+    dirs.push(dir)
+    const {doc} = plan(['-f', 'examples/plan/web-replicas.yaml', '--current', join(dir, 'current.yaml')])
+    const item = doc.items[0] as Item
+    expect(item.templateChanges).toEqual([
+      {path: 'spec.template.spec.terminationGracePeriodSeconds', from: 45, to: 30, defaulted: true},
+    ])
+    expect(item.rollout).toBe(true)
+  })
+})

@@ -1,0 +1,241 @@
+// plan's parts: the field diff (lists keyed by name, the controller's equality, defaulted changes),
+// time to ready from pods, the pods' requests, and the risks read from the objects.
+
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {loadWorld} from '../../src/cluster/load/index.js'
+import type {World} from '../../src/cluster/world.js'
+import type {Deployment, Pod} from '../../src/controller/api/types.js'
+import {parseFeatureGates} from '../../src/controller/features.js'
+import {type PlanItem, planOne} from '../../src/plan/index.js'
+import {podRequests} from '../../src/plan/requests.js'
+import {percentile, podReadySeconds} from '../../src/status/eta.js'
+import {specChanges, templateChanges} from '../../src/status/template-diff.js'
+
+const ROOT = join(import.meta.dirname, '../..')
+const gates = parseFeatureGates(undefined)
+
+describe('templateChanges', () => {
+  const base = {
+    metadata: {labels: {app: 'web', 'pod-template-hash': 'abc'}},
+    spec: {
+      containers: [
+        {
+          name: 'app',
+          image: 'a:1',
+          env: [
+            {name: 'A', value: '1'},
+            {name: 'B', value: '2'},
+          ],
+          resources: {requests: {cpu: '1'}},
+        },
+        {name: 'side', image: 's:1'},
+      ],
+    },
+  }
+
+  it('names containers and env vars by their name, whatever their order', () => {
+    const next = structuredClone(base)
+    next.spec.containers.reverse()
+    const app = next.spec.containers[1] as (typeof base.spec.containers)[0]
+    app.image = 'a:2'
+    app.env = [
+      {name: 'B', value: '3'},
+      {name: 'A', value: '1'},
+    ]
+    expect(templateChanges(base, next)).toEqual([
+      {path: 'spec.template.spec.containers[name=app].image', from: 'a:1', to: 'a:2'},
+      {path: 'spec.template.spec.containers[name=app].env[name=B].value', from: '2', to: '3'},
+    ])
+  })
+
+  it('sees no change where the controller sees none: the hash label, equal quantities, absent zero values', () => {
+    const next = structuredClone(base) as typeof base & {spec: {hostNetwork?: boolean}}
+    delete (next.metadata.labels as Record<string, string>)['pod-template-hash']
+    ;(next.spec.containers[0] as {resources: unknown}).resources = {requests: {cpu: '1000m'}}
+    next.spec.hostNetwork = false
+    expect(templateChanges(base, next)).toEqual([])
+  })
+
+  it('reports an added container whole, and marks what the input did not write as defaulted', () => {
+    const next = structuredClone(base)
+    next.spec.containers.push({name: 'new', image: 'n:1', imagePullPolicy: 'IfNotPresent'} as never)
+    const raw = structuredClone(next)
+    delete (raw.spec.containers[2] as Record<string, unknown>).imagePullPolicy
+    ;(next.spec as Record<string, unknown>).dnsPolicy = 'ClusterFirst'
+    const changes = templateChanges(base, next, {raw})
+    expect(changes).toEqual([
+      {
+        path: 'spec.template.spec.containers[name=new]',
+        from: null,
+        to: {name: 'new', image: 'n:1', imagePullPolicy: 'IfNotPresent'},
+      },
+      {path: 'spec.template.spec.dnsPolicy', from: null, to: 'ClusterFirst', defaulted: true},
+    ])
+  })
+
+  it('keys ports by containerPort when they have no names', () => {
+    const a = {spec: {containers: [{name: 'app', ports: [{containerPort: 80, protocol: 'TCP'}]}]}}
+    const b = {spec: {containers: [{name: 'app', ports: [{containerPort: 80, protocol: 'UDP'}]}]}}
+    expect(templateChanges(a, b).map((c) => c.path)).toEqual([
+      'spec.template.spec.containers[name=app].ports[containerPort=80].protocol',
+    ])
+  })
+
+  it('specChanges leaves the template out', () => {
+    expect(
+      specChanges(
+        {replicas: 3, template: base, strategy: {rollingUpdate: {maxSurge: '25%'}}},
+        {replicas: 3, template: {}, strategy: {rollingUpdate: {maxSurge: 0}}},
+      ),
+    ).toEqual([{path: 'spec.strategy.rollingUpdate.maxSurge', from: '25%', to: 0}])
+  })
+})
+
+function pod(created: string, ready: string | undefined, restarts = 0): Pod {
+  return {
+    metadata: {name: `p-${created}`, creationTimestamp: created},
+    spec: {},
+    status: {
+      conditions: ready ? [{type: 'Ready', status: 'True', lastTransitionTime: ready}] : [],
+      containerStatuses: [{name: 'c', restartCount: restarts}],
+    },
+  } as unknown as Pod
+}
+
+describe('time to ready', () => {
+  it('counts pods that became ready without a restart, and takes nearest-rank percentiles', () => {
+    const t = podReadySeconds([
+      pod('2026-01-01T00:00:00Z', '2026-01-01T00:00:04Z'),
+      pod('2026-01-01T00:00:00Z', '2026-01-01T00:00:10Z'),
+      pod('2026-01-01T00:00:00Z', '2026-01-01T00:01:00Z', 2),
+      pod('2026-01-01T00:00:00Z', undefined),
+    ])
+    expect(t).toEqual({readySeconds: [4, 10], pods: 4, restarted: 1, notReady: 1})
+    expect(percentile(t.readySeconds, 50)).toBe(4)
+    expect(percentile(t.readySeconds, 90)).toBe(10)
+    expect(percentile([], 50)).toBeUndefined()
+  })
+
+  it('sums requests of containers, or the largest init container when it asks more', () => {
+    expect(
+      podRequests({
+        spec: {
+          containers: [
+            {name: 'a', resources: {requests: {cpu: '250m', memory: '64Mi'}}},
+            {name: 'b', resources: {requests: {cpu: '0.5', memory: '64Mi'}}},
+          ],
+          initContainers: [{name: 'i', resources: {requests: {cpu: '2', memory: '1Mi'}}}],
+        },
+      }),
+    ).toEqual({cpuMillicores: 2000, memoryBytes: 128 * 2 ** 20})
+  })
+})
+
+async function steady(): Promise<World> {
+  return loadWorld([join(ROOT, 'examples/steady.yaml')], {warn: () => {}})
+}
+
+async function planOf(
+  world: World,
+  edit: (d: Deployment) => void,
+  raw?: unknown,
+  cluster?: object,
+): Promise<PlanItem> {
+  const proposed = structuredClone(world.deployments[0] as Deployment)
+  edit(proposed)
+  return planOne(
+    world,
+    {deployment: proposed, raw: raw ?? structuredClone(proposed)},
+    {
+      now: Date.parse('2026-11-29T10:00:00Z'),
+      nowGiven: false,
+      gates,
+      ...(cluster ? {cluster} : {}),
+    },
+  )
+}
+
+describe('plan risks', () => {
+  it('a resources change: the peak asks for one more pod of the new template', async () => {
+    const item = await planOf(await steady(), (d) => {
+      const c = d.spec.template.spec?.containers?.[0] as unknown as {resources: unknown}
+      c.resources = {requests: {cpu: '200m', memory: '256Mi'}}
+    })
+    expect(item.newReplicaSet).toBe('create')
+    expect(item.extraAtPeak).toEqual({pods: 1, cpuMillicores: 200, memoryBytes: 256 * 2 ** 20})
+  })
+
+  it('names a paused Deployment, a selector change, and both fenceposts at 0', async () => {
+    const item = await planOf(await steady(), (d) => {
+      d.spec.paused = true
+      d.spec.selector = {matchLabels: {app: 'web', tier: 'front'}}
+      d.spec.template.metadata = {labels: {app: 'web', tier: 'front'}}
+      d.spec.strategy = {type: 'RollingUpdate', rollingUpdate: {maxSurge: 0, maxUnavailable: '10%'}}
+    })
+    expect(item.risks.map((r) => r.code)).toEqual(['Paused', 'SelectorChange', 'NoSurgeNoUnavailable'])
+    expect(item.simulation.outcome).toBe('stalled')
+    expect(item.estimate).toBeNull()
+  })
+
+  it('an autoscaler and spec.replicas written: the apply resets its count; left out: no risk', async () => {
+    const world = await steady()
+    const hpa = {
+      metadata: {name: 'web'},
+      spec: {scaleTargetRef: {kind: 'Deployment', name: 'web'}},
+      status: {desiredReplicas: 3},
+    }
+    const cluster = {autoscalers: [hpa]}
+    const written = await planOf(
+      world,
+      (d) => {
+        d.spec.replicas = 2
+      },
+      undefined,
+      cluster,
+    )
+    expect(written.risks.map((r) => r.code)).toEqual(['AutoscalerReplicas'])
+    const raw = structuredClone(world.deployments[0]) as {spec: Record<string, unknown>}
+    delete raw.spec.replicas
+    const omitted = await planOf(
+      world,
+      (d) => {
+        d.spec.replicas = 1
+      },
+      raw,
+      cluster,
+    )
+    expect(omitted.risks).toEqual([])
+    // The apply leaves spec.replicas alone when PROPOSED does not write it.
+    expect(omitted.otherChanges).toEqual([])
+  })
+
+  it('a quota without room for the surge pod', async () => {
+    const quota = {
+      metadata: {name: 'q'},
+      status: {hard: {pods: '3', 'requests.cpu': '2'}, used: {pods: '3', 'requests.cpu': '1'}},
+    }
+    const item = await planOf(
+      await steady(),
+      (d) => {
+        ;(d.spec.template.spec?.containers?.[0] as {image: string}).image = 'nginx:1.28'
+      },
+      undefined,
+      {quotas: [quota]},
+    )
+    expect(item.risks).toEqual([
+      {
+        code: 'QuotaHeadroom',
+        message: expect.stringContaining('ResourceQuota q leaves 0 of pods and the peak needs 1 more'),
+      },
+    ])
+  })
+
+  it('a pod slower than the progress deadline', async () => {
+    const item = await planOf(await steady(), (d) => {
+      ;(d.spec.template.spec?.containers?.[0] as {image: string}).image = 'nginx:1.28'
+      d.spec.progressDeadlineSeconds = 4
+    })
+    expect(item.risks.map((r) => r.code)).toEqual(['ProgressDeadline'])
+  })
+})
