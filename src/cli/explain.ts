@@ -3,12 +3,14 @@
 // pass with the tracer on, given the World and, from a cluster, its recent Events.
 
 import type {World} from '../cluster/world.js'
+import {UsageError} from '../errors.js'
+import type {FailOn} from '../explain/summary.js'
 import type {ExplainResult} from '../explain/types.js'
 import type {ObjectRef} from '../pass/selection.js'
 import type {KubeEvent} from '../status/types.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
-export type ExplainFlags = PassFlags
+export type ExplainFlags = PassFlags & {summary?: boolean; 'fail-on'?: string}
 
 /** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
 export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
@@ -79,15 +81,78 @@ export class ExplainOptions extends PassOptions {
     return result
   }
 
-  /** Prints the explanations; returns the exit code (0: explaining a stuck rollout is a success). */
+  /** --summary: one row per Deployment. */
+  summary = false
+  /** --fail-on: exit 1 when a Deployment is in one of these states. */
+  failOn: FailOn[] = []
+
+  override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
+    await super.complete(flags, args)
+    this.summary = flags.summary === true
+    if (flags['fail-on'] !== undefined) {
+      const {FAIL_ON} = await import('../explain/summary.js')
+      const given = flags['fail-on']
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== '')
+      const bad = given.filter((x) => !(FAIL_ON as readonly string[]).includes(x))
+      if (given.length === 0 || bad.length > 0) {
+        throw new UsageError(
+          `invalid --fail-on "${flags['fail-on']}": want a comma-separated list of ${FAIL_ON.join(', ')}`,
+        )
+      }
+      this.failOn = [...new Set(given)] as FailOn[]
+    }
+  }
+
+  /**
+   * Prints the explanations (or with --summary one row each); returns the exit code: 0, explaining
+   * a stuck rollout being a success, unless --fail-on names a state some Deployment is in (1), or
+   * nothing was selected while other namespaces hold Deployments (1).
+   */
   async run(): Promise<number> {
     const world = await this.load()
+    if (this.summary) return this.runSummary(world)
     const result = await this.explain(world)
     if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
     await this.print(result, (options) =>
       renderExplainResult(result, {...options, width: outputWidth(this.io, this.columns)}),
     )
-    return 0
+    const {failOnStates} = await import('../explain/summary.js')
+    return this.gate(
+      result.items.map((e) => ({...e.deployment, matches: failOnStates(e.verdict, e.progress)})),
+    )
+  }
+
+  private async runSummary(world: World): Promise<number> {
+    const {summarizeWorld} = await import('../explain/summary.js')
+    const summary = await summarizeWorld(world, this.selection, {
+      now: this.now,
+      gates: this.gates,
+      events: await this.events(world),
+      eventsFrom: this.isLive ? 'cluster' : 'files',
+      checkInput: !this.isLive,
+    })
+    if (summary.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    const {renderSummary} = await import('../render/explain-summary.js')
+    await this.print(summary, (options) => renderSummary(summary, options))
+    return this.gate(summary.items)
+  }
+
+  /** --fail-on: 1 when any Deployment matches (named on stderr), or when the namespace was a mistake. */
+  private gate(rows: Array<{namespace: string; name: string; matches: FailOn[]}>): number {
+    if (this.failOn.length === 0) return 0
+    if (this.wrongNamespace) return 1
+    const hit = rows.filter((r) => r.matches.some((m) => this.failOn.includes(m)))
+    if (hit.length === 0) return 0
+    const shown = hit
+      .slice(0, 10)
+      .map((r) => `${r.namespace}/${r.name} (${r.matches.filter((m) => this.failOn.includes(m)).join(', ')})`)
+    const more = hit.length - shown.length
+    this.io.err(
+      `--fail-on ${this.failOn.join(',')}: ${hit.length} of ${rows.length} ${rows.length === 1 ? 'Deployment matches' : 'Deployments match'}: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}\n`,
+    )
+    return 1
   }
 }

@@ -1,3 +1,4 @@
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
 import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
@@ -31,7 +32,7 @@ docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 colum
 without NO_COLOR.`
 
   static override usage = [
-    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|json|yaml|name|jsonpath=TEMPLATE] [--no-headers]',
+    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|json|yaml|name|jsonpath=TEMPLATE] [--no-headers]',
   ]
 
   static override examples = [
@@ -49,6 +50,10 @@ without NO_COLOR.`
       command: '<%= config.bin %> <%= command.id %> pod/api-6f64564f4d-blwqh -n demo',
     },
     {
+      description: 'A fleet gate: one line per Deployment, exit 1 when any is stuck or past its deadline:',
+      command: '<%= config.bin %> <%= command.id %> -A --summary --fail-on stuck,deadline',
+    },
+    {
       description: 'Every Deployment of a snapshot, as JSON for a script:',
       command: 'kubectl get deploy,rs,pods -A -o yaml | <%= config.bin %> <%= command.id %> -f - -A -o json',
     },
@@ -62,6 +67,16 @@ without NO_COLOR.`
 
   static override flags = {
     ...passFlags,
+    summary: Flags.boolean({
+      default: false,
+      description:
+        'One line per Deployment: namespace/name, verdict, ready/desired, updated, available and the deadline clock (-o json: the same rows).',
+    }),
+    'fail-on': Flags.string({
+      helpValue: 'stuck,deadline,incomplete,invalid',
+      description:
+        'Exit 1 when any Deployment is stuck (Stalled or DeadlineExceeded), past its progress deadline, explained from incomplete input, or invalid; a comma-separated list.',
+    }),
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
       default: 'table',
       description:

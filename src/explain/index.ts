@@ -18,6 +18,7 @@ import {replicaSetRows} from '../status/replicasets.js'
 import type {KubeEvent} from '../status/types.js'
 import {explainDeadEnds} from './dead-ends.js'
 import {explainNext} from './next.js'
+import {overlapOf, overlappingReplicaSet} from './overlaps.js'
 import {explainPass} from './pass.js'
 import {describeStart} from './start.js'
 import type {EventSource, ExplainResult, Explanation} from './types.js'
@@ -70,6 +71,7 @@ export function explainDeployment(
   const {d} = ctx
   const state = stateOf(ctx)
   const pass = explainPass(ctx)
+  const overlap = overlapOf(ctx)
   const deadEnds = explainDeadEnds(ctx, state.blockers, state.progress, pass.fenceposts)
   if (state.noController) {
     deadEnds.unshift({
@@ -88,7 +90,10 @@ export function explainDeployment(
     strategy: d.spec.strategy?.type ?? null,
     verdict: state.verdict,
     rolloutStatus: state.rolloutStatus,
-    replicaSets: replicaSetRows(ctx.view, options.now),
+    replicaSets: replicaSetRows(
+      {...ctx.view, all: ctx.view.all.filter((i) => !overlappingReplicaSet(overlap, i.controller))},
+      options.now,
+    ),
     podsInInput: podsInInput(ctx),
     pass,
     progress: state.progress,

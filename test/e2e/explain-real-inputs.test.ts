@@ -366,3 +366,117 @@ describe('a relative clock', () => {
     )
   })
 })
+
+describe('a fleet gate: explain -A --summary --fail-on', () => {
+  const MULTI = ['-f', 'examples/multi.yaml', '-A', ...NOW]
+
+  it('one line per Deployment; --fail-on stuck,deadline exits 1 naming the matches', () => {
+    const r = cli(['explain', '--summary', ...MULTI, '--fail-on', 'stuck,deadline'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe(
+      [
+        'DEPLOYMENT        VERDICT                               READY   UPDATED   AVAILABLE   DEADLINE',
+        'demo/api          Progressing (PodsNotReady)            3/3     1         3           in 9m41s (2026-11-29T10:09:41Z)',
+        'demo/web          Complete (RolloutComplete)            2/2     2         2           -',
+        'shop/cart-cache   Complete (RolloutComplete)            1/1     1         1           -',
+        'shop/checkout     DeadlineExceeded (CrashLoopBackOff)   2/2     1         2           exceeded',
+        'shop/frontend     Complete (RolloutComplete)            3/3     3         3           -',
+        'shop/reports      Complete (RolloutComplete)            0/0     0         0           -',
+        '',
+      ].join('\n'),
+    )
+    expect(r.stderr).toBe(
+      '--fail-on stuck,deadline: 1 of 6 Deployments match: shop/checkout (stuck, deadline)\n',
+    )
+    // Nothing matches: 0; the full report gates the same way.
+    expect(cli(['explain', '--summary', ...MULTI, '--fail-on', 'incomplete,invalid']).code).toBe(0)
+    expect(cli(['explain', ...MULTI, '--fail-on', 'stuck', '-o', 'name']).code).toBe(1)
+    expect(cli(['explain', ...MULTI, '-o', 'name']).code).toBe(0)
+  })
+
+  it('-o json gives the same rows, with the states each matches', () => {
+    const r = cli(['explain', '--summary', ...MULTI, '-o', 'json'])
+    expect(r.code).toBe(0)
+    const doc = JSON.parse(r.stdout) as {kind: string; items: Array<Record<string, unknown>>}
+    expect(doc.kind).toBe('ExplainSummary')
+    expect(
+      doc.items.map((x) => `${x.namespace}/${x.name} ${x.verdict} ${(x.matches as string[]).join(',')}`),
+    ).toEqual([
+      'demo/api Progressing ',
+      'demo/web Complete ',
+      'shop/cart-cache Complete ',
+      'shop/checkout DeadlineExceeded stuck,deadline',
+      'shop/frontend Complete ',
+      'shop/reports Complete ',
+    ])
+    expect(doc.items[0]).toMatchObject({
+      ready: 3,
+      desired: 3,
+      updated: 1,
+      available: 3,
+      deadline: {state: 'Running', at: '2026-11-29T10:09:41Z', secondsLeft: 581},
+    })
+  })
+
+  it('incomplete input and a wrong namespace fail the gate; a bad state name is a usage error', () => {
+    const partial = cli([
+      'explain',
+      '--summary',
+      '-f',
+      stuckSlice(['Deployment']),
+      '-A',
+      ...NOW,
+      '--fail-on',
+      'incomplete',
+    ])
+    expect(partial.code).toBe(1)
+    expect(partial.stdout).toContain('demo/api     IncompleteInput (MissingReplicaSets)')
+    const typo = cli(['explain', '--summary', '-f', STUCK, ...NOW, '--fail-on', 'stuck'])
+    expect(typo.code).toBe(1)
+    expect(typo.stderr).toContain('use -n demo or -A')
+    const bad = cli(['explain', '--summary', ...MULTI, '--fail-on', 'stuck,late'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toBe(
+      'error: invalid --fail-on "stuck,late": want a comma-separated list of stuck, deadline, incomplete, invalid\n',
+    )
+  })
+
+  it('Deployments sharing one selector: one overlap per Deployment, not one per pair', () => {
+    const n = 40
+    const items: unknown[] = []
+    for (let i = 0; i < n; i++) {
+      const name = `d${String(i).padStart(2, '0')}`
+      items.push({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: {
+          name,
+          namespace: 'demo',
+          uid: `00000000-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`,
+        },
+        spec: {
+          replicas: 1,
+          selector: {matchLabels: {app: 'shared'}},
+          template: {
+            metadata: {labels: {app: 'shared'}},
+            spec: {containers: [{name: 'c', image: `img:${i}`}]},
+          },
+        },
+      })
+    }
+    const dir = tempFiles({'shared.yaml': stringify({apiVersion: 'v1', kind: 'List', items})})
+    const r = cli(['explain', '-f', join(dir, 'shared.yaml'), '-n', 'demo', ...NOW, '-o', 'json'])
+    expect(r.code).toBe(0)
+    const doc = JSON.parse(r.stdout) as ExplainResult
+    expect(doc.items).toHaveLength(n)
+    for (const e of doc.items) {
+      const overlaps = e.deadEnds.filter((x) => x.code === 'OverlappingSelector')
+      expect(overlaps).toHaveLength(1)
+      expect(overlaps[0]?.objects).toHaveLength(5)
+      expect(overlaps[0]?.message).toContain(
+        `This Deployment and ${n - 1} others of the namespace select each other's pods`,
+      )
+      expect(overlaps[0]?.message).toContain(' and 34 more.')
+    }
+  })
+})
