@@ -111,26 +111,52 @@ export class PlanOptions extends PassOptions {
     return out
   }
 
-  /** Live: the namespace's autoscalers and quotas; files carry none (the loader keeps workloads only). */
-  async clusterContext(): Promise<ClusterContext | undefined> {
-    if (!this.live) return undefined
-    const {listAll} = await import('../cluster/live/read.js')
-    const namespace = this.defaultNamespace()
-    const list = async (resource: 'horizontalpodautoscalers' | 'resourcequotas') => {
+  /**
+   * Live: the world of the proposals' namespaces (Deployments, ReplicaSets, Pods), and their
+   * autoscalers and quotas; files carry none of those (the loader keeps workloads only).
+   */
+  private async readLive(namespaces: string[]): Promise<{world: World; cluster: ClusterContext}> {
+    const {listAll, readWorld} = await import('../cluster/live/read.js')
+    const {emptyWorld} = await import('../cluster/world.js')
+    const api = this.live!.api
+    const world = emptyWorld()
+    const cluster: Required<ClusterContext> = {autoscalers: [], quotas: []}
+    const list = async (resource: 'horizontalpodautoscalers' | 'resourcequotas', namespace: string) => {
       try {
-        return (await listAll(this.live!.api, resource, namespace)).items
+        return (await listAll(api, resource, namespace)).items
       } catch (err) {
         this.io.err(`Warning: cannot list ${resource}: ${err instanceof Error ? err.message : String(err)}\n`)
         return []
       }
     }
-    return {autoscalers: await list('horizontalpodautoscalers'), quotas: await list('resourcequotas')}
+    for (const namespace of namespaces) {
+      const w = await readWorld(api, {namespace, pods: 'always'})
+      world.deployments.push(...w.deployments)
+      world.replicaSets.push(...w.replicaSets)
+      world.pods.push(...w.pods)
+      cluster.autoscalers.push(...(await list('horizontalpodautoscalers', namespace)))
+      cluster.quotas.push(...(await list('resourcequotas', namespace)))
+    }
+    return {world, cluster}
   }
 
-  async plan(world: World): Promise<PlanResult> {
+  async plan(): Promise<PlanResult> {
     const {planAll} = await import('../plan/index.js')
-    const proposals = await this.dryRunApply(await this.proposals())
-    const cluster = await this.clusterContext()
+    let world: World
+    let cluster: ClusterContext | undefined
+    let proposals: Proposal[]
+    if (this.isLive) {
+      await this.connectLive()
+      proposals = await this.proposals()
+      const namespaces = [
+        ...new Set(proposals.map((p) => p.deployment.metadata.namespace ?? 'default')),
+      ].sort()
+      ;({world, cluster} = await this.readLive(namespaces))
+      proposals = await this.dryRunApply(proposals)
+    } else {
+      world = await this.load()
+      proposals = await this.proposals()
+    }
     return planAll(world, proposals, {
       now: this.now,
       nowGiven: this.nowGiven || this.isLive,
@@ -142,8 +168,7 @@ export class PlanOptions extends PassOptions {
 
   /** 0; with --exit-code (as kubectl diff): 0 nothing would roll out, 1 something would. */
   async run(): Promise<number> {
-    const world = await this.load()
-    const result = await this.plan(world)
+    const result = await this.plan()
     const {renderPlanResult} = await import('../render/plan.js')
     await this.print(result, (options) =>
       renderPlanResult(result, {...options, width: outputWidth(this.io, this.columns)}),

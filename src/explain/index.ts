@@ -21,6 +21,7 @@ import {explainNext} from './next.js'
 import {overlapOf, overlappingReplicaSet} from './overlaps.js'
 import {explainPass} from './pass.js'
 import {describeStart} from './start.js'
+import {explainTemplateDiff} from './template.js'
 import type {EventSource, ExplainResult, Explanation} from './types.js'
 
 export interface ExplainOptions {
@@ -94,6 +95,7 @@ export function explainDeployment(
       {...ctx.view, all: ctx.view.all.filter((i) => !overlappingReplicaSet(overlap, i.controller))},
       options.now,
     ),
+    templateDiff: explainTemplateDiff(ctx),
     podsInInput: podsInInput(ctx),
     pass,
     progress: state.progress,

@@ -13,6 +13,7 @@ import type {
   RolloutStatus,
   Verdict,
 } from '../status/types.js'
+import type {TemplateDiff} from './template.js'
 
 export type CheckName =
   | 'selectsEverything'
@@ -147,6 +148,8 @@ export interface Explanation {
   verdict: Verdict
   rolloutStatus: RolloutStatus
   replicaSets: ReplicaSetRow[]
+  /** What the pod template changed since the previous revision (why there is a new ReplicaSet); null without one. */
+  templateDiff: TemplateDiff | null
   /** Pods of the ReplicaSets in the input; false when the files hold none (blockers are then unknown). */
   podsInInput: boolean
   pass: PassExplain

@@ -79,7 +79,8 @@ export function planRisks(r: RiskInput): Risk[] {
   }
   const rawReplicas = obj(obj(r.raw).spec).replicas
   const writesReplicas = r.raw === undefined ? false : rawReplicas !== undefined
-  for (const hpa of r.cluster?.autoscalers ?? []) {
+  const here = (o: ApiObject) => (o.metadata?.namespace ?? 'default') === (d.metadata.namespace ?? 'default')
+  for (const hpa of (r.cluster?.autoscalers ?? []).filter(here)) {
     const target = obj(obj(hpa.spec).scaleTargetRef)
     if (target.kind !== 'Deployment' || target.name !== name) continue
     if (!writesReplicas) continue
@@ -142,7 +143,10 @@ function quotaRisks(r: RiskInput): Risk[] {
   const risks: Risk[] = []
   const extra = r.item.extraAtPeak
   if (extra.pods === 0) return risks
-  for (const q of r.cluster?.quotas ?? []) {
+  const namespace = r.applied.metadata.namespace ?? 'default'
+  for (const q of (r.cluster?.quotas ?? []).filter(
+    (o) => (o.metadata?.namespace ?? 'default') === namespace,
+  )) {
     const hard = obj(obj(q.status).hard)
     const used = obj(obj(q.status).used)
     const checks: Array<{keys: string[]; need: number; unit: (n: number) => string; scale: number}> = [

@@ -95,6 +95,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   if (e.replicaSets.length === 0)
     out.push(w('None: no ReplicaSet belongs to this Deployment or matches its selector.'))
   else out.push(await replicaSetTable(e.replicaSets, width, options.noHeaders))
+  out.push(...renderTemplateDiff(e, w, heading))
 
   out.push('', heading('The next pass, check by check'))
   out.push(...renderChecks(e.pass.checks, width))
@@ -184,6 +185,23 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
 }
 
 /** Why kubectl's message and the verdict differ, when they do. */
+/** Why a new ReplicaSet: the template's changed fields since the previous revision (plan's diff). */
+function renderTemplateDiff(
+  e: Explanation,
+  w: (text: string, first?: string, rest?: string) => string,
+  heading: (text: string) => string,
+): string[] {
+  const t = e.templateDiff
+  if (!t || t.changes.length === 0) return []
+  const to = t.to.replicaSet
+    ? `${t.to.replicaSet} (revision ${t.to.revision})`
+    : 'the Deployment (no ReplicaSet yet)'
+  const out = ['', heading(`Pod template since revision ${t.from.revision} (${t.from.replicaSet} -> ${to})`)]
+  const value = (v: unknown) => (v === null ? '<none>' : typeof v === 'string' ? v : JSON.stringify(v))
+  for (const c of t.changes) out.push(w(`${c.path}: ${value(c.from)} -> ${value(c.to)}`, '  ', '    '))
+  return out
+}
+
 function kubectlNote(e: Explanation): string {
   const {rolloutStatus: k, verdict: v} = e
   if (v.code === 'Invalid') return ' (it reads only the status, which the controller does not keep up for it)'

@@ -1,6 +1,7 @@
 // The resources the test server serves: discovery data, apps/v1 and core/v1 defaulting, the
 // validation kubectl's commands run into, selectable fields and kubectl's table columns.
 
+import {defaultPodSpec} from '../../src/cluster/load/defaults.js'
 import {type FieldError, fieldErr} from './errors.js'
 import {formatLabelSelector, fromLabelSelector, matchesLabels} from './selectors.js'
 import {child, humanDuration, isObj, num, type Obj, str, stringMap} from './util.js'
@@ -70,65 +71,9 @@ function nameErrors(o: Obj, label: boolean): FieldError[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Defaulting (k8s.io/kubernetes/pkg/apis/{core,apps}/v1/defaults.go)
-
-function defaultProbe(p: unknown): void {
-  if (!isObj(p)) return
-  p.timeoutSeconds ??= 1
-  p.periodSeconds ??= 10
-  p.successThreshold ??= 1
-  p.failureThreshold ??= 3
-  if (isObj(p.httpGet)) p.httpGet.scheme ??= 'HTTP'
-}
-
-function defaultContainer(c: unknown): void {
-  if (!isObj(c)) return
-  const image = str(c.image) ?? ''
-  if (c.imagePullPolicy === undefined) {
-    const ref = image.split('@')[0] as string
-    const lastSlash = ref.lastIndexOf('/')
-    const colon = ref.lastIndexOf(':')
-    const tag = colon > lastSlash ? ref.slice(colon + 1) : ''
-    c.imagePullPolicy = image.includes('@')
-      ? 'IfNotPresent'
-      : tag === '' || tag === 'latest'
-        ? 'Always'
-        : 'IfNotPresent'
-  }
-  c.terminationMessagePath ??= '/dev/termination-log'
-  c.terminationMessagePolicy ??= 'File'
-  if (!isObj(c.resources)) c.resources = {}
-  if (Array.isArray(c.ports)) for (const p of c.ports) if (isObj(p)) p.protocol ??= 'TCP'
-  if (Array.isArray(c.env)) {
-    for (const e of c.env) {
-      if (isObj(e) && isObj(e.valueFrom) && isObj(e.valueFrom.fieldRef))
-        e.valueFrom.fieldRef.apiVersion ??= 'v1'
-    }
-  }
-  defaultProbe(c.livenessProbe)
-  defaultProbe(c.readinessProbe)
-  defaultProbe(c.startupProbe)
-}
-
-function defaultPodSpec(spec: Obj): void {
-  spec.dnsPolicy ??= 'ClusterFirst'
-  spec.restartPolicy ??= 'Always'
-  spec.terminationGracePeriodSeconds ??= 30
-  if (!isObj(spec.securityContext)) spec.securityContext = {}
-  spec.schedulerName ??= 'default-scheduler'
-  for (const list of [spec.containers, spec.initContainers]) {
-    if (Array.isArray(list)) list.forEach(defaultContainer)
-  }
-  if (Array.isArray(spec.volumes)) {
-    for (const v of spec.volumes) {
-      if (!isObj(v)) continue
-      for (const src of ['configMap', 'secret', 'downwardAPI', 'projected']) {
-        const s = v[src]
-        if (isObj(s)) s.defaultMode ??= 420
-      }
-    }
-  }
-}
+// Defaulting (k8s.io/kubernetes/pkg/apis/{core,apps}/v1/defaults.go). Pod specs are defaulted by
+// the file loader's own code (src/cluster/load/defaults.ts): what `plan` reads from a dry-run apply
+// here is then defaulted exactly as what it reads from files.
 
 function defaultTemplate(spec: Obj): void {
   const tpl = child(spec, 'template')
@@ -774,6 +719,27 @@ export const RESOURCES: ResourceDef[] = [
   rbacDef('clusterrolebindings', 'ClusterRoleBinding', false),
   rbacDef('roles', 'Role', true),
   rbacDef('rolebindings', 'RoleBinding', true),
+  // What `plan` reads besides workloads: an autoscaler that owns a Deployment's replica count, and
+  // quotas with their usage (nothing here computes status.used: tests write it).
+  base({
+    group: 'autoscaling',
+    version: 'v2',
+    resource: 'horizontalpodautoscalers',
+    kind: 'HorizontalPodAutoscaler',
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: [{name: 'status', kind: 'HorizontalPodAutoscaler', verbs: ['get', 'patch', 'update']}],
+    knownSpecKeys: ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior'],
+  }),
+  base({
+    group: '',
+    version: 'v1',
+    resource: 'resourcequotas',
+    kind: 'ResourceQuota',
+    shortNames: ['quota'],
+    subresources: [{name: 'status', kind: 'ResourceQuota', verbs: ['get', 'patch', 'update']}],
+    knownSpecKeys: ['hard', 'scopes', 'scopeSelector'],
+  }),
 ]
 
 /** rbac.authorization.k8s.io/v1: names are path segments (`system:controller:x` is valid). */

@@ -181,7 +181,7 @@ describe('plan risks', () => {
   it('an autoscaler and spec.replicas written: the apply resets its count; left out: no risk', async () => {
     const world = await steady()
     const hpa = {
-      metadata: {name: 'web'},
+      metadata: {name: 'web', namespace: 'demo'},
       spec: {scaleTargetRef: {kind: 'Deployment', name: 'web'}},
       status: {desiredReplicas: 3},
     }
@@ -212,7 +212,7 @@ describe('plan risks', () => {
 
   it('a quota without room for the surge pod', async () => {
     const quota = {
-      metadata: {name: 'q'},
+      metadata: {name: 'q', namespace: 'demo'},
       status: {hard: {pods: '3', 'requests.cpu': '2'}, used: {pods: '3', 'requests.cpu': '1'}},
     }
     const item = await planOf(
@@ -237,5 +237,30 @@ describe('plan risks', () => {
       d.spec.progressDeadlineSeconds = 4
     })
     expect(item.risks.map((r) => r.code)).toEqual(['ProgressDeadline'])
+  })
+})
+
+describe('explain: why a new ReplicaSet', () => {
+  it("lists the template changes from the previous revision to the new ReplicaSet, with plan's diff", async () => {
+    const {explainWorld} = await import('../../src/explain/index.js')
+    const world = await loadWorld([join(ROOT, 'examples/rolling-update.yaml')], {warn: () => {}})
+    const {result} = await explainWorld(
+      world,
+      {namespace: 'demo'},
+      {now: Date.parse('2026-11-29T10:00:10Z'), gates},
+    )
+    expect(result.items[0]?.templateDiff).toEqual({
+      from: {replicaSet: 'web-6b78dbb95b', revision: 1},
+      to: {replicaSet: 'web-cc544bdcc', revision: 2},
+      changes: [
+        {path: 'spec.template.spec.containers[name=nginx].image', from: 'nginx:1.26', to: 'nginx:1.27'},
+      ],
+    })
+    const quiet = await explainWorld(
+      await steady(),
+      {namespace: 'demo'},
+      {now: Date.parse('2026-11-29T10:00:00Z'), gates},
+    )
+    expect(quiet.result.items[0]?.templateDiff).toBeNull()
   })
 })
