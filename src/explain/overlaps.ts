@@ -78,7 +78,7 @@ export function overlapOf(ctx: RolloutContext): Overlap {
   let ns = byNs.get(ctx.namespace)
   // The namespace's Deployments as every context of this pass sees them: ctx.d and ctx.others.
   const self = ctx.d
-  if (!ns || !ns.groupOf.has(self)) {
+  if (!ns?.groupOf.has(self)) {
     ns = compute([self, ...ctx.others])
     byNs.set(ctx.namespace, ns)
   }

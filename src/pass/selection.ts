@@ -118,7 +118,7 @@ export function owningDeployment(world: World, namespace: string, ref: ObjectRef
     const pod = inNs(world.pods, ref.name)
     if (!pod) throw new InputError(`pods "${ref.name}" not found`)
     const owner = controllerOf(pod.metadata)
-    if (!owner || owner.kind !== 'ReplicaSet') {
+    if (owner?.kind !== 'ReplicaSet') {
       throw new InputError(
         `${label} is not controlled by a ReplicaSet${owner ? ` (its controller is ${owner.kind} ${owner.name})` : ''}, so no Deployment's rollout concerns it`,
       )
@@ -135,7 +135,7 @@ export function owningDeployment(world: World, namespace: string, ref: ObjectRef
   if (!rs) throw new InputError(`replicasets.apps "${rsName}" not found`)
   const owner = controllerOf(rs.metadata)
   const rsLabel = ref.kind === 'Pod' ? `${label} belongs to ReplicaSet ${rsName}, which` : label
-  if (!owner || owner.kind !== 'Deployment') {
+  if (owner?.kind !== 'Deployment') {
     throw new InputError(
       `${rsLabel} is not controlled by a Deployment${owner ? ` (its controller is ${owner.kind} ${owner.name})` : ''}`,
     )

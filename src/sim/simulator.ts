@@ -6,7 +6,7 @@
 // deliver it at once), runs the models, then one controller pass when the Deployment's key is
 // queued, and records what changed. Deterministic: no real clock, no I/O, a seeded generator.
 
-import {DEFAULT_NAMESPACE, MemoryStore, namespaceOf} from '../cluster/memory.js'
+import {DEFAULT_NAMESPACE, MemoryStore} from '../cluster/memory.js'
 import {newestTimestamp, type World} from '../cluster/world.js'
 import type {Deployment, IntOrString} from '../controller/api/types.js'
 import {RecreateStrategyType} from '../controller/api/types.js'
