@@ -39,39 +39,71 @@ const onDemand = {
   },
 }
 
-// oclif sorts its commands with localeCompare on every start, and the first localeCompare of a
-// process sets up ICU's collator: ~10 ms here, for five ASCII command ids. They are compared by
-// code unit instead, which orders ASCII ids as ICU's root collation does unless case or
-// punctuation differ at the first difference (ours differ in lowercase letters).
-const COMMAND_SORT = '.sort((a, b) => a.id.localeCompare(b.id));'
-const plainSort = {
-  name: 'plain-command-sort',
-  setup(b) {
-    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, async (args) => {
-      const source = await readFile(args.path, 'utf8')
-      if (!source.includes(COMMAND_SORT))
-        throw new Error(`${args.path}: oclif no longer sorts commands as expected`)
-      const sorted = '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));'
-      return {contents: source.replace(COMMAND_SORT, sorted), loader: 'js'}
-    })
-  },
+// Changes to @oclif/core's source, by file under its lib/: each `from` must occur exactly once, so
+// the build fails when oclif's source no longer has it.
+const OCLIF_PATCHES = {
+  // oclif sorts its commands with localeCompare on every start, and the first localeCompare of a
+  // process sets up ICU's collator: ~10 ms here, for five ASCII command ids. They are compared by
+  // code unit instead, which orders ASCII ids as ICU's root collation does unless case or
+  // punctuation differ at the first difference (ours differ in lowercase letters).
+  'config/plugin.js': [
+    {
+      from: '.sort((a, b) => a.id.localeCompare(b.id));',
+      to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+    },
+  ],
+  'help/index.js': [
+    // The root help took a topic for one with children when another topic's name contains its
+    // name and a colon: `dry-run:sync` contains `run:`, so `run` (a command) was listed under
+    // TOPICS too. A child's name starts with its parent's.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: oclif's source text, not a template
+    {from: 'subTopic.name.includes(`${topic.name}:`)', to: 'subTopic.name.startsWith(`${topic.name}:`)'},
+    // The summary lines of a command and of a topic are wrapped like the rest.
+    {from: "this.log(summary + '\\n');", to: "this.log(this.wrap(summary, 0) + '\\n');"},
+    {
+      from: '(0, theme_1.colorize)(this.config?.theme?.commandSummary, summary),',
+      to: 'this.wrap((0, theme_1.colorize)(this.config?.theme?.commandSummary, summary), 0),',
+    },
+  ],
+  'help/root.js': [
+    {
+      from: '(0, theme_1.colorize)(this.config?.theme?.commandSummary, description),',
+      to: 'this.wrap((0, theme_1.colorize)(this.config?.theme?.commandSummary, description), 0),',
+    },
+  ],
+  // Help wraps at word boundaries, never inside a word (wrap-ansi's `hard` cut long words at the
+  // width), and to the width of the moment: oclif reads it once when its module loads (in the
+  // single executable, while the start-up snapshot is made, where stdout is no terminal), and reads
+  // no COLUMNS. OCLIF_COLUMNS, else the terminal's, else COLUMNS, else 80.
+  'help/formatter.js': [
+    {
+      from: 'maxWidth: screen_1.stdtermwidth,',
+      to: 'maxWidth: Number.parseInt(process.env.OCLIF_COLUMNS, 10) || (process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : Number.parseInt(process.env.COLUMNS, 10) || 80),',
+    },
+    {from: '{ hard: true }', to: '{ hard: false }'},
+    // A flag's description under it (narrow terminals) is indented by 6, not 4.
+    {
+      from: 'this.indent(this.wrap(right.trim(), opts.indentation + 2), 4)',
+      to: 'this.indent(this.wrap(right.trim(), opts.indentation + 4), 4)',
+    },
+  ],
 }
-
-// oclif's root help takes a topic for one with children when another topic's name contains its name
-// and a colon: `dry-run:sync` contains `run:`, so `run` (a command) was listed under TOPICS too.
-// A child's name starts with its parent's.
-// biome-ignore lint/suspicious/noTemplateCurlyInString: oclif's source text, not a template
-const TOPIC_CHILD = 'subTopic.name.includes(`${topic.name}:`)'
-const topicChildren = {
-  name: 'topic-children',
+const oclifPatches = {
+  name: 'oclif-patches',
   setup(b) {
-    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]help[\\/]index\.js$/}, async (args) => {
-      const source = await readFile(args.path, 'utf8')
-      if (!source.includes(TOPIC_CHILD))
-        throw new Error(`${args.path}: oclif no longer finds a topic's children as expected`)
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: oclif's source text, not a template
-      const fixed = 'subTopic.name.startsWith(`${topic.name}:`)'
-      return {contents: source.replace(TOPIC_CHILD, fixed), loader: 'js'}
+    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, async (args) => {
+      const file = args.path
+        .split(/[\\/]@oclif[\\/]core[\\/]lib[\\/]/)
+        .pop()
+        .replaceAll('\\', '/')
+      const patches = OCLIF_PATCHES[file]
+      if (!patches) return undefined
+      let source = await readFile(args.path, 'utf8')
+      for (const {from, to} of patches) {
+        if (source.split(from).length !== 2) throw new Error(`${args.path}: oclif's source changed: ${from}`)
+        source = source.replace(from, to)
+      }
+      return {contents: source, loader: 'js'}
     })
   },
 }
@@ -94,7 +126,7 @@ const esm = await build({
   // @oclif/core reads tsconfig files with TypeScript only in development mode, never when shipped.
   external: ['typescript', 'ts-node', 'tsx'],
   alias: {'react-devtools-core': `./${stub}`},
-  plugins: [onDemand, plainSort, topicChildren],
+  plugins: [onDemand, oclifPatches],
   // React's production build; oclif's development-mode switch (NODE_ENV=test or development) would
   // otherwise look for src/ through tsx.
   define: {'process.env.NODE_ENV': '"production"'},

@@ -12,7 +12,11 @@ export interface IO {
   out(text: string): void
   err(text: string): void
   stdoutIsTTY: boolean
+  /** The terminal's width when stdout is one. */
+  stdoutColumns?: number
   env: NodeJS.ProcessEnv
+  /** stderr as a terminal, for a progress line (cli/progress.ts); absent: never one. */
+  stderrTerminal?: {isTTY?: boolean; columns?: number}
 }
 
 export const processIO: IO = {
@@ -27,7 +31,13 @@ export const processIO: IO = {
   get stdoutIsTTY() {
     return process.stdout.isTTY === true
   },
+  get stdoutColumns() {
+    return process.stdout.columns
+  },
   env: process.env,
+  get stderrTerminal() {
+    return {isTTY: process.stderr.isTTY === true, columns: process.stderr.columns}
+  },
 }
 
 /** What a command's options object does, in kubectl's order: Complete, Validate, Run. */

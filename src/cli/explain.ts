@@ -8,16 +8,13 @@ import type {FailOn} from '../explain/summary.js'
 import type {ExplainResult} from '../explain/types.js'
 import type {ObjectRef} from '../pass/selection.js'
 import type {KubeEvent} from '../status/types.js'
-import {type PassFlags, PassOptions} from './pass-options.js'
+import {type PassFlags, PassOptions, terminalWidth} from './pass-options.js'
 
 export type ExplainFlags = PassFlags & {summary?: boolean; 'fail-on'?: string}
 
 /** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
 export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
-  if (io.stdoutIsTTY && columns !== undefined && columns > 0) return columns
-  const env = Number.parseInt(io.env.COLUMNS ?? '', 10)
-  if (Number.isFinite(env) && env > 0) return env
-  return 100
+  return terminalWidth(io, columns) ?? 100
 }
 
 export class ExplainOptions extends PassOptions {

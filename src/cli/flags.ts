@@ -108,9 +108,10 @@ export function outputFlags(
   return {
     output: Flags.string({
       char: 'o',
+      // The completion reads the formats from here (completion/complete.ts).
       helpValue: list,
       ...(options.default ? {default: options.default} : {}),
-      description: options.description ?? `Output format: ${list}.`,
+      description: options.description ?? `Output format: ${list.replaceAll('|', ', ')}.`,
     }),
     ...(options.tables !== false ? {'no-headers': noHeadersFlag} : {}),
   }

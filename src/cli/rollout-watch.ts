@@ -48,7 +48,7 @@ export function isCI(env: NodeJS.ProcessEnv): boolean {
 }
 
 export class RolloutWatchOptions extends PassOptions {
-  protected override outputKinds: readonly OutputKind[] = ['table', 'json', 'jsonpath']
+  protected override outputKinds: readonly OutputKind[] = ['table', 'json', 'yaml', 'name', 'jsonpath']
   name = ''
   namespace = 'default'
   nowGiven = false
@@ -201,13 +201,30 @@ export class RolloutWatchOptions extends PassOptions {
     if (hint !== undefined) this.io.err(`${hint[0]?.toUpperCase()}${hint.slice(1)}.\n`)
   }
 
-  /** -o json: one JSON object a line (NDJSON); -o jsonpath: the template run on each object. */
+  /**
+   * Each object of the stream, as `kubectl get -w` prints them: -o json one a line (NDJSON), -o yaml
+   * documents after `---`, -o name the Deployment's name at each step, -o jsonpath the template run
+   * on each object.
+   */
   private async objectPrinter(): Promise<(value: Record<string, unknown>) => string> {
-    const {ndjsonLine} = await import('../render/watch/ndjson.js')
     const format = this.output
-    if (format.kind !== 'jsonpath') return ndjsonLine
-    const {jsonpath} = await import('../render/jsonpath.js')
-    return (value) => jsonpath(format.template, value)
+    if (format.kind === 'jsonpath') {
+      const {jsonpath} = await import('../render/jsonpath.js')
+      return (value) => jsonpath(format.template, value)
+    }
+    if (format.kind === 'yaml') {
+      const {yamlPrinter} = await import('../render/document.js')
+      const yaml = await yamlPrinter()
+      return (value) => `---\n${yaml(value)}`
+    }
+    if (format.kind === 'name') {
+      return (value) => {
+        const name = (value.deployment as {name?: string} | undefined)?.name
+        return value.kind === 'Step' && name ? `deployment.apps/${name}\n` : ''
+      }
+    }
+    const {ndjsonLine} = await import('../render/watch/ndjson.js')
+    return ndjsonLine
   }
 
   private async jsonSink(): Promise<LiveSink> {

@@ -13,11 +13,18 @@ Deployment names from the cluster (honouring --kubeconfig, --context and -n type
 Through kubectl (\`kubectl deployctl <TAB>\`, kubectl 1.26 or newer), completion needs no script: kubectl runs \
 kubectl_complete-deployctl from the PATH, which comes with the release archives (krew cannot link it: see docs/install.md in the project).`
 
+  // With a description each, so that oclif wraps a long command line with a shell line continuation.
   static override examples = [
-    'source <(kubectl-deployctl completion bash)',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's ${fpath[1]}, not a template
-    'kubectl-deployctl completion zsh > "${fpath[1]}/_kubectl-deployctl"',
-    'kubectl-deployctl completion fish > ~/.config/fish/completions/kubectl-deployctl.fish',
+    {description: 'bash, in ~/.bashrc:', command: 'source <(kubectl-deployctl completion bash)'},
+    {
+      description: 'zsh, once:',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's ${fpath[1]}, not a template
+      command: 'kubectl-deployctl completion zsh > "${fpath[1]}/_kubectl-deployctl"',
+    },
+    {
+      description: 'fish, once:',
+      command: 'kubectl-deployctl completion fish > ~/.config/fish/completions/kubectl-deployctl.fish',
+    },
   ]
 
   static override args = {

@@ -32,7 +32,7 @@ docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 colum
 without NO_COLOR.`
 
   static override usage = [
-    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|json|yaml|name|jsonpath=TEMPLATE] [--no-headers]',
+    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers]',
   ]
 
   static override examples = [
@@ -80,7 +80,7 @@ without NO_COLOR.`
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
       default: 'table',
       description:
-        'Output format: table (the report; `text` is the same, its former name; wide too, the report shows every column), json, yaml, name or jsonpath=TEMPLATE.',
+        'Output format: table (the report; `text` is the same, its former name), wide (the report, its ReplicaSets with CONTAINERS and SELECTOR as kubectl get rs -o wide), json, yaml, name or jsonpath=TEMPLATE.',
     }),
   }
 

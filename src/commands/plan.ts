@@ -30,7 +30,7 @@ them (--field-manager). Nothing is written.
 anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or more an error.`
 
   static override usage = [
-    'plan -f PROPOSED... [NAME...] [--current FILE...] [-n NS] [--now T] [-o table|json|yaml|name|jsonpath=TEMPLATE] [--exit-code] [--field-manager NAME]',
+    'plan -f PROPOSED... [NAME...] [--current FILE...] [-n NS] [--now T] [-o FORMAT] [--exit-code] [--field-manager NAME]',
   ]
 
   static override examples = [

@@ -20,8 +20,8 @@ Feed the output back with -f - to run the next pass. Pods are not changed: the R
 the kubelet are not simulated.`
 
   static override usage = [
-    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o table|wide|json|yaml|name|jsonpath=TEMPLATE]',
-    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o yaml|json|name|jsonpath=TEMPLATE]',
+    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o FORMAT]',
+    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT]',
   ]
 
   static override examples = [

@@ -6,10 +6,15 @@
 export type DocumentFormat = 'json' | 'yaml'
 
 export async function renderDocument(value: unknown, format: DocumentFormat): Promise<string> {
-  const json = JSON.stringify(value, null, 2)
-  if (format === 'json') return `${json}\n`
+  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`
+  return (await yamlPrinter())(value)
+}
+
+/** A YAML printer that runs synchronously once the yaml package is loaded: for streams of documents. */
+export async function yamlPrinter(): Promise<(value: unknown) => string> {
   // yaml is CommonJS: its `default` is module.exports both in Node and in the esbuild bundle, where a
   // dynamic import has no named exports.
   const {default: yaml} = await import('yaml')
-  return yaml.stringify(JSON.parse(json), {version: '1.1', lineWidth: 0, indentSeq: false})
+  return (value) =>
+    yaml.stringify(JSON.parse(JSON.stringify(value)), {version: '1.1', lineWidth: 0, indentSeq: false})
 }

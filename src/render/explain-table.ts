@@ -24,7 +24,7 @@ const widthOf = (cell: string) => Math.max(0, ...lines(cell).map((l) => [...l].l
 
 /**
  * Breaks text into lines of at most `width` characters: whole clauses (ending in "; " or ", ")
- * where they fit, else after a space, comma, semicolon, slash, colon, @ or dot; longer pieces are cut.
+ * where they fit, else after a space, comma, semicolon, slash, colon, @ or dot; a longer word stays whole.
  */
 export function wrapCell(text: string, width: number): string {
   if (width <= 0) return text
@@ -44,18 +44,18 @@ export function wrapCell(text: string, width: number): string {
         continue
       }
       // `old -> new` stays on one line.
-      for (let token of clause.split(/(?<=[ ,;/:@.])(?<!-> )(?!-> )/)) {
+      // `a -> b` stays together where it fits; where it does not, it breaks after a space too.
+      const tokens = clause
+        .split(/(?<=[ ,;/:@.])(?<!-> )(?!-> )/)
+        .flatMap((t) => (len(t) > width ? t.split(/(?<= )/) : [t]))
+      for (const token of tokens) {
         if (len(line + token) <= width) {
           line += token
           continue
         }
         if (line.trim() !== '') out.push(line.trimEnd())
-        token = token.trimStart()
-        while (len(token) > width) {
-          out.push(token.slice(0, width))
-          token = token.slice(width)
-        }
-        line = token
+        // A word longer than the width stays whole (the line is longer), never cut inside.
+        line = token.trimStart()
       }
     }
     out.push(line.trimEnd())

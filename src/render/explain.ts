@@ -65,7 +65,8 @@ export function wrap(text: string, width: number, first = '', rest = ' '.repeat(
   let line = first
   let empty = true
   for (const token of tokens) {
-    if (!empty && visible((line + token).trimEnd()) > width) {
+    // A `first` too long for its first word (a long question) is a line of its own.
+    if ((!empty || line.trim() !== '') && visible((line + token).trimEnd()) > width) {
       out.push(line.trimEnd())
       line = rest
     }
@@ -87,14 +88,14 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   for (const start of e.startedFrom) out.push(wrap(start.message, width))
   out.push(heading(`deployment ${e.deployment.namespace}/${e.deployment.name}`))
   const tag = verdict.reason === verdict.code ? verdict.code : `${verdict.code} (${verdict.reason})`
-  out.push(`${heading('Verdict:')} ${style(VERDICT_STYLE[verdict.code], tag)}`)
+  out.push(wrap(style(VERDICT_STYLE[verdict.code], tag), width, `${heading('Verdict:')} `, '  '))
   out.push(w(verdict.message))
   out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}${kubectlNote(e)}`))
 
   out.push('', heading('ReplicaSets'))
   if (e.replicaSets.length === 0)
     out.push(w('None: no ReplicaSet belongs to this Deployment or matches its selector.'))
-  else out.push(await replicaSetTable(e.replicaSets, width, options.noHeaders))
+  else out.push(await replicaSetTable(e.replicaSets, width, options))
   out.push(...renderTemplateDiff(e, w, heading))
 
   out.push('', heading('The next pass, check by check'))
@@ -196,7 +197,10 @@ function renderTemplateDiff(
   const to = t.to.replicaSet
     ? `${t.to.replicaSet} (revision ${t.to.revision})`
     : 'the Deployment (no ReplicaSet yet)'
-  const out = ['', heading(`Pod template since revision ${t.from.revision} (${t.from.replicaSet} -> ${to})`)]
+  const out = [
+    '',
+    heading(w(`Pod template since revision ${t.from.revision} (${t.from.replicaSet} -> ${to})`, '', '  ')),
+  ]
   const value = (v: unknown) => (v === null ? '<none>' : typeof v === 'string' ? v : JSON.stringify(v))
   for (const c of t.changes) out.push(w(`${c.path}: ${value(c.from)} -> ${value(c.to)}`, '  ', '    '))
   return out
@@ -213,7 +217,13 @@ function kubectlNote(e: Explanation): string {
   return ''
 }
 
-async function replicaSetTable(rows: ReplicaSetRow[], width: number, noHeaders = false): Promise<string> {
+/** kubectl get rs's columns and the rollout's; -o wide adds CONTAINERS and SELECTOR, as kubectl's does. */
+async function replicaSetTable(
+  rows: ReplicaSetRow[],
+  width: number,
+  options: {noHeaders?: boolean; format: OutputFormat},
+): Promise<string> {
+  const wide = options.format.kind === 'wide'
   const role = (r: ReplicaSetRow) => {
     if (r.ownership === 'adopt') return `${r.role} (adopting)`
     if (r.ownership === 'release') return 'not owned (releasing)'
@@ -229,7 +239,9 @@ async function replicaSetTable(rows: ReplicaSetRow[], width: number, noHeaders =
     String(r.available),
     r.age,
     role(r),
+    ...(wide ? [r.containers.join(',') || '<none>'] : []),
     r.images.join(', ') || '<none>',
+    ...(wide ? [r.selector] : []),
     r.revisionHistory ?? '<none>',
   ])
   const head = [
@@ -241,16 +253,18 @@ async function replicaSetTable(rows: ReplicaSetRow[], width: number, noHeaders =
     'AVAILABLE',
     'AGE',
     'ROLE',
+    ...(wide ? ['CONTAINERS'] : []),
     'IMAGES',
+    ...(wide ? ['SELECTOR'] : []),
     'HISTORY',
   ]
   // Images are long: wrapped inside the column when that keeps it 20 wide, else listed apart.
   const fitted = await fitOrSplit(head, body, {
     width,
-    wrapColumn: 8,
+    wrapColumn: head.indexOf('IMAGES'),
     minWrapWidth: 20,
     keyColumn: 1,
-    noHeaders,
+    noHeaders: options.noHeaders ?? false,
   })
   return fitted.split === undefined
     ? fitted.table

@@ -114,10 +114,11 @@ function parsePath(text: string): Step[] {
   return steps
 }
 
+/** A field name up to `.`, `[` or a space; `\.` is a dot of the name (`labels.app\.kubernetes\.io/name`). */
 function field(s: string, i: number, steps: Step[]): number {
   let j = i
-  while (j < s.length && !'.[ '.includes(s[j]!)) j++
-  const name = s.slice(i, j)
+  while (j < s.length && !'.[ '.includes(s[j]!)) j += s[j] === '\\' ? 2 : 1
+  const name = s.slice(i, j).replace(/\\(.)/g, '$1')
   if (name === '*') steps.push({kind: 'wildcard'})
   else if (name !== '') steps.push({kind: 'field', name})
   return j

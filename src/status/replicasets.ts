@@ -2,7 +2,13 @@
 // facts (owned, adopted, released) first, the controllerRef when the pass stopped before claiming.
 
 import type {MemoryStore} from '../cluster/memory.js'
-import {type Deployment, type Pod, type ReplicaSet, ReplicaSetKind} from '../controller/api/types.js'
+import {
+  type Deployment,
+  type LabelSelector,
+  type Pod,
+  type ReplicaSet,
+  ReplicaSetKind,
+} from '../controller/api/types.js'
 import {filterPodsByOwner, getControllerOf, specReplicas} from '../controller/controller-utils.js'
 import {
   findNewReplicaSet,
@@ -123,6 +129,8 @@ export function replicaSetRows(view: ReplicaSetView, now: number): ReplicaSetRow
       createdAt: rs.metadata.creationTimestamp ?? null,
       age: age(rs.metadata.creationTimestamp, now),
       images: (rs.spec.template?.spec?.containers ?? []).map((c) => c.image ?? ''),
+      containers: (rs.spec.template?.spec?.containers ?? []).map((c) => c.name ?? ''),
+      selector: selectorString(rs.spec.selector),
       revisionHistory: ann[RevisionHistoryAnnotation] ?? null,
     }
   })
@@ -154,4 +162,13 @@ export function scaledReplicaSets(ctx: RolloutContext): ScaleRecord[] {
     }
   }
   return records
+}
+
+/** A label selector as kubectl prints it; one the API server would refuse, as `<invalid>`. */
+function selectorString(selector: LabelSelector | undefined): string {
+  try {
+    return labelSelectorAsSelector(selector).toString()
+  } catch {
+    return '<invalid>'
+  }
 }

@@ -152,6 +152,10 @@ export interface ReplicaSetRow {
   /** kubectl's AGE column, relative to --now. */
   age: string
   images: string[]
+  /** The names of the pod template's containers (kubectl get rs -o wide: CONTAINERS). */
+  containers: string[]
+  /** spec.selector as kubectl prints it (`app=web,pod-template-hash=…`; -o wide: SELECTOR). */
+  selector: string
   /** The deployment.kubernetes.io/revision-history annotation: revisions this ReplicaSet had before. */
   revisionHistory: string | null
 }

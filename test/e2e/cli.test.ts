@@ -163,8 +163,9 @@ describe('dry-run sync', () => {
   it('-o wide lists every changed field', () => {
     const r = cli(['dry-run', 'sync', 'web', '-f', file, '--now', NOW, '-o', 'wide'])
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/^VERB +RESOURCE +NAME +CHANGE$/m)
+    expect(r.stdout).toMatch(/^VERB +RESOURCE +NAME +REPLICAS +REVISION +IMAGES +CHANGE$/m)
     expect(r.stdout).toMatch(/^update +deployments\/status +web +/m)
+    expect(r.stdout).toMatch(/^ +status\.observedGeneration: <none> -> 1$/m)
   })
 
   it('selects by namespace, all namespaces, labels and name', () => {

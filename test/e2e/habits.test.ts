@@ -1,10 +1,11 @@
 // kubectl's habits through the built binary: -h and `help COMMAND` everywhere, "did you mean" for
 // unknown commands and flags, and one error style (`error: ...`, never oclif's ` ›   Error:`).
 
-import {readFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
-import {cli, ROOT} from './helpers.js'
+import {afterAll, describe, expect, it} from 'vitest'
+import {BIN, cli, ROOT, tempFiles} from './helpers.js'
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
   commands: Record<string, {flags: Record<string, unknown>}>
@@ -110,5 +111,111 @@ describe('unknown commands and flags', () => {
       expect(r.stderr, args.join(' ')).not.toMatch(/^\s+at /m)
       if (r.code !== 0) expect(r.stderr, args.join(' ')).toMatch(/^error: /)
     }
+  })
+})
+
+describe('40 columns', () => {
+  /** Every line fits, or is one word that cannot be broken (a path, a URL). */
+  function expectFits(text: string, width: number, what: string): void {
+    for (const line of text.split('\n')) {
+      if ([...line].length <= width) continue
+      // -o's label lists its formats as one word (the completion reads them from it).
+      const rest = line.trim().replace(/^-o, (?=--output=)/, '')
+      expect(rest, `${what}: ${JSON.stringify(line)}`).not.toMatch(/\s/)
+    }
+  }
+  /**
+   * The words of a text, in order: the same at any width when no word is cut (`\` continues a
+   * long example command on the next line).
+   */
+  const words = (text: string) => text.split(/\s+/).filter((w) => w !== '' && w !== '\\')
+
+  it('help wraps at word boundaries to COLUMNS', () => {
+    for (const args of [[], ...COMMANDS]) {
+      const narrow = cli([...args, '--help'], {env: {COLUMNS: '40'}})
+      const wide = cli([...args, '--help'], {env: {COLUMNS: '300'}})
+      expect(narrow.code).toBe(0)
+      expectFits(narrow.stdout, 40, args.join(' ') || 'root')
+      expect(words(narrow.stdout)).toEqual(words(wide.stdout))
+      // The narrow help does wrap what the wide one keeps on a line.
+      expect(narrow.stdout.split('\n').length).toBeGreaterThan(wide.stdout.split('\n').length)
+    }
+  })
+})
+
+describe('40 columns: text and tables', () => {
+  /**
+   * Every word of the narrow text is a word of the unwrapped one, or pieces of one that break only
+   * after punctuation (`registry.example.com/` + `api:v2`): no word is cut anywhere else.
+   */
+  function expectWholeWords(narrow: string, wide: string, what: string): void {
+    const words = new Set(wide.split(/\s+/))
+    let piece = ''
+    for (const word of narrow.split(/\s+/).filter((w) => w !== '')) {
+      piece += word
+      if (words.has(piece)) piece = ''
+      else expect(piece, `${what}: ${piece}`).toMatch(/[.,;:/@]$/)
+    }
+    expect(piece, what).toBe('')
+  }
+
+  const NOW = ['--now', '2026-11-29T10:00:10Z']
+  it.each(['new-deployment.yaml', 'rolling-update.yaml', 'stuck-image-pull.yaml', 'multi.yaml'])(
+    'dry-run sync and explain wrap %s to COLUMNS at word boundaries',
+    (example) => {
+      for (const command of [['dry-run', 'sync'], ['explain']]) {
+        const args = [...command, '-f', join(ROOT, 'examples', example), '-A', ...NOW]
+        const what = `${command.join(' ')} ${example}`
+        const narrow = cli(args, {env: {COLUMNS: '40'}})
+        const wide = cli(args, {env: {COLUMNS: '1000'}})
+        expect(narrow.code, what).toBe(wide.code)
+        // Prose fits; a table row whose columns cannot fit even with a column split out may run longer.
+        for (const line of narrow.stdout.split('\n')) {
+          if ([...line].length > 40) expect(line.trim(), `${what}: ${line}`).toMatch(/^\S+$|\S {2,}\S/)
+        }
+        expectWholeWords(narrow.stdout, wide.stdout, what)
+        expect(narrow.stdout, what).not.toBe(wide.stdout)
+      }
+    },
+  )
+})
+
+describe('a progress line for long work, on a terminal only', () => {
+  const SCRIPT = '/usr/bin/script'
+  // Over 8 MB: the progress line is shown before parsing starts (a file that size takes ~1 s).
+  const dir = tempFiles({})
+  const big = join(dir, 'big.yaml')
+  const one = readFileSync(join(ROOT, 'examples/rolling-update.yaml'), 'utf8')
+  const docs: string[] = []
+  for (let n = 0, size = 0; size < 8.5 * 1024 * 1024; n++) {
+    const doc = one.replaceAll('namespace: demo', `namespace: ns${n}`)
+    docs.push(doc)
+    size += doc.length
+  }
+  writeFileSync(big, docs.join('\n---\n'))
+  const args = ['dry-run', 'sync', '-f', big, '-n', 'ns1', '--now', '2026-11-29T10:00:10Z', '-o', 'name']
+
+  afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+  it('never when stderr is not a terminal', () => {
+    const r = cli(args)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('deployment.apps/web\n')
+    expect(r.stderr).toBe('')
+  })
+
+  it.skipIf(!existsSync(SCRIPT))('on a terminal: names the file, and is erased before the output', () => {
+    const command = `stty cols 100 rows 30; ${[process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')}`
+    const r = spawnSync(SCRIPT, ['-qec', command, '/dev/null'], {
+      encoding: 'utf8',
+      env: {...process.env, NO_COLOR: '1', TERM: 'xterm', NODE_ENV: 'production'},
+      timeout: 120_000,
+    })
+    expect(r.status).toBe(0)
+    // The line, drawn and redrawn in place with \r, then blanked, then the output.
+    expect(r.stdout).toMatch(/\r[|/\\-] reading \S*big\.yaml \(8\.\d MB\)/)
+    const erased = r.stdout.lastIndexOf('\r ')
+    expect(erased).toBeGreaterThan(r.stdout.lastIndexOf('reading'))
+    expect(r.stdout.slice(erased)).toMatch(/^\r +\r(\r?\n)?deployment\.apps\/web\r?\n$/)
   })
 })

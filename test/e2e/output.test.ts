@@ -3,8 +3,10 @@
 // --no-headers drops the header rows of tables, and explain's former `-o text` is its table.
 
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
-import {cli, ROOT} from './helpers.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {deployment} from '../objects.js'
+import {cli, cliAsync, ROOT} from './helpers.js'
 
 const MULTI = join(ROOT, 'examples/multi.yaml')
 const ROLLING = join(ROOT, 'examples/rolling-update.yaml')
@@ -145,5 +147,124 @@ describe('--no-headers and the table aliases', () => {
     expect(table.code).toBe(0)
     expect(table.stdout).toBe(cli([...args, '-o', 'text']).stdout)
     expect(table.stdout).toBe(cli(args).stdout)
+  })
+})
+
+describe('-o wide adds columns, as kubectl does', () => {
+  it('dry-run sync: REPLICAS, REVISION and IMAGES of the object written, and every changed field', () => {
+    const args = ['dry-run', 'sync', '-f', ROLLING, '-n', 'demo', '--now', NOW]
+    const table = cli(args).stdout
+    const wide = cli([...args, '-o', 'wide'])
+    expect(wide.code).toBe(0)
+    expect(table).not.toContain('REPLICAS')
+    expect(wide.stdout).toMatch(/^VERB +RESOURCE +NAME +REPLICAS +REVISION +IMAGES +CHANGE$/m)
+    // The old ReplicaSet, scaled down to 2: revision 1, nginx:1.26.
+    expect(wide.stdout).toMatch(/^update +replicasets +web-\w+ +2 +1 +nginx:1\.26 +spec\.replicas: 3 -> 2$/m)
+    const noHeaders = cli([...args, '-o', 'wide', '--no-headers']).stdout
+    expect(noHeaders).not.toContain('REPLICAS')
+    expect(noHeaders).toMatch(/^update +replicasets +web-\w+ +2 +1 +nginx:1\.26 /m)
+  })
+
+  it('explain: the ReplicaSets with CONTAINERS and SELECTOR, as kubectl get rs -o wide', () => {
+    const args = ['explain', 'web', '-f', ROLLING, '-n', 'demo', '--now', NOW]
+    const table = cli(args).stdout
+    const wide = cli([...args, '-o', 'wide'], {env: {COLUMNS: '200'}})
+    expect(wide.code).toBe(0)
+    expect(table).not.toContain('SELECTOR')
+    expect(wide.stdout).toMatch(/^REVISION +NAME .* ROLE +CONTAINERS +IMAGES +SELECTOR +HISTORY$/m)
+    expect(wide.stdout).toMatch(
+      /^1 +web-(\w+) .* old +\w\S* +nginx:1\.26 +app=web,pod-template-hash=\1 +<none>$/m,
+    )
+  })
+})
+
+describe('every printing command takes the output vocabulary', () => {
+  const ROLLOUT = ['rollout', 'watch', 'web', '-f', ROLLING, '-n', 'demo', '--now', NOW]
+  it('rollout watch -o yaml prints one document per object after ---', async () => {
+    const r = cli([...ROLLOUT, '-o', 'yaml'])
+    expect(r.code).toBe(0)
+    const {parseAllDocuments} = await import('yaml')
+    const docs = parseAllDocuments(r.stdout).map((d) => d.toJSON() as {kind: string})
+    const json = cli([...ROLLOUT, '-o', 'json'])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown)
+    expect(docs).toEqual(json)
+    expect(docs.at(-1)?.kind).toBe('Summary')
+  })
+
+  it('rollout watch -o name names the Deployment at each step, as kubectl get -w -o name', () => {
+    const r = cli([...ROLLOUT, '-o', 'name'])
+    expect(r.code).toBe(0)
+    const steps = cli([...ROLLOUT, '-o', 'jsonpath={.kind}{"\\n"}']).stdout.match(/^Step$/gm)?.length
+    expect(steps).toBeGreaterThan(1)
+    expect(r.stdout).toBe('deployment.apps/web\n'.repeat(steps ?? 0))
+  })
+
+  it('rollout watch refuses wide: it prints no table', () => {
+    const r = cli([...ROLLOUT, '-o', 'wide'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^error: unable to match a printer suitable for the output format "wide"/)
+  })
+
+  const PASS = ['-f', ROLLING, '-n', 'demo', '--now', NOW]
+  const commands: Array<{name: string; args: string[]; formats: string[]}> = [
+    {
+      name: 'dry-run sync',
+      args: ['dry-run', 'sync', ...PASS],
+      formats: ['table', 'wide', 'json', 'yaml', 'name'],
+    },
+    {name: 'explain', args: ['explain', ...PASS], formats: ['table', 'wide', 'json', 'yaml', 'name']},
+    {name: 'reconcile-once (files)', args: ['reconcile-once', ...PASS], formats: ['json', 'yaml', 'name']},
+    {name: 'rollout watch', args: ROLLOUT, formats: ['table', 'json', 'yaml', 'name']},
+  ]
+  it.each(commands)('$name: each format, and jsonpath on its document', ({args, formats}) => {
+    const outputs = new Set<string>()
+    for (const format of formats) {
+      const r = cli([...args, '-o', format])
+      expect(r.code, format).toBe(0)
+      expect(r.stdout, format).not.toBe('')
+      outputs.add(r.stdout)
+    }
+    // No two formats print the same.
+    expect(outputs.size).toBe(formats.length)
+    const jp = cli([...args, '-o', 'jsonpath={.kind}'])
+    expect(jp.code).toBe(0)
+    expect(jp.stdout).toMatch(/^(SyncResult|ExplainResult|List|(Step)+Summary)$/)
+  })
+})
+
+describe('reconcile-once against a cluster takes the output vocabulary', () => {
+  let server: ApiServer
+  let env: NodeJS.ProcessEnv
+  beforeAll(async () => {
+    server = await startApiServer({objects: [deployment({name: 'web'})]})
+    env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+  // --dry-run=server: every run sends the same writes and the cluster stays as it was.
+  const run = (...args: string[]) => cliAsync(['reconcile-once', '--dry-run=server', ...args], {env})
+
+  it('table, wide, --no-headers, name and jsonpath', async () => {
+    const table = await run()
+    expect(table.stderr).toBe('')
+    expect(table.stdout).toMatch(/^VERB +RESOURCE +NAME +CHANGE +RESULT$/m)
+    expect(table.stdout).toMatch(
+      /^create +replicasets +web-\w+ +created \(replicas \d+, revision 1\) +succeeded$/m,
+    )
+    const wide = await run('-o', 'wide')
+    expect(wide.stdout).toMatch(/^VERB +RESOURCE +NAME +REPLICAS +REVISION +IMAGES +CHANGE +RESULT$/m)
+    const noHeaders = await run('--no-headers')
+    expect(noHeaders.stdout).not.toMatch(/VERB +RESOURCE/)
+    expect(noHeaders.stdout).toMatch(/^create +replicasets +web-\w+ /m)
+    expect((await run('-o', 'name')).stdout).toBe('deployment.apps/web\n')
+    const jp = await run(
+      '-o',
+      'jsonpath={range .items[*].actions[*]}{.verb} {.resource} {.outcome}{"\\n"}{end}',
+    )
+    expect(jp.stdout).toMatch(/^create replicasets succeeded\n/)
+    expect(server.store.list('replicasets', 'default')).toHaveLength(0)
   })
 })

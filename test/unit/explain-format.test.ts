@@ -88,7 +88,9 @@ describe('wrapping', () => {
   it('wraps cells after separators, cutting only what cannot break', () => {
     expect(wrapCell('registry.example.com/api:v2.1-typo', 21)).toBe('registry.example.com/\napi:v2.1-typo')
     expect(wrapCell('a -> b; c -> d', 8)).toBe('a -> b;\nc -> d')
-    expect(wrapCell('abcdefghij', 4)).toBe('abcd\nefgh\nij')
+    // Never cut inside a word: one longer than the width stays whole on its line.
+    expect(wrapCell('abcdefghij', 4)).toBe('abcdefghij')
+    expect(wrapCell('a NewReplicaSetCreated b', 8)).toBe('a\nNewReplicaSetCreated\nb')
   })
 })
 

@@ -13,7 +13,7 @@ const store = {
     {Category: 'fiction', Author: 'Herman Melville', Title: 'Moby Dick', Price: 8.99},
   ],
   Bicycle: [
-    {Color: 'red', Price: 19.95, IsNew: true},
+    {Color: 'red', Price: 19.95, IsNew: true, Tags: ['a', 'b']},
     {Color: 'green', Price: 20.01, IsNew: false},
   ],
   Labels: {'web/html': 15, 'k8s.io/name': 'k8s'},
@@ -64,8 +64,8 @@ describe('jsonpath (upstream: TestJSONPath, the store)', () => {
     {name: 'recursive descent', given: '{..Price}', want: '8.95 12.99 8.99 19.95 20.01'},
     {
       name: 'a map prints as JSON',
-      given: '{.Bicycle[0]}',
-      want: '{"Color":"red","Price":19.95,"IsNew":true}',
+      given: '{.Bicycle[1]}',
+      want: '{"Color":"green","Price":20.01,"IsNew":false}',
     },
     {name: 'a missing key prints nothing (kubectl allows missing keys)', given: '{.Nope}x', want: 'x'},
     {name: 'a string literal', given: '{.Name}{"\\n"}', want: 'jsonpath\n'},
@@ -75,6 +75,13 @@ describe('jsonpath (upstream: TestJSONPath, the store)', () => {
       want: '[reference, Nigel Rees] [fiction, Evelyn Waugh] [fiction, Herman Melville] ',
     },
     {name: 'range over one list visits it once', given: '{range .Bicycle}{@[0].Color}{end}', want: 'red'},
+    {name: 'a key with escaped dots', given: '{.Labels.k8s\\.io/name}', want: 'k8s'},
+    {name: 'a key with a slash', given: '{.Labels.web/html}', want: '15'},
+    {
+      name: "a range inside a range, over each item's list",
+      given: '{range .Bicycle[*]}{.Color}:{range .Tags[*]}{@},{end};{end}',
+      want: 'red:a,b,;green:;',
+    },
   ]
   it.each(cases)('$name: $given', ({given, want}) => {
     expect(jsonpath(given, store)).toBe(want)

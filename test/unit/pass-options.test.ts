@@ -125,3 +125,36 @@ describe('exitCodeFor', () => {
     expect(exitCodeFor(new Error('x'))).toBe(1)
   })
 })
+
+describe('PassOptions progress line', () => {
+  class Exposed extends PassOptions {
+    line() {
+      return this.progress()
+    }
+  }
+  const terminal = (stderr: {isTTY?: boolean}, env: NodeJS.ProcessEnv = {}) => {
+    const o = io()
+    return {o, options: new Exposed({...o, env, stderrTerminal: {...stderr, columns: 80}})}
+  }
+
+  it('on a terminal stderr, drawn on stderr', () => {
+    const {o, options} = terminal({isTTY: true})
+    const p = options.line()
+    p.set('reading x.yaml')
+    p.showNow()
+    p.stop()
+    expect(o.errors[0]).toBe('\r| reading x.yaml')
+  })
+
+  it('never with stderr in a pipe, with TERM=dumb, or with -v (its log lines share stderr)', async () => {
+    const cases = [terminal({isTTY: false}), terminal({}), terminal({isTTY: true}, {TERM: 'dumb'})]
+    const verbose = terminal({isTTY: true})
+    await verbose.options.complete({...flags, filename: ['a.yaml'], v: 4}, [])
+    for (const {o, options} of [...cases, verbose]) {
+      const p = options.line()
+      p.showNow()
+      p.stop()
+      expect(o.errors).toEqual([])
+    }
+  })
+})

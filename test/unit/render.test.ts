@@ -207,8 +207,14 @@ describe('renderSyncResult', () => {
       requeue: {kind: 'rateLimited' as const},
     }
     const out = await renderSyncResult(result([sample, failed]), {format: {kind: 'wide'}, before})
-    expect(out).toContain('VERB     RESOURCE             NAME      CHANGE')
-    expect(out).toContain('update   deployments/status   web       status.observedGeneration: 1 -> 2')
+    // Wide adds what the object written is: its replicas, revision and images.
+    expect(out).toContain('VERB     RESOURCE             NAME      REPLICAS   REVISION   IMAGES   CHANGE')
+    expect(out).toContain(
+      'update   replicasets          web-old   2          1          <none>   spec.replicas: 3 -> 2',
+    )
+    expect(out).toContain(
+      'update   deployments/status   web       3          1          <none>   status.observedGeneration: 1 -> 2',
+    )
     expect(out).toContain('actions: none\nevents: none\nrequeue: rate limited\nerror: boom')
   })
 

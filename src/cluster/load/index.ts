@@ -6,7 +6,7 @@ import type {World} from '../world.js'
 import {Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
-import {expandPaths, readFileBytes, readJsonListFile, readStdin} from './read.js'
+import {expandPaths, fileSize, readFileBytes, readJsonListFile, readStdin} from './read.js'
 import {bytesToText, checkBytes, checkText, MAX_YAML_BYTES, startsLikeJson} from './text.js'
 import {loadExactReader, NeedsExactReader, parseYaml} from './yaml-fast.js'
 
@@ -25,6 +25,8 @@ export interface LoadOptions {
   stdin?: () => Promise<string>
   /** Receives one line per note or warning; default: stderr. */
   warn?: (line: string) => void
+  /** Told of each file before it is read, with its size when known (a progress line). */
+  onFile?: (name: string, bytes: number | undefined) => void
   /** Keep each object as written, before defaulting, in World.raw. */
   keepRaw?: boolean
 }
@@ -149,6 +151,7 @@ async function loadOnce(
   const files = expandPaths(paths, opts.recursive ?? false)
   const c = collector({...opts, warn})
   for (const f of files) {
+    opts.onFile?.(f.name, fileSize(f))
     const streamed = readJsonListFile(f)
     if (streamed) {
       c.addDocs(f.name, streamed, false)

@@ -120,6 +120,13 @@ async function readStream(name: string, chunks: AsyncIterable<Buffer | string>):
   return buf
 }
 
+/** A file's size in bytes before it is read (undefined for stdin, a pipe, or one that is gone). */
+export function fileSize(f: InputFile): number | undefined {
+  if (f.path === undefined) return undefined
+  const st = statSync(f.path, {throwIfNoEntry: false})
+  return st?.isFile() ? st.size : undefined
+}
+
 export function readStdin(): Promise<Buffer> {
   return readStream(STDIN_NAME, process.stdin)
 }

@@ -20,7 +20,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on stderr).`
 
   static override usage = [
-    'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o table|wide|json|yaml|name|jsonpath=TEMPLATE] [--no-headers] [--exit-code]',
+    'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers] [--exit-code]',
   ]
 
   static override examples = [
@@ -50,7 +50,11 @@ ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on st
 
   static override flags = {
     ...passFlags,
-    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
+      default: 'table',
+      description:
+        'Output format: table; wide (the writes also with the REPLICAS, REVISION and IMAGES of the object written, and every field that changes); json or yaml (the SyncResult document); name (deployment.apps/NAME); or jsonpath=TEMPLATE.',
+    }),
     'exit-code': Flags.boolean({
       default: false,
       description:

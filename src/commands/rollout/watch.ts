@@ -41,8 +41,8 @@ Exit status: 0 when the rollout completes, 1 when the progress deadline is excee
 more can happen (a paused Deployment), 130 when interrupted.`
 
   static override usage = [
-    'rollout watch NAME [-n NS] [--timeout D] [--settled] [--paused-ok] [--line-mode] [-o json]',
-    'rollout watch NAME -f FILE... [-n NS] [--now T] [--pod-ready-after 10s] [--fail-new-pods N|P%] [--terminate-after 5s] [--max-time 30m] [--speed X] [--line-mode] [-o json]',
+    'rollout watch NAME [-n NS] [--timeout D] [--settled] [--paused-ok] [--line-mode] [-o FORMAT]',
+    'rollout watch NAME -f FILE... [-n NS] [--now T] [--pod-ready-after 10s] [--fail-new-pods N|P%] [--terminate-after 5s] [--max-time 30m] [--speed X] [--line-mode] [-o FORMAT]',
   ]
 
   static override examples = [
@@ -125,11 +125,11 @@ more can happen (a paused Deployment), 130 when interrupted.`
       default: false,
       description: 'One plain line per change, even on a terminal.',
     }),
-    ...outputFlags(['table', 'json', 'jsonpath'], {
+    ...outputFlags(['table', 'json', 'yaml', 'name', 'jsonpath'], {
       default: 'table',
       tables: false,
       description:
-        'Output format: table (the view on a terminal, lines otherwise; `text` is the same, its former name), json (one object per step, NDJSON) or jsonpath=TEMPLATE (run on each of those objects).',
+        'Output format: table (the view on a terminal, lines otherwise; `text` is the same, its former name), json (one object per step, NDJSON), yaml (one document per step, after ---), name (deployment.apps/NAME at each step, as kubectl get -w -o name) or jsonpath=TEMPLATE (run on each object). It prints no table: no wide, no --no-headers.',
     }),
   }
 
