@@ -136,6 +136,40 @@ for (const n of controllerOnly ? [] : SIZES) {
       name: `explain -A, ${n}`,
       cmd: tool('explain', '-A', '-f', json, '-o', 'json', ...now),
     })
+    // The fleet gate (issue 19): one row per Deployment, within 1.5x of dry-run sync.
+    entries.push({
+      key: `summary-${n}`,
+      // --fail-on invalid: the gate's path, with an exit 0 (the generator writes no invalid Deployment).
+      name: `explain -A --summary --fail-on invalid, ${n}`,
+      cmd: tool('explain', '-A', '--summary', '--fail-on', 'invalid', '-f', json, '-o', 'json', ...now),
+    })
+  }
+  if (n === 1000 && existsSync(join(root, 'dist', 'commands', 'explain.cjs'))) {
+    // 1,000 Deployments of one namespace sharing `app: shared`: explain must stay linear (issue 20, finding 8).
+    const shared = join(dir, `snap-${n}-shared.json`)
+    const gen = spawnSync(
+      process.execPath,
+      [generator, '--deployments', String(n), '--namespaces', '1', '--now', '2026-01-01T00:00:00Z'],
+      {maxBuffer: 1 << 30},
+    )
+    const rewrite = spawnSync(process.execPath, [join(root, 'bench', 'shared-selector.mjs')], {
+      input: gen.stdout,
+      maxBuffer: 1 << 30,
+    })
+    if (gen.status !== 0 || rewrite.status !== 0) throw new Error('shared-selector snapshot failed')
+    writeFileSync(shared, rewrite.stdout)
+    entries.push(
+      {
+        key: `dry-run-shared-${n}`,
+        name: `dry-run sync -A, ${n} sharing one selector`,
+        cmd: tool('dry-run', 'sync', '-A', '-f', shared, '-o', 'json', ...now),
+      },
+      {
+        key: `explain-shared-${n}`,
+        name: `explain -A, ${n} sharing one selector`,
+        cmd: tool('explain', '-A', '-f', shared, '-o', 'json', ...now),
+      },
+    )
   }
   if (n === 1000) {
     const yaml = generate(n, 'yaml')
@@ -228,6 +262,8 @@ const ratio = (a, b) => (m[a] && m[b] ? Number((m[a].medianMs / m[b].medianMs).t
 for (const n of SIZES) r[`dry-run/parse @${n}`] = ratio(`dry-run-${n}`, `parse-${n}`)
 r['dry-run/kubectl @1000'] = ratio('dry-run-1000', 'kubectl-1000')
 r['yaml/json @1000'] = ratio('dry-run-yaml-1000', 'dry-run-1000')
+r['explain --summary / dry-run @1000'] = ratio('summary-1000', 'dry-run-1000')
+r['explain / dry-run, shared selector @1000'] = ratio('explain-shared-1000', 'dry-run-shared-1000')
 if (SIZES.includes(5000) && m['dry-run-5000']) {
   r['growth 5000/1000'] = ratio('dry-run-5000', 'dry-run-1000')
   r['peak RSS 5000 / snapshot size'] = Number(
@@ -252,6 +288,7 @@ const targets = {
   'dry-run/parse @1000': 2.0,
   'dry-run/kubectl @1000': 0.25,
   'yaml/json @1000': 2.5,
+  'explain --summary / dry-run @1000': 1.5,
   'growth 5000/1000': 5.5,
   'peak RSS 5000 / snapshot size': 3.0,
   'start-up small file / kubectl version': 2.0,

@@ -32,7 +32,8 @@ export class DryRunSyncOptions extends PassOptions {
     const {passFailed} = await import('../pass/result.js')
     const failed = result.items.some(passFailed)
     if (!this.exitCode) return failed ? 1 : 0
-    if (failed) return 2
+    // Nothing selected while the input has Deployments elsewhere: a typo, not "nothing changes".
+    if (failed || this.wrongNamespace) return 2
     // A partial snapshot: the answer is about the objects given, not the cluster (warned on stderr).
     if (this.inputGaps.length > 0) return 2
     return result.items.some((r) => r.actions.some(isWrite)) ? 1 : 0

@@ -3,12 +3,15 @@
 // pass with the tracer on, given the World and, from a cluster, its recent Events.
 
 import type {World} from '../cluster/world.js'
+import {UsageError} from '../errors.js'
+import type {FailOn} from '../explain/summary.js'
 import type {ExplainResult} from '../explain/types.js'
+import type {ObjectRef} from '../pass/selection.js'
 import type {KubeEvent} from '../status/types.js'
 import {escapeControl} from '../util/terminal.js'
 import {type PassFlags, PassOptions, terminalWidth} from './pass-options.js'
 
-export type ExplainFlags = PassFlags
+export type ExplainFlags = PassFlags & {summary?: boolean; 'fail-on'?: string}
 
 /** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
 export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
@@ -16,6 +19,7 @@ export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, 
 }
 
 export class ExplainOptions extends PassOptions {
+  protected override acceptsRefs = true
   /** Blockers are read from pods: a live read lists them for every Deployment. */
   protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
   /** The terminal's width when stdout is one (process.stdout.columns). */
@@ -23,11 +27,11 @@ export class ExplainOptions extends PassOptions {
 
   /**
    * Recent events for the analysis: from a live cluster, the namespace's (or every namespace's)
-   * Events; none from files (the loader keeps Deployments, ReplicaSets and Pods). Events that cannot
-   * be listed (RBAC) leave the explanation without them rather than failing it.
+   * Events; from files, the Events they hold (`kubectl get events -o yaml` in a snapshot). Events
+   * that cannot be listed (RBAC) leave the explanation without them rather than failing it.
    */
-  async events(): Promise<KubeEvent[] | undefined> {
-    if (!this.live) return undefined
+  async events(world: World): Promise<KubeEvent[] | undefined> {
+    if (!this.live) return world.events && world.events.length > 0 ? world.events : undefined
     const {listAll} = await import('../cluster/live/read.js')
     const namespace = this.selection.allNamespaces ? undefined : this.selection.namespace
     try {
@@ -41,26 +45,114 @@ export class ExplainOptions extends PassOptions {
     }
   }
 
+  /**
+   * The Deployments that control the ReplicaSets and pods named on the command line (rs/NAME,
+   * pod/NAME): they join the selection, and their explanations start from those objects.
+   */
+  async resolveRefs(world: World): Promise<Map<string, ObjectRef[]>> {
+    const starts = new Map<string, ObjectRef[]>()
+    const others = this.refs.filter((r) => r.kind !== 'Deployment')
+    if (others.length === 0) return starts
+    const {owningDeployment} = await import('../pass/selection.js')
+    const {DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
+    const namespace = this.selection.namespace || DEFAULT_NAMESPACE
+    const names = [...(this.selection.names ?? [])]
+    for (const ref of others) {
+      const name = owningDeployment(world, namespace, ref)
+      if (!names.includes(name)) names.push(name)
+      const key = `${namespace}/${name}`
+      starts.set(key, [...(starts.get(key) ?? []), ref])
+    }
+    this.selection = {...this.selection, names}
+    return starts
+  }
+
   async explain(world: World): Promise<ExplainResult> {
     const {explainWorld} = await import('../explain/index.js')
+    const starts = await this.resolveRefs(world)
     const {result} = await explainWorld(world, this.selection, {
+      starts,
       now: this.now,
       gates: this.gates,
-      events: await this.events(),
+      events: await this.events(world),
+      eventsFrom: this.isLive ? 'cluster' : 'files',
       checkInput: !this.isLive,
     })
     return result
   }
 
-  /** Prints the explanations; returns the exit code (0: explaining a stuck rollout is a success). */
+  /** --summary: one row per Deployment. */
+  summary = false
+  /** --fail-on: exit 1 when a Deployment is in one of these states. */
+  failOn: FailOn[] = []
+
+  override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
+    await super.complete(flags, args)
+    this.summary = flags.summary === true
+    if (flags['fail-on'] !== undefined) {
+      const {FAIL_ON} = await import('../explain/summary.js')
+      const given = flags['fail-on']
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== '')
+      const bad = given.filter((x) => !(FAIL_ON as readonly string[]).includes(x))
+      if (given.length === 0 || bad.length > 0) {
+        throw new UsageError(
+          `invalid --fail-on "${flags['fail-on']}": want a comma-separated list of ${FAIL_ON.join(', ')}`,
+        )
+      }
+      this.failOn = [...new Set(given)] as FailOn[]
+    }
+  }
+
+  /**
+   * Prints the explanations (or with --summary one row each); returns the exit code: 0, explaining
+   * a stuck rollout being a success, unless --fail-on names a state some Deployment is in (1), or
+   * nothing was selected while other namespaces hold Deployments (1).
+   */
   async run(): Promise<number> {
     const world = await this.load()
+    if (this.summary) return this.runSummary(world)
     const result = await this.explain(world)
     if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
     await this.print(result, (options) =>
       renderExplainResult(result, {...options, width: outputWidth(this.io, this.columns)}),
     )
-    return 0
+    const {failOnStates} = await import('../explain/summary.js')
+    return this.gate(
+      result.items.map((e) => ({...e.deployment, matches: failOnStates(e.verdict, e.progress)})),
+    )
+  }
+
+  private async runSummary(world: World): Promise<number> {
+    const {summarizeWorld} = await import('../explain/summary.js')
+    const summary = await summarizeWorld(world, this.selection, {
+      now: this.now,
+      gates: this.gates,
+      events: await this.events(world),
+      eventsFrom: this.isLive ? 'cluster' : 'files',
+      checkInput: !this.isLive,
+    })
+    if (summary.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    const {renderSummary} = await import('../render/explain-summary.js')
+    await this.print(summary, (options) => renderSummary(summary, options))
+    return this.gate(summary.items)
+  }
+
+  /** --fail-on: 1 when any Deployment matches (named on stderr), or when the namespace was a mistake. */
+  private gate(rows: Array<{namespace: string; name: string; matches: FailOn[]}>): number {
+    if (this.failOn.length === 0) return 0
+    if (this.wrongNamespace) return 1
+    const hit = rows.filter((r) => r.matches.some((m) => this.failOn.includes(m)))
+    if (hit.length === 0) return 0
+    const shown = hit
+      .slice(0, 10)
+      .map((r) => `${r.namespace}/${r.name} (${r.matches.filter((m) => this.failOn.includes(m)).join(', ')})`)
+    const more = hit.length - shown.length
+    this.io.err(
+      `--fail-on ${this.failOn.join(',')}: ${hit.length} of ${rows.length} ${rows.length === 1 ? 'Deployment matches' : 'Deployments match'}: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}\n`,
+    )
+    return 1
   }
 }

@@ -75,8 +75,9 @@ export const inputFlags = {
 /** The controller's clock and its gates: what makes a pass replayable. */
 export const clockFlags = {
   now: Flags.string({
-    helpValue: 'RFC3339',
-    description: "The controller's clock, e.g. 2026-11-29T10:05:00Z (default: the current time).",
+    helpValue: 'RFC3339|+DURATION',
+    description:
+      "The controller's clock, e.g. 2026-11-29T10:05:00Z (default: the current time); or relative, e.g. +10m or -1h: to the current time, or with -f to the snapshot's newest timestamp.",
   }),
   'feature-gates': Flags.string({
     helpValue: 'NAME=BOOL,...',

@@ -8,12 +8,12 @@ import type {PodsToRead} from '../cluster/live/read.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
-import {UsageError} from '../errors.js'
+import {InputError, UsageError} from '../errors.js'
 import type {PassOutcome} from '../pass/run.js'
-import type {Selection} from '../pass/selection.js'
+import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
-import {parseRFC3339} from '../util/duration.js'
+import {parseDuration, parseRFC3339} from '../util/duration.js'
 import type {IO} from './base-command.js'
 import {Progress, progressWanted, withProgress} from './progress.js'
 
@@ -70,6 +70,8 @@ export class PassOptions {
   validate: ValidateMode = 'strict'
   selection: Selection = {}
   now = 0
+  /** --now as written (undefined: the current time). */
+  clock: Clock | undefined
   gates!: FeatureGates & {values: Record<string, boolean>}
   connectionFlags: ConnectionFlags = {}
   verbosity = 0
@@ -83,13 +85,25 @@ export class PassOptions {
   protected outputKinds: readonly OutputKind[] = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath']
   protected defaultOutput: OutputKind = 'table'
 
+  /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
+  protected acceptsRefs = false
+  /** The objects named on the command line, when the command accepts more than Deployments. */
+  refs: ObjectRef[] = []
+
   constructor(protected readonly io: IO) {}
 
   /** Completes every group, as kubectl's Complete() fills an options struct from its flag sets. */
   async complete(flags: PassFlags, args: readonly string[]): Promise<void> {
     Object.assign(this, completeInput(flags))
-    this.selection = await completeSelection(flags, args)
+    this.selection = await completeSelection(flags, this.acceptsRefs ? [] : args)
+    if (this.acceptsRefs) {
+      const {parseRefs} = await import('../pass/selection.js')
+      this.refs = parseRefs(args)
+      this.selection.names = this.refs.filter((r) => r.kind === 'Deployment').map((r) => r.name)
+    }
     Object.assign(this, await completeClock(flags))
+    if (this.clock?.kind === 'relative' && this.isLive)
+      this.noteClock('the current time', this.now - this.clock.offsetMs)
     this.connectionFlags = await completeConnection(flags)
     Object.assign(this, completeOutput(flags, this.outputKinds, this.defaultOutput))
     this.verbosity = flags.v ?? 0
@@ -98,6 +112,10 @@ export class PassOptions {
   async validateOptions(): Promise<void> {
     const {validateSelection} = await import('../pass/selection.js')
     validateSelection(this.selection)
+    if (this.refs.length > 0 && (this.selection.names ?? []).length === 0) {
+      // A pod or ReplicaSet is named in one namespace, as a Deployment is.
+      validateSelection({...this.selection, names: this.refs.map((r) => r.name)})
+    }
     if (this.selection.allNamespaces && this.selection.namespace) {
       // kubectl lets -A win silently; saying so avoids a surprising selection.
       this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.selection.namespace}\n`)
@@ -109,7 +127,36 @@ export class PassOptions {
   }
 
   async load(): Promise<World> {
-    if (this.isLive) return this.loadLive()
+    const world = this.isLive ? await this.loadLive() : await this.loadFiles()
+    if (this.clock?.kind === 'relative' && !this.isLive) await this.anchorClock(world, this.clock)
+    await this.checkNames(world)
+    return world
+  }
+
+  /** --now +10m with files: from the snapshot's newest timestamp (the current time when it has none). */
+  private async anchorClock(world: World, clock: Extract<Clock, {kind: 'relative'}>): Promise<void> {
+    const {newestTimestamp} = await import('../cluster/world.js')
+    const newest = newestTimestamp(world)
+    const anchor = newest === undefined ? wholeSeconds(Date.now()) : wholeSeconds(newest)
+    this.now = anchor + clock.offsetMs
+    this.noteClock(
+      newest === undefined
+        ? 'the current time (the files carry no timestamp)'
+        : "the snapshot's newest timestamp",
+      anchor,
+    )
+  }
+
+  /** Says on stderr what a relative --now resolved to, and from what. */
+  private noteClock(from: string, anchor: number): void {
+    if (this.clock?.kind !== 'relative') return
+    const at = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+    const by = this.clock.text.replace(/^[+-]/, '')
+    const side = this.clock.offsetMs < 0 ? 'before' : 'after'
+    this.io.err(`note: --now ${this.clock.text} is ${at(this.now)}, ${by} ${side} ${from} (${at(anchor)})\n`)
+  }
+
+  private async loadFiles(): Promise<World> {
     const {loadWorld} = await import('../cluster/load/index.js')
     const progress = this.progress()
     return withProgress(progress, () =>
@@ -135,6 +182,54 @@ export class PassOptions {
     const terminal = this.io.stderrTerminal ?? {}
     const stream = {...terminal, write: (text: string) => this.io.err(text)}
     return new Progress(stream, progressWanted(stream, this.io.env) && this.verbosity === 0)
+  }
+
+  /**
+   * Deployments outside the selected namespace, named `name` when given: from the files, or from
+   * one list across the cluster's namespaces (nothing when that is not allowed).
+   */
+  protected async deploymentsElsewhere(world: World | undefined, name?: string): Promise<DeploymentKey[]> {
+    const {namespaceOf} = await import('../cluster/memory.js')
+    if (!this.isLive) {
+      return (world?.deployments ?? [])
+        .filter((d) => name === undefined || d.metadata.name === name)
+        .map((d) => ({namespace: namespaceOf(d), name: d.metadata.name ?? ''}))
+    }
+    if (!this.live) return []
+    const {collectionPath} = await import('../cluster/live/read.js')
+    try {
+      const page = await this.live.api.request<{items?: Deployment[]}>({
+        method: 'GET',
+        path: collectionPath('deployments', undefined),
+        query: {limit: 500, ...(name !== undefined ? {fieldSelector: `metadata.name=${name}`} : {})},
+      })
+      return (page.items ?? []).map((d) => ({namespace: namespaceOf(d), name: d.metadata.name ?? ''}))
+    } catch {
+      return []
+    }
+  }
+
+  /** Where else a Deployment or Deployments are, as a hint (undefined: nowhere). */
+  async namespaceHint(world: World | undefined, name?: string): Promise<string | undefined> {
+    if (this.selection.allNamespaces) return undefined
+    const {namespaceHint} = await import('../pass/selection.js')
+    const found = await this.deploymentsElsewhere(world, name)
+    return namespaceHint(this.selection, found, this.isLive ? 'cluster' : 'files', name)
+  }
+
+  /** A named Deployment that is not in the namespace but elsewhere: kubectl's NotFound with the hint. */
+  private async checkNames(world: World): Promise<void> {
+    const names = this.selection.names ?? []
+    if (names.length === 0 || this.selection.allNamespaces) return
+    const {namespaceOf, DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
+    const namespace = this.selection.namespace || DEFAULT_NAMESPACE
+    for (const name of names) {
+      if (world.deployments.some((d) => d.metadata.name === name && namespaceOf(d) === namespace)) continue
+      const hint = await this.namespaceHint(world, name)
+      if (hint !== undefined) {
+        throw new InputError(`deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`)
+      }
+    }
   }
 
   /** Connects to the cluster of the connection flags (requests logged at -v 6). */
@@ -223,15 +318,18 @@ export class PassOptions {
     )
   }
 
-  /** kubectl's "No resources found", with a hint when the files hold Deployments elsewhere. */
+  /** Set by nothingSelected(): nothing was selected, but there are Deployments in other namespaces. */
+  wrongNamespace = false
+
+  /** kubectl's "No resources found", with a hint when the files or the cluster hold Deployments elsewhere. */
   protected async nothingSelected(world: World): Promise<string> {
     const {noResourcesMessage} = await import('../pass/selection.js')
-    const {namespaceOf} = await import('../cluster/memory.js')
     const message = noResourcesMessage(this.selection)
-    if (this.selection.allNamespaces || this.selection.labelSelector) return message
-    const elsewhere = [...new Set(world.deployments.map(namespaceOf))].sort()
-    if (elsewhere.length === 0) return message
-    return `${message}\nThe files hold Deployments in namespace ${elsewhere.join(', ')}: use -n ${elsewhere[0]} or -A.`
+    if (this.selection.labelSelector) return message
+    const hint = await this.namespaceHint(world)
+    if (hint === undefined) return message
+    this.wrongNamespace = true
+    return `${message}\n${hint[0]?.toUpperCase()}${hint.slice(1)}.`
   }
 }
 
@@ -279,19 +377,44 @@ export async function completeSelection(
 
 export async function completeClock(
   flags: ClockFlagValues,
-): Promise<{now: number; gates: FeatureGates & {values: Record<string, boolean>}}> {
+): Promise<{now: number; clock: Clock | undefined; gates: FeatureGates & {values: Record<string, boolean>}}> {
   const {parseFeatureGates} = await import('../controller/features.js')
-  return {now: parseNow(flags.now), gates: parseFeatureGates(flags['feature-gates'])}
+  const clock = flags.now === undefined ? undefined : parseClock(flags.now)
+  return {
+    now: clock?.kind === 'absolute' ? clock.ms : wholeSeconds(Date.now() + (clock?.offsetMs ?? 0)),
+    clock,
+    gates: parseFeatureGates(flags['feature-gates']),
+  }
 }
+
+const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000
 
 /** --now: RFC 3339; default the current time, in whole seconds as metav1.Time keeps it. */
 export function parseNow(text: string | undefined): number {
-  if (text === undefined) return Math.floor(Date.now() / 1000) * 1000
+  if (text === undefined) return wholeSeconds(Date.now())
+  const clock = parseClock(text)
+  return clock.kind === 'absolute' ? clock.ms : wholeSeconds(Date.now() + clock.offsetMs)
+}
+
+export type Clock = {kind: 'absolute'; ms: number} | {kind: 'relative'; offsetMs: number; text: string}
+
+/**
+ * --now as written: an RFC 3339 time, or a signed duration (`+10m`, `-1h30m`) relative to the
+ * current time (a cluster) or to the snapshot's newest timestamp (files).
+ */
+export function parseClock(text: string): Clock {
+  const m = /^\s*([+-])([0-9.].*)$/.exec(text)
+  if (m) {
+    const ms = parseDuration(`${m[2]}`)
+    if (ms !== undefined) return {kind: 'relative', offsetMs: m[1] === '-' ? -ms : ms, text: text.trim()}
+  }
   const ms = parseRFC3339(text)
   if (ms === undefined) {
-    throw new UsageError(`invalid --now "${text}": want an RFC 3339 time such as 2026-11-29T10:05:00Z`)
+    throw new UsageError(
+      `invalid --now "${text}": want an RFC 3339 time such as 2026-11-29T10:05:00Z, or a duration relative to the current time (or, with -f, to the snapshot's newest timestamp) such as +10m or -1h`,
+    )
   }
-  return ms
+  return {kind: 'absolute', ms}
 }
 
 export async function completeConnection(flags: ConnectionFlags): Promise<ConnectionFlags> {

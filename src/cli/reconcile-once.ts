@@ -65,7 +65,6 @@ export class ReconcileOnceOptions extends PassOptions {
 
   private async runLive(world: World): Promise<number> {
     const {runLivePasses} = await import('../pass/live.js')
-    const {noResourcesMessage} = await import('../pass/selection.js')
     const live = this.live!
     const {result, stops, before} = await runLivePasses(world, this.selection, {
       api: live.api,
@@ -78,7 +77,7 @@ export class ReconcileOnceOptions extends PassOptions {
       pods: this.livePods,
       warn: (line) => this.io.err(`${escapeControl(line)}\n`),
     })
-    if (result.items.length === 0) this.io.err(`${noResourcesMessage(this.selection)}\n`)
+    if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderSyncResult} = await import('../render/sync-result.js')
     await this.print(result, (options) => renderSyncResult(result, {...options, before}))
     return this.reportErrors(result.items, stops)

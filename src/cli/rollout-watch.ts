@@ -156,6 +156,7 @@ export class RolloutWatchOptions extends PassOptions {
   async runLive(): Promise<number> {
     const {LiveWatch} = await import('../watch/live.js')
     const {api, connection} = await this.connectLive()
+    this.selection = {...this.selection, namespace: connection.namespace}
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     const interactive = this.interactive()
     const watch = new LiveWatch({
@@ -187,10 +188,18 @@ export class RolloutWatchOptions extends PassOptions {
     try {
       const end = await watch.run(sink.update)
       sink.finish(end.outcome)
+      await this.notFoundHint(end.outcome)
       return end.code
     } finally {
       process.removeListener('SIGINT', onSignal)
     }
+  }
+
+  /** A Deployment that was never found: where the cluster has one of that name, on stderr. */
+  private async notFoundHint(outcome: WatchOutcome): Promise<void> {
+    if (outcome.kind !== 'deleted' || !outcome.message.startsWith('Error from server (NotFound)')) return
+    const hint = await this.namespaceHint(undefined, this.name)
+    if (hint !== undefined) this.io.err(`${hint[0]?.toUpperCase()}${hint.slice(1)}.\n`)
   }
 
   /**

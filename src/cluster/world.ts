@@ -11,10 +11,35 @@ export interface SourceRef {
   index?: number
 }
 
+/** A Kubernetes Event as the core/v1 or events.k8s.io/v1 API returns it (the fields explain reads). */
+export interface KubeEvent {
+  type?: string
+  reason?: string
+  message?: string
+  note?: string
+  count?: number
+  firstTimestamp?: string | null
+  lastTimestamp?: string | null
+  eventTime?: string | null
+  series?: {count?: number; lastObservedTime?: string}
+  involvedObject?: EventObject
+  regarding?: EventObject
+  metadata?: {namespace?: string; name?: string; creationTimestamp?: string}
+}
+
+export interface EventObject {
+  kind?: string
+  name?: string
+  namespace?: string
+  uid?: string
+}
+
 export interface World {
   deployments: Deployment[]
   replicaSets: ReplicaSet[]
   pods: Pod[]
+  /** Events found in files (core/v1 and events.k8s.io/v1); a cluster's are read by explain itself. */
+  events?: KubeEvent[]
   /** Source of each loaded object (by identity); absent for objects from a live cluster. */
   sources: WeakMap<object, SourceRef>
   /** Each object as written, before defaulting (only when the loader is asked to keep them: `plan`). */
@@ -23,4 +48,46 @@ export interface World {
 
 export function emptyWorld(): World {
   return {deployments: [], replicaSets: [], pods: [], sources: new WeakMap()}
+}
+
+/**
+ * The newest timestamp the objects carry (creation, start, condition and container times; Events'
+ * times), of one namespace or of all: the time a snapshot was taken, near enough. Deletion
+ * timestamps are left out (they lie in the future by the grace period).
+ */
+export function newestTimestamp(world: World, namespace?: string): number | undefined {
+  let newest: number | undefined
+  const see = (v: unknown) => {
+    if (typeof v !== 'string') return
+    const t = Date.parse(v)
+    if (Number.isFinite(t) && (newest === undefined || t > newest)) newest = t
+  }
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+  const inScope = (ns: string | undefined) => namespace === undefined || (ns || 'default') === namespace
+  const objects = [...world.deployments, ...world.replicaSets, ...world.pods].filter((o) =>
+    inScope(o.metadata.namespace),
+  )
+  for (const o of objects) {
+    see(o.metadata.creationTimestamp)
+    const status = field(o, 'status')
+    see(field(status, 'startTime'))
+    for (const c of list(field(status, 'conditions'))) {
+      see(field(c, 'lastUpdateTime'))
+      see(field(c, 'lastTransitionTime'))
+    }
+    for (const c of list(field(status, 'containerStatuses'))) {
+      see(field(field(field(c, 'state'), 'running'), 'startedAt'))
+      see(field(field(field(c, 'state'), 'terminated'), 'finishedAt'))
+      see(field(field(field(c, 'lastState'), 'terminated'), 'finishedAt'))
+    }
+  }
+  for (const e of world.events ?? []) {
+    if (!inScope(e.metadata?.namespace)) continue
+    for (const t of [e.series?.lastObservedTime, e.lastTimestamp, e.eventTime, e.firstTimestamp]) see(t)
+  }
+  return newest
+}
+
+function field(v: unknown, key: string): unknown {
+  return typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined
 }

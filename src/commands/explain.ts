@@ -1,3 +1,4 @@
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
 import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
@@ -19,14 +20,19 @@ resolved, max total pods, minAvailable, the scale-up and scale-down budgets, pro
   - the writes of the next pass (as "dry-run sync" prints them) and when the controller looks again.
 
 Without -f it reads the cluster of the current kubeconfig context (nothing is written) and also shows the recent \
-Warning events of the Deployment, its ReplicaSets and their pods.
+Warning events of the Deployment, its ReplicaSets and their pods; with -f, the Events the files hold (kubectl get \
+events -o yaml, core/v1 or events.k8s.io/v1) are read the same way.
+
+Start from a pod or ReplicaSet (pod/NAME, po/NAME, rs/NAME, replicaset/NAME): explain finds the Deployment that \
+controls it and the report starts from that object. When -f input lacks the ReplicaSets or pods a Deployment's \
+status refers to, the verdict is IncompleteInput, with the command that gets a complete snapshot (docs/inputs.md).
 
 -o json and -o yaml print the same facts as an ExplainResult document (-o name and -o jsonpath read it too); the reason codes are listed in \
 docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 columns); colour only on a terminal \
 without NO_COLOR.`
 
   static override usage = [
-    'explain [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers]',
+    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers]',
   ]
 
   static override examples = [
@@ -40,6 +46,14 @@ without NO_COLOR.`
       command: '<%= config.bin %> <%= command.id %> deployment/api -n demo',
     },
     {
+      description: 'Start from a failing pod: the report starts from it, then its Deployment:',
+      command: '<%= config.bin %> <%= command.id %> pod/api-6f64564f4d-blwqh -n demo',
+    },
+    {
+      description: 'A fleet gate: one line per Deployment, exit 1 when any is stuck or past its deadline:',
+      command: '<%= config.bin %> <%= command.id %> -A --summary --fail-on stuck,deadline',
+    },
+    {
       description: 'Every Deployment of a snapshot, as JSON for a script:',
       command: 'kubectl get deploy,rs,pods -A -o yaml | <%= config.bin %> <%= command.id %> -f - -A -o json',
     },
@@ -48,11 +62,21 @@ without NO_COLOR.`
   static override strict = false
 
   static override args = deploymentArgs(
-    'Deployments to explain: NAME, deployment/NAME, or deployment NAME...',
+    'Deployments to explain: NAME, deployment/NAME, or deployment NAME...; or a pod or ReplicaSet to start from: pod/NAME, rs/NAME',
   )
 
   static override flags = {
     ...passFlags,
+    summary: Flags.boolean({
+      default: false,
+      description:
+        'One line per Deployment: namespace/name, verdict, ready/desired, updated, available and the deadline clock (-o json: the same rows).',
+    }),
+    'fail-on': Flags.string({
+      helpValue: 'stuck,deadline,incomplete,invalid',
+      description:
+        'Exit 1 when any Deployment is stuck (Stalled or DeadlineExceeded), past its progress deadline, explained from incomplete input, or invalid; a comma-separated list.',
+    }),
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
       default: 'table',
       description:

@@ -15,6 +15,7 @@ import {minReadyOutlastsDeadline} from '../status/progress.js'
 import {selectorOf} from '../status/replicasets.js'
 import type {Blocker, DeadEnd, ProgressClock} from '../status/types.js'
 import {seconds} from '../util/duration.js'
+import {overlapOf, overlappingReplicaSet} from './overlaps.js'
 import type {Fenceposts} from './types.js'
 
 export function explainDeadEnds(
@@ -101,28 +102,34 @@ export function explainDeadEnds(
     })
   }
 
-  const mine = selectorOf(d)
-  const myLabels = d.spec.template.metadata?.labels
-  for (const other of ctx.others) {
-    const theirs = selectorOf(other)
-    const theyMatchMe = theirs !== undefined && !theirs.empty() && theirs.matches(myLabels)
-    const iMatchThem =
-      mine !== undefined && !mine.empty() && mine.matches(other.spec.template.metadata?.labels)
-    if (!theyMatchMe && !iMatchThem) continue
+  const overlap = overlapOf(ctx)
+  if (overlap.count === 1) {
+    const other = overlap.names[0]
+    const theirs = selectorOf(ctx.others.find((o) => o.metadata.name === other) ?? d)
+    const mine = selectorOf(d)
     const what =
-      theyMatchMe && iMatchThem
-        ? `Deployment ${other.metadata.name} and this one select each other's pods (selectors ${theirs?.toString()} and ${mine?.toString()}).`
-        : theyMatchMe
-          ? `Deployment ${other.metadata.name}'s selector (${theirs?.toString()}) selects this Deployment's pods.`
-          : `This Deployment's selector (${mine?.toString()}) selects the pods of Deployment ${other.metadata.name}.`
+      overlap.theyMatchMe && overlap.iMatchThem
+        ? `Deployment ${other} and this one select each other's pods (selectors ${theirs?.toString()} and ${mine?.toString()}).`
+        : overlap.theyMatchMe
+          ? `Deployment ${other}'s selector (${theirs?.toString()}) selects this Deployment's pods.`
+          : `This Deployment's selector (${mine?.toString()}) selects the pods of Deployment ${other}.`
     out.push({
       code: 'OverlappingSelector',
       message: `${what} Controllers with overlapping selectors fight: an orphaned ReplicaSet of one can be adopted by the other, and label-based tools count the pods of both.`,
-      objects: [`Deployment/${other.metadata.name}`],
+      objects: [`Deployment/${other}`],
+    })
+  } else if (overlap.count > 1) {
+    const more = overlap.count - overlap.names.length
+    out.push({
+      code: 'OverlappingSelector',
+      message: `This Deployment and ${overlap.count} others of the namespace select each other's pods (this one's selector: ${selectorOf(d)?.toString()}): ${overlap.names.join(', ')}${more > 0 ? ` and ${more} more` : ''}. Their ReplicaSets match each other's selectors too; each controller leaves the others' alone. Controllers with overlapping selectors fight: an orphaned ReplicaSet of one can be adopted by another, and label-based tools count the pods of all of them.`,
+      objects: overlap.names.map((n) => `Deployment/${n}`),
     })
   }
 
-  for (const info of view.all.filter((i) => i.ownership === 'foreign')) {
+  // With a group of overlapping Deployments, their ReplicaSets are named by the dead end above, once.
+  const overlapping = (info: (typeof view.all)[number]) => overlappingReplicaSet(overlap, info.controller)
+  for (const info of view.all.filter((i) => i.ownership === 'foreign' && !overlapping(i))) {
     out.push({
       code: 'ForeignOwnedMatchingReplicaSet',
       message: `ReplicaSet ${info.rs.metadata.name} matches this Deployment's selector but is controlled by ${info.controller}: the controller leaves it alone and does not count its pods, though label-based tools (Services, kubectl get pods -l) see them.`,

@@ -10,16 +10,19 @@ import type {FeatureGates} from '../controller/interfaces.js'
 import {ChangeTracker} from '../pass/change.js'
 import {type DeploymentResult, envelope} from '../pass/result.js'
 import {type PassOutcome, runPasses} from '../pass/run.js'
-import type {Selection} from '../pass/selection.js'
-import {podsInInput, warningEvents} from '../status/blockers.js'
+import type {ObjectRef, Selection} from '../pass/selection.js'
+import {concerningEvents, newestEventTime, podsInInput, warningEvents} from '../status/blockers.js'
+import type {RolloutContext} from '../status/context.js'
 import {rolloutContext, stateOf} from '../status/index.js'
 import {replicaSetRows} from '../status/replicasets.js'
 import type {KubeEvent} from '../status/types.js'
 import {explainDeadEnds} from './dead-ends.js'
 import {explainNext} from './next.js'
+import {overlapOf, overlappingReplicaSet} from './overlaps.js'
 import {explainPass} from './pass.js'
+import {describeStart} from './start.js'
 import {explainTemplateDiff} from './template.js'
-import type {ExplainResult, Explanation} from './types.js'
+import type {EventSource, ExplainResult, Explanation} from './types.js'
 
 export interface ExplainOptions {
   /** --now, epoch milliseconds. */
@@ -29,6 +32,10 @@ export interface ExplainOptions {
   events?: KubeEvent[]
   /** Files: say when the input lacks what the Deployment's status refers to (IncompleteInput). */
   checkInput?: boolean
+  /** Pods and ReplicaSets named on the command line, by `namespace/name` of their Deployment. */
+  starts?: Map<string, ObjectRef[]>
+  /** Where `events` come from (default: cluster). */
+  eventsFrom?: 'cluster' | 'files'
 }
 
 export interface ExplainOutcome {
@@ -65,6 +72,7 @@ export function explainDeployment(
   const {d} = ctx
   const state = stateOf(ctx)
   const pass = explainPass(ctx)
+  const overlap = overlapOf(ctx)
   const deadEnds = explainDeadEnds(ctx, state.blockers, state.progress, pass.fenceposts)
   if (state.noController) {
     deadEnds.unshift({
@@ -74,13 +82,19 @@ export function explainDeployment(
     })
   }
   return {
+    startedFrom: (options.starts?.get(`${ctx.namespace}/${ctx.name}`) ?? []).map((ref) =>
+      describeStart(ctx, state, ref),
+    ),
     deployment: {namespace: ctx.namespace, name: ctx.name},
     generation: d.metadata.generation ?? 0,
     observedGeneration: d.status?.observedGeneration ?? 0,
     strategy: d.spec.strategy?.type ?? null,
     verdict: state.verdict,
     rolloutStatus: state.rolloutStatus,
-    replicaSets: replicaSetRows(ctx.view, options.now),
+    replicaSets: replicaSetRows(
+      {...ctx.view, all: ctx.view.all.filter((i) => !overlappingReplicaSet(overlap, i.controller))},
+      options.now,
+    ),
     templateDiff: explainTemplateDiff(ctx),
     podsInInput: podsInInput(ctx),
     pass,
@@ -88,6 +102,19 @@ export function explainDeployment(
     blockers: state.blockers,
     deadEnds,
     events: warningEvents(ctx),
+    eventSource: eventSource(ctx, options),
     next: explainNext(ctx, tracker, state.progress.state),
+  }
+}
+
+function eventSource(ctx: RolloutContext, options: ExplainOptions): EventSource | null {
+  if (!options.events) return null
+  const concerning = concerningEvents(ctx)
+  return {
+    from: options.eventsFrom ?? 'cluster',
+    total: options.events.length,
+    concerning: concerning.length,
+    warnings: concerning.filter((e) => e.type === 'Warning').length,
+    newest: newestEventTime(concerning),
   }
 }

@@ -27,6 +27,7 @@ import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/
 import type {RolloutContext} from '../status/context.js'
 import {scaledReplicaSets} from '../status/replicasets.js'
 import {explainFenceposts} from './fenceposts.js'
+import {overlapOf, overlappingReplicaSet} from './overlaps.js'
 import type {CheckName, Cleanup, PassCheck, PassExplain, Share, Step} from './types.js'
 
 /** A ReplicaSet whose spec.replicas the pass changes (or creates). */
@@ -97,10 +98,21 @@ function passChecks(ctx: RolloutContext, branch: string | undefined): PassCheck[
     if (adopted.length > 0) parts.push(`adopts ${adopted.join(', ')} (no owner, labels match the selector)`)
     if (released.length > 0)
       parts.push(`releases ${released.join(', ')} (owned, labels no longer match the selector)`)
-    const foreign = view.all.filter((i) => i.ownership === 'foreign')
+    const overlap = overlapOf(ctx)
+    const grouped = view.all.filter(
+      (i) => i.ownership === 'foreign' && overlappingReplicaSet(overlap, i.controller),
+    ).length
+    const foreign = view.all.filter(
+      (i) => i.ownership === 'foreign' && !overlappingReplicaSet(overlap, i.controller),
+    )
     if (foreign.length > 0) {
       parts.push(
         `leaves ${foreign.map((i) => `${i.rs.metadata.name} (controlled by ${i.controller})`).join(', ')} alone`,
+      )
+    }
+    if (grouped > 0) {
+      parts.push(
+        `leaves the ${grouped} ReplicaSets of the ${overlap.count} Deployments whose selectors overlap alone`,
       )
     }
     add(

@@ -126,7 +126,21 @@ export interface NextPass {
   error: string | null
 }
 
+/** A pod or ReplicaSet the user named (`explain pod/NAME`), the explanation starting from it. */
+export interface StartPoint {
+  kind: 'Pod' | 'ReplicaSet'
+  name: string
+  /** The ReplicaSet of the pod (or the ReplicaSet itself). */
+  replicaSet: string | null
+  /** Its blocker codes (a pod's waiting reasons, a ReplicaSet's ReplicaFailure). */
+  codes: string[]
+  /** Its state, and the Deployment it belongs to, in words. */
+  message: string
+}
+
 export interface Explanation {
+  /** The pods and ReplicaSets named on the command line that led here; empty when none was named. */
+  startedFrom: StartPoint[]
   deployment: {namespace: string; name: string}
   generation: number
   observedGeneration: number
@@ -144,7 +158,21 @@ export interface Explanation {
   deadEnds: DeadEnd[]
   /** Warning events of the Deployment, its ReplicaSets and their pods, newest first; null when no events were given. */
   events: EventRow[] | null
+  /** Which events the analysis read; null when the source gave none (files without Events). */
+  eventSource: EventSource | null
   next: NextPass
+}
+
+export interface EventSource {
+  /** `cluster`: listed live; `files`: Events found in the -f input. */
+  from: 'cluster' | 'files'
+  /** Events given for the namespaces concerned. */
+  total: number
+  /** Those about this Deployment, its ReplicaSets and their pods (any type). */
+  concerning: number
+  warnings: number
+  /** The newest of those, or null. */
+  newest: string | null
 }
 
 export type ExplainResult = ResultEnvelope<'ExplainResult', Explanation>

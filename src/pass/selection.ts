@@ -31,10 +31,42 @@ const DEPLOYMENT_TYPES = new Set([
   'deployments.v1.apps',
 ])
 
-/** Turns the command's arguments into Deployment names, as kubectl reads `TYPE NAME...` and `TYPE/NAME`. */
-export function parseNames(args: readonly string[]): string[] {
+/** An object named on the command line: a Deployment, or (explain) a ReplicaSet or pod to start from. */
+export interface ObjectRef {
+  kind: 'Deployment' | 'ReplicaSet' | 'Pod'
+  name: string
+}
+
+const REPLICASET_TYPES = new Set([
+  'rs',
+  'replicaset',
+  'replicasets',
+  'replicaset.apps',
+  'replicasets.apps',
+  'replicaset.v1.apps',
+  'replicasets.v1.apps',
+])
+const POD_TYPES = new Set(['po', 'pod', 'pods'])
+
+function kindOfType(type: string): ObjectRef['kind'] | undefined {
+  const t = type.toLowerCase()
+  if (DEPLOYMENT_TYPES.has(t)) return 'Deployment'
+  if (REPLICASET_TYPES.has(t)) return 'ReplicaSet'
+  if (POD_TYPES.has(t)) return 'Pod'
+  return undefined
+}
+
+/**
+ * Turns the command's arguments into object references, as kubectl reads `TYPE NAME...` and
+ * `TYPE/NAME`: deployments, and with `others` also ReplicaSets and pods.
+ */
+export function parseRefs(args: readonly string[], others = true): ObjectRef[] {
   let rest = [...args]
-  if (rest.length > 0 && !rest[0]?.includes('/') && DEPLOYMENT_TYPES.has(rest[0]?.toLowerCase() ?? '')) {
+  let kind: ObjectRef['kind'] = 'Deployment'
+  const first = rest[0]
+  const leading = first !== undefined && !first.includes('/') ? kindOfType(first) : undefined
+  if (leading !== undefined && (others || leading === 'Deployment')) {
+    kind = leading
     rest = rest.slice(1)
     const slashed = rest.find((a) => a.includes('/'))
     if (slashed !== undefined) {
@@ -43,21 +75,84 @@ export function parseNames(args: readonly string[]): string[] {
       )
     }
   }
-  const names: string[] = []
+  const refs: ObjectRef[] = []
   for (const arg of rest) {
     let name = arg
+    let argKind = kind
     const slash = arg.indexOf('/')
     if (slash >= 0) {
-      const type = arg.slice(0, slash).toLowerCase()
+      const type = arg.slice(0, slash)
       name = arg.slice(slash + 1)
-      if (!DEPLOYMENT_TYPES.has(type)) {
-        throw new UsageError(`only Deployments can be synced, not "${arg}" (use NAME or deployment/NAME)`)
+      const k = kindOfType(type)
+      if (k === undefined || (!others && k !== 'Deployment')) {
+        throw new UsageError(
+          others
+            ? `explain starts from a Deployment, a ReplicaSet or a pod, not "${arg}" (use NAME, deployment/NAME, rs/NAME or pod/NAME)`
+            : `only Deployments can be synced, not "${arg}" (use NAME or deployment/NAME)`,
+        )
       }
+      argKind = k
     }
     if (name === '' || name.includes('/')) throw new UsageError(`invalid resource name "${arg}"`)
-    if (!names.includes(name)) names.push(name)
+    if (!refs.some((r) => r.kind === argKind && r.name === name)) refs.push({kind: argKind, name})
   }
-  return names
+  return refs
+}
+
+/** Turns the command's arguments into Deployment names, as kubectl reads `TYPE NAME...` and `TYPE/NAME`. */
+export function parseNames(args: readonly string[]): string[] {
+  return parseRefs(args, false).map((r) => r.name)
+}
+
+/**
+ * The Deployment that controls a ReplicaSet or pod of the namespace, by controller references (the
+ * uid must match, as the controllers match them). Errors are worded as kubectl's.
+ */
+export function owningDeployment(world: World, namespace: string, ref: ObjectRef): string {
+  if (ref.kind === 'Deployment') return ref.name
+  const inNs = <T extends {metadata: {namespace?: string; name?: string}}>(list: T[], name: string) =>
+    list.find((o) => (o.metadata.namespace || DEFAULT_NAMESPACE) === namespace && o.metadata.name === name)
+  let rsName = ref.name
+  const label = `${ref.kind === 'Pod' ? 'pod' : 'replicaset'} ${ref.name}`
+  if (ref.kind === 'Pod') {
+    const pod = inNs(world.pods, ref.name)
+    if (!pod) throw new InputError(`pods "${ref.name}" not found`)
+    const owner = controllerOf(pod.metadata)
+    if (owner?.kind !== 'ReplicaSet') {
+      throw new InputError(
+        `${label} is not controlled by a ReplicaSet${owner ? ` (its controller is ${owner.kind} ${owner.name})` : ''}, so no Deployment's rollout concerns it`,
+      )
+    }
+    const rs = inNs(world.replicaSets, owner.name ?? '')
+    if (!rs || rs.metadata.uid !== owner.uid) {
+      throw new InputError(
+        `${label} is controlled by ReplicaSet ${owner.name}, which the input does not hold: include it (kubectl get deploy,rs,pods -n ${namespace} -o yaml)`,
+      )
+    }
+    rsName = rs.metadata.name ?? ''
+  }
+  const rs = inNs(world.replicaSets, rsName)
+  if (!rs) throw new InputError(`replicasets.apps "${rsName}" not found`)
+  const owner = controllerOf(rs.metadata)
+  const rsLabel = ref.kind === 'Pod' ? `${label} belongs to ReplicaSet ${rsName}, which` : label
+  if (owner?.kind !== 'Deployment') {
+    throw new InputError(
+      `${rsLabel} is not controlled by a Deployment${owner ? ` (its controller is ${owner.kind} ${owner.name})` : ''}`,
+    )
+  }
+  const d = inNs(world.deployments, owner.name ?? '')
+  if (!d || d.metadata.uid !== owner.uid) {
+    throw new InputError(
+      `${rsLabel} is controlled by deployment ${owner.name}, which the input does not hold${d ? ' (one of that name with another uid is)' : ''}`,
+    )
+  }
+  return d.metadata.name ?? ''
+}
+
+function controllerOf(meta: {
+  ownerReferences?: Array<{kind?: string; name?: string; uid?: string; controller?: boolean}>
+}) {
+  return meta.ownerReferences?.find((r) => r.controller === true)
 }
 
 /** Checks the flags' combination; throws UsageError as kubectl does for conflicting selections. */
@@ -112,6 +207,30 @@ export function selectDeployments(world: World, sel: Selection): DeploymentKey[]
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * The hint kubectl's NotFound and "No resources found" lack: where else the input (or the cluster)
+ * holds Deployments. `found` are Deployments outside the selected namespace (named `name` when a
+ * name was asked for); undefined when there is nothing to suggest.
+ */
+export function namespaceHint(
+  sel: Selection,
+  found: readonly DeploymentKey[],
+  where: 'files' | 'cluster',
+  name?: string,
+): string | undefined {
+  const selected = sel.namespace || DEFAULT_NAMESPACE
+  const namespaces = [
+    ...new Set(found.filter((k) => k.namespace !== selected).map((k) => k.namespace)),
+  ].sort()
+  if (namespaces.length === 0) return undefined
+  const holder = where === 'files' ? 'the files hold' : 'the cluster has'
+  const list = namespaces.join(', ')
+  if (name !== undefined) {
+    return `${holder} deployment ${name} in namespace ${list}: use -n ${namespaces[0]}`
+  }
+  return `${holder} Deployments in namespace ${list}: use -n ${namespaces[0]} or -A`
+}
 
 /** kubectl's message when nothing matched. */
 export function noResourcesMessage(sel: Selection): string {

@@ -3,7 +3,7 @@
 // pass step by step with its numbers, the progress clock, blockers, dead ends and the next pass.
 // Prose wraps to the given width; colour only when asked for.
 
-import type {ExplainResult, Explanation, PassCheck, Step, StepName} from '../explain/types.js'
+import type {EventSource, ExplainResult, Explanation, PassCheck, Step, StepName} from '../explain/types.js'
 import type {Blocker, ReplicaSetRow, VerdictCode} from '../status/types.js'
 import {terminalSafe} from '../util/terminal.js'
 import {fitOrSplit, fitTable} from './explain-table.js'
@@ -87,6 +87,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   const out: string[] = []
 
   const {verdict} = e
+  for (const start of e.startedFrom) out.push(wrap(start.message, width))
   out.push(heading(`deployment ${e.deployment.namespace}/${e.deployment.name}`))
   const tag = verdict.reason === verdict.code ? verdict.code : `${verdict.code} (${verdict.reason})`
   out.push(wrap(style(VERDICT_STYLE[verdict.code], tag), width, `${heading('Verdict:')} `, '  '))
@@ -136,6 +137,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   else out.push(...renderBlockers(e.blockers, width, style))
   if (e.events !== null) {
     out.push('', heading('Warning events'))
+    if (e.eventSource) out.push(w(eventSourceText(e.eventSource)))
     if (e.events.length === 0) out.push(w('None.'))
     for (const ev of e.events) {
       out.push(
@@ -330,4 +332,13 @@ function renderBlockers(blockers: Blocker[], width: number, style: Style): strin
     }
     return wrap(`${code} ${what}: ${b.message}`, width, '  ', '    ')
   })
+}
+
+/** Which events explain read, in one sentence. */
+export function eventSourceText(s: EventSource): string {
+  const from = s.from === 'files' ? 'the files' : 'the cluster'
+  const of = `${s.concerning} of the ${s.total} ${s.total === 1 ? 'event' : 'events'} read from ${from}`
+  if (s.concerning === 0)
+    return `None of the ${s.total} ${s.total === 1 ? 'event' : 'events'} read from ${from} concerns this Deployment, its ReplicaSets or their pods.`
+  return `${of} ${s.concerning === 1 ? 'concerns' : 'concern'} this Deployment, its ReplicaSets or their pods (${s.warnings} Warning, the newest at ${s.newest ?? 'an unknown time'}).`
 }

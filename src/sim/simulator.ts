@@ -6,8 +6,8 @@
 // deliver it at once), runs the models, then one controller pass when the Deployment's key is
 // queued, and records what changed. Deterministic: no real clock, no I/O, a seeded generator.
 
-import {DEFAULT_NAMESPACE, MemoryStore, namespaceOf} from '../cluster/memory.js'
-import type {World} from '../cluster/world.js'
+import {DEFAULT_NAMESPACE, MemoryStore} from '../cluster/memory.js'
+import {newestTimestamp, type World} from '../cluster/world.js'
 import type {Deployment, IntOrString} from '../controller/api/types.js'
 import {RecreateStrategyType} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
@@ -125,35 +125,7 @@ export class SimulationError extends Error {}
  * deadline in the files means what it meant when they were written.
  */
 export function snapshotTime(world: World, namespace: string): number | undefined {
-  let newest: number | undefined
-  const see = (v: unknown) => {
-    if (typeof v !== 'string') return
-    const t = Date.parse(v)
-    if (Number.isFinite(t) && (newest === undefined || t > newest)) newest = t
-  }
-  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
-  const objects = [...world.deployments, ...world.replicaSets, ...world.pods].filter(
-    (o) => namespaceOf(o) === namespace,
-  )
-  for (const o of objects) {
-    see(o.metadata.creationTimestamp)
-    const status = field(o, 'status')
-    see(field(status, 'startTime'))
-    for (const c of list(field(status, 'conditions'))) {
-      see(field(c, 'lastUpdateTime'))
-      see(field(c, 'lastTransitionTime'))
-    }
-    for (const c of list(field(status, 'containerStatuses'))) {
-      see(field(field(field(c, 'state'), 'running'), 'startedAt'))
-      see(field(field(field(c, 'state'), 'terminated'), 'finishedAt'))
-      see(field(field(field(c, 'lastState'), 'terminated'), 'finishedAt'))
-    }
-  }
-  return newest
-}
-
-function field(v: unknown, key: string): unknown {
-  return typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined
+  return newestTimestamp(world, namespace)
 }
 
 /** `N` or `P%` (as --fail-new-pods takes it); throws SimulationError otherwise. */

@@ -294,15 +294,17 @@ function eventMessage(e: KubeEvent): string {
   return e.note ?? e.message ?? ''
 }
 
+/** When the event was last seen, as RFC 3339 in whole seconds (MicroTime's fraction dropped). */
 function eventTime(e: KubeEvent): string | null {
-  return (
+  const t =
     e.series?.lastObservedTime ??
     e.lastTimestamp ??
     e.eventTime ??
     e.firstTimestamp ??
     e.metadata?.creationTimestamp ??
     null
-  )
+  const ms = parseTime(t)
+  return ms === undefined ? t : formatTime(ms)
 }
 
 function eventsAbout(events: KubeEvent[], namespace: string, kind: string, names: Set<string>): KubeEvent[] {
@@ -313,17 +315,38 @@ function eventsAbout(events: KubeEvent[], namespace: string, kind: string, names
   })
 }
 
-/** Warning events of the Deployment, its ReplicaSets and their pods, newest first. */
-export function warningEvents(ctx: RolloutContext): EventRow[] | null {
-  if (!ctx.events) return null
+/** The events of the Deployment, its ReplicaSets and their pods (any type); empty without events. */
+export function concerningEvents(ctx: RolloutContext): KubeEvent[] {
+  if (!ctx.events) return []
   const owned = ctx.view.all.filter((i) => i.role !== 'not owned')
   const rsNames = new Set(owned.map((i) => i.rs.metadata.name ?? ''))
   const podNames = new Set(owned.flatMap((i) => i.pods.map((p) => p.metadata.name ?? '')))
-  const relevant = [
+  return [
     ...eventsAbout(ctx.events, ctx.namespace, 'Deployment', new Set([ctx.name])),
     ...eventsAbout(ctx.events, ctx.namespace, 'ReplicaSet', rsNames),
     ...eventsAbout(ctx.events, ctx.namespace, 'Pod', podNames),
-  ].filter((e) => e.type === 'Warning')
+  ]
+}
+
+/** The newest time among events (series, last, event time, first, creation), or null. */
+export function newestEventTime(events: readonly KubeEvent[]): string | null {
+  let best: string | null = null
+  let bestMs = Number.NEGATIVE_INFINITY
+  for (const e of events) {
+    const t = eventTime(e)
+    const ms = parseTime(t)
+    if (ms !== undefined && ms > bestMs) {
+      bestMs = ms
+      best = t
+    }
+  }
+  return best
+}
+
+/** Warning events of the Deployment, its ReplicaSets and their pods, newest first. */
+export function warningEvents(ctx: RolloutContext): EventRow[] | null {
+  if (!ctx.events) return null
+  const relevant = concerningEvents(ctx).filter((e) => e.type === 'Warning')
   const rows = relevant.map((e) => ({
     type: e.type ?? '',
     reason: e.reason ?? '',

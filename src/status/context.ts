@@ -15,7 +15,7 @@ export interface ReplicaSetInfo {
   role: ReplicaSetRole
   /** Kind/name of the controller of a foreign ReplicaSet. */
   controller: string | null
-  /** Its pods (controllerRef pointing at it), in any phase. */
+  /** Its pods (controllerRef pointing at it), in any phase; none read for a foreign ReplicaSet. */
   pods: Pod[]
 }
 

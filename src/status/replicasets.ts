@@ -66,7 +66,9 @@ export function replicaSetView(
       rs,
       ownership,
       controller: ownership === 'foreign' && ref ? `${ref.kind}/${ref.name}` : null,
-      pods: podsOf(store, rs),
+      // Another controller's pods are never this rollout's: not read (with many Deployments sharing
+      // a selector, every one would read every other's pods).
+      pods: ownership === 'foreign' ? [] : podsOf(store, rs),
     })
   }
   // The claim as the pass made it; when the pass stopped before claiming, what it owns by controllerRef.

@@ -208,28 +208,7 @@ export interface DeadEnd {
   objects: string[]
 }
 
-/** A Kubernetes Event as the core/v1 or events.k8s.io/v1 API returns it (the fields explain reads). */
-export interface KubeEvent {
-  type?: string
-  reason?: string
-  message?: string
-  note?: string
-  count?: number
-  firstTimestamp?: string | null
-  lastTimestamp?: string | null
-  eventTime?: string | null
-  series?: {count?: number; lastObservedTime?: string}
-  involvedObject?: EventObject
-  regarding?: EventObject
-  metadata?: {namespace?: string; name?: string; creationTimestamp?: string}
-}
-
-export interface EventObject {
-  kind?: string
-  name?: string
-  namespace?: string
-  uid?: string
-}
+export type {EventObject, KubeEvent} from '../cluster/world.js'
 
 export interface EventRow {
   type: string

@@ -451,7 +451,8 @@ describe.concurrent('usage errors: exit 2, one line', SLOW, () => {
     {
       name: 'an hour that does not exist in --now',
       args: ['dry-run', 'sync', '-f', file, '--now', '2026-11-29T25:00:00Z'],
-      message: 'invalid --now "2026-11-29T25:00:00Z": want an RFC 3339 time such as 2026-11-29T10:05:00Z',
+      message:
+        'invalid --now "2026-11-29T25:00:00Z": want an RFC 3339 time such as 2026-11-29T10:05:00Z, or a duration relative to the current time (or, with -f, to the snapshot\'s newest timestamp) such as +10m or -1h',
     },
     {
       name: 'a feature gate value that is not a bool',

@@ -169,7 +169,10 @@ describe('rollout watch errors', () => {
   it('fails with exit 1 when the Deployment is not in the files, or without files', () => {
     const r = cli(['rollout', 'watch', 'web', '-f', 'examples/rolling-update.yaml'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toBe('error: deployments.apps "web" not found in namespace "default"\n')
+    // The files hold it in demo: the error says so (issue 19, namespace mistakes).
+    expect(r.stderr).toBe(
+      'error: deployments.apps "web" not found in namespace "default": the files hold deployment web in namespace demo: use -n demo\n',
+    )
     // Without files it watches the cluster: with no kubeconfig it says so.
     const live = cli(['rollout', 'watch', 'web'], {env: {KUBECONFIG: '', HOME: '/nonexistent'}})
     expect(live.code).toBe(1)

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {IO} from '../../src/cli/base-command.js'
-import {PassOptions, parseNow} from '../../src/cli/pass-options.js'
+import {PassOptions, parseClock, parseNow} from '../../src/cli/pass-options.js'
 import {FeatureGateError} from '../../src/controller/features.js'
 import {exitCodeFor, InputError, UsageError} from '../../src/errors.js'
 
@@ -38,8 +38,22 @@ describe('--now (parseNow: RFC 3339 as Go reads it)', () => {
     '2026-11-29T24:00:00Z',
     '2026-11-29T10:05:00+25:00',
     '2026-11-29T10:05:00',
+    '10m',
+    '+',
+    '+-5m',
+    '++5m',
+    '+5d',
   ])('rejects %j as a usage error', (text) => {
     expect(() => parseNow(text)).toThrow(UsageError)
+  })
+
+  it.each([
+    ['+10m', 600_000],
+    ['-1h', -3_600_000],
+    ['+1h30m', 5_400_000],
+    ['-90s', -90_000],
+  ])('reads %j as a duration from the anchor', (text, offsetMs) => {
+    expect(parseClock(text)).toEqual({kind: 'relative', offsetMs, text})
   })
 })
 

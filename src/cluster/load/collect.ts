@@ -6,7 +6,7 @@ import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api
 import {RevisionAnnotation} from '../../controller/util/deployment-util.js'
 import {parseInt64} from '../../controller/util/go.js'
 import {InputError} from '../../errors.js'
-import {emptyWorld, type SourceRef, type World} from '../world.js'
+import {emptyWorld, type KubeEvent, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
 import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
@@ -18,6 +18,9 @@ export type ValidateMode = 'strict' | 'warn' | 'ignore'
 type Obj = Record<string, unknown>
 
 const API_VERSIONS: Record<KeptKind, string> = {Deployment: 'apps/v1', ReplicaSet: 'apps/v1', Pod: 'v1'}
+
+/** Events are read from both APIs: kubectl get events (v1) and events.k8s.io/v1. */
+const EVENT_API_VERSIONS = new Set(['v1', 'events.k8s.io/v1'])
 
 function isKept(kind: string): kind is KeptKind {
   return kind === 'Deployment' || kind === 'ReplicaSet' || kind === 'Pod'
@@ -177,6 +180,36 @@ export class Collector {
     })
   }
 
+  /**
+   * An Event (`kubectl get events -o yaml` in a snapshot): kept as given for explain, which reads
+   * it as it reads a cluster's. Only its shape is checked: the fields explain reads.
+   */
+  private addEvent(obj: Obj, o: Origin): void {
+    const label =
+      `Event ${isObject(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : ''}`.trim()
+    for (const field of ['involvedObject', 'regarding', 'series', 'metadata'] as const) {
+      if (obj[field] !== undefined && obj[field] !== null && !isObject(obj[field])) {
+        this.fail(o, `${label}: ${field}: Invalid value: ${formatValue(obj[field])}: expected an object`, [
+          field,
+        ])
+      }
+    }
+    for (const field of ['type', 'reason', 'message', 'note'] as const) {
+      if (obj[field] !== undefined && obj[field] !== null && typeof obj[field] !== 'string') {
+        this.fail(o, `${label}: ${field}: Invalid value: ${formatValue(obj[field])}: expected a string`, [
+          field,
+        ])
+      }
+    }
+    if (obj.count !== undefined && obj.count !== null && typeof obj.count !== 'number') {
+      this.fail(o, `${label}: count: Invalid value: ${formatValue(obj.count)}: expected a number`, ['count'])
+    }
+    const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
+    if (metadata.namespace === undefined || metadata.namespace === '') metadata.namespace = 'default'
+    this.world.events ??= []
+    this.world.events.push(obj as KubeEvent)
+  }
+
   private addObject(obj: Obj, o: Origin): void {
     const kind = obj.kind
     if (kind === undefined || kind === null || kind === '') this.fail(o, 'kind not set', ['kind'])
@@ -190,6 +223,10 @@ export class Collector {
       this.fail(o, `${kind}: apiVersion: Invalid value: ${formatValue(apiVersion)}: expected a string`, [
         'apiVersion',
       ])
+    }
+    if (kind === 'Event' && EVENT_API_VERSIONS.has(apiVersion)) {
+      this.addEvent(obj, o)
+      return
     }
     if (!isKept(kind)) {
       this.skipped++

@@ -1,0 +1,103 @@
+// `explain --summary`: one row per Deployment (its verdict, ready/desired, updated and the deadline
+// clock) from the rollout state alone, without the pass explained step by step; and `--fail-on`,
+// the states a pipeline gates on.
+
+import type {World} from '../cluster/world.js'
+import type {Deployment} from '../controller/api/types.js'
+import {deploymentReplicas} from '../controller/util/deployment-util.js'
+import {envelope, type ResultEnvelope} from '../pass/result.js'
+import {runPasses} from '../pass/run.js'
+import type {Selection} from '../pass/selection.js'
+import {rolloutContext, stateOf} from '../status/index.js'
+import type {ClockState, ProgressClock, Verdict, VerdictCode} from '../status/types.js'
+import {seconds} from '../util/duration.js'
+import type {ExplainOptions} from './index.js'
+
+/** What `--fail-on` accepts. */
+export const FAIL_ON = ['stuck', 'deadline', 'incomplete', 'invalid'] as const
+export type FailOn = (typeof FAIL_ON)[number]
+
+export interface SummaryRow {
+  namespace: string
+  name: string
+  verdict: VerdictCode
+  reason: string
+  /** status.readyReplicas of the Deployment as given, and spec.replicas. */
+  ready: number
+  desired: number
+  updated: number
+  available: number
+  deadline: {state: ClockState; at: string | null; secondsLeft: number | null; text: string}
+  /** The --fail-on states the Deployment is in. */
+  matches: FailOn[]
+}
+
+export type ExplainSummary = ResultEnvelope<'ExplainSummary', SummaryRow>
+
+/** The --fail-on states of a verdict and its progress clock. */
+export function failOnStates(verdict: Verdict, progress: ProgressClock): FailOn[] {
+  const out: FailOn[] = []
+  if (verdict.code === 'Stalled' || verdict.code === 'DeadlineExceeded') out.push('stuck')
+  if (
+    verdict.code === 'DeadlineExceeded' ||
+    progress.state === 'Exceeded' ||
+    progress.state === 'FiresThisPass' ||
+    progress.state === 'Passed'
+  )
+    out.push('deadline')
+  if (verdict.code === 'IncompleteInput') out.push('incomplete')
+  if (verdict.code === 'Invalid') out.push('invalid')
+  return out
+}
+
+/** The deadline clock in a few words. */
+export function clockText(p: ProgressClock): string {
+  switch (p.state) {
+    case 'Running':
+      return `in ${seconds(Math.max(0, p.secondsLeft ?? 0))} (${p.deadline})`
+    case 'Passed':
+      return `passed ${p.deadline}`
+    case 'FiresThisPass':
+      return `fires now (${p.deadline})`
+    case 'Exceeded':
+      return 'exceeded'
+    case 'Complete':
+      return '-'
+    case 'Paused':
+      return 'paused'
+    case 'NoDeadline':
+      return 'none'
+    case 'NoCondition':
+      return 'not started'
+    case 'CheckSkipped':
+      return 'never fires'
+  }
+}
+
+/** One pass over the selected Deployments, and one row each. */
+export async function summarizeWorld(
+  world: World,
+  selection: Selection,
+  options: ExplainOptions,
+): Promise<ExplainSummary> {
+  const pass = await runPasses(world, selection, {now: options.now, gates: options.gates, collectFacts: true})
+  const rows = pass.result.items.map((r): SummaryRow => {
+    const ctx = rolloutContext(world, pass.store, r, options)
+    const state = stateOf(ctx)
+    const d: Deployment = ctx.d
+    const p = state.progress
+    return {
+      namespace: ctx.namespace,
+      name: ctx.name,
+      verdict: state.verdict.code,
+      reason: state.verdict.reason,
+      ready: d.status?.readyReplicas ?? 0,
+      desired: deploymentReplicas(d),
+      updated: d.status?.updatedReplicas ?? 0,
+      available: d.status?.availableReplicas ?? 0,
+      deadline: {state: p.state, at: p.deadline, secondsLeft: p.secondsLeft, text: clockText(p)},
+      matches: failOnStates(state.verdict, p),
+    }
+  })
+  return envelope('ExplainSummary', options.now, options.gates, rows)
+}
