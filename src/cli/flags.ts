@@ -16,7 +16,8 @@ export const connectionFlags = {
   'request-timeout': Flags.string({
     helpGroup: 'CLUSTER',
     helpValue: 'DURATION',
-    description: 'Timeout of a single request to the server, e.g. 30s; 0 waits forever (live mode).',
+    description:
+      'Timeout of a whole request to the server (headers and body), e.g. 30s; 0 waits forever (live mode).',
   }),
   'insecure-skip-tls-verify': Flags.boolean({
     helpGroup: 'CLUSTER',
@@ -138,3 +139,6 @@ export const passFlags = {
   ...connectionFlags,
   ...globalFlags,
 }
+
+/** --concurrent-deployment-syncs at most: beyond, workers only cost memory (and 10^8 of them the heap). */
+export const MAX_WORKERS = 1000

@@ -27,6 +27,9 @@ export interface RunFlags extends Partial<ControllerFlags> {
   v?: number
 }
 
+/** run's default --request-timeout (other commands wait as long as kubectl does: for ever). */
+export const RUN_REQUEST_TIMEOUT = '30s'
+
 /** Something that can deliver SIGINT/SIGTERM (the process, or a test's emitter). */
 export interface SignalSource {
   on(signal: 'SIGINT' | 'SIGTERM', fn: () => void): unknown
@@ -66,7 +69,11 @@ export class RunOptions {
     this.force = flags.force
     this.verbosity = flags.v ?? 0
     const {connectionFlagsOf} = await import('../cluster/live/kubeconfig.js')
-    this.connectionFlags = connectionFlagsOf(flags)
+    // A controller runs unattended: no request may hang it (--help says so).
+    this.connectionFlags = {
+      ...connectionFlagsOf(flags),
+      'request-timeout': flags['request-timeout'] ?? RUN_REQUEST_TIMEOUT,
+    }
     const {controllerProcessOptions} = await import('./controller-flags.js')
     this.process = await controllerProcessOptions({
       'leader-elect': flags['leader-elect'] ?? false,

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
-import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
+import {deploymentArgs, MAX_WORKERS, outputFlags, passFlags} from '../cli/flags.js'
 import {ReconcileOnceOptions} from '../cli/reconcile-once.js'
 
 export default class ReconcileOnce extends BaseCommand {
@@ -63,6 +63,8 @@ the kubelet are not simulated.`
     }),
     'concurrent-deployment-syncs': Flags.integer({
       min: 1,
+      // Each worker holds a pass in memory: a bound that a cluster can use, with a clear error past it.
+      max: MAX_WORKERS,
       default: 5,
       description:
         "Deployments synced at once against a cluster, as kube-controller-manager's flag of the same name.",

@@ -1,11 +1,24 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
 import {apiClientFlags, leaderElectionFlags, loggingFlags, servingFlags} from '../cli/controller-flags.js'
-import {clockFlags, connectionFlags, globalFlags} from '../cli/flags.js'
+import {clockFlags, connectionFlags, globalFlags, MAX_WORKERS} from '../cli/flags.js'
 import {RunOptions} from '../cli/run.js'
 
-/** A controller reads the cluster (no -f, no --now): the gates, the connection and -v. */
-const runPassFlags = {'feature-gates': clockFlags['feature-gates'], ...connectionFlags, ...globalFlags}
+/**
+ * A controller reads the cluster (no -f, no --now): the gates, the connection and -v. Its requests
+ * are bounded by default: an unattended process must not hang on one.
+ */
+const runPassFlags = {
+  'feature-gates': clockFlags['feature-gates'],
+  ...connectionFlags,
+  'request-timeout': Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'DURATION',
+    description:
+      'Timeout of a whole request to the server (headers and body), e.g. 30s; 0 waits forever. Default 30s for run (watches are not bounded by it).',
+  }),
+  ...globalFlags,
+}
 
 export default class Run extends BaseCommand {
   static override summary = 'Run the Deployment controller against the cluster until interrupted'
@@ -25,7 +38,8 @@ in kube-system.
 
 Logs go to stderr: --v 2 adds one line per sync (key, duration, result), --v 4 why the key was queued, the path \
 through the controller, its writes, events and watch activity. SIGINT or SIGTERM finishes the syncs in progress and \
-exits 0.
+exits 0; a request still in flight 2 seconds later is cut, so a hung server cannot hold the exit (and every request \
+is bounded by --request-timeout, 30s unless told otherwise).
 
 As a controller of a cluster (deploy/ has the manifests): --leader-elect takes a coordination.k8s.io/v1 Lease as \
 kube-controller-manager does, so that of several replicas one runs the workers (the others keep warm caches); the \
@@ -83,6 +97,8 @@ Deployment's last sync succeeded, 1 otherwise.`
     'concurrent-deployment-syncs': Flags.integer({
       helpValue: 'N',
       min: 1,
+      // Each worker holds a pass in memory: a bound that a cluster can use, with a clear error past it.
+      max: MAX_WORKERS,
       default: 5,
       description: 'How many Deployments are synced at once (kube-controller-manager flag of the same name).',
     }),

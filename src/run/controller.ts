@@ -219,6 +219,11 @@ export class ControllerLoop {
       await Promise.all(informers.map((i) => i.start()))
     } catch (err) {
       await Promise.all(informers.map((i) => i.stop()))
+      // Asked to stop while a first list hung: its request was cut, which is no failure.
+      if (this.stopping) {
+        this.log('I', 'deployment controller stopped before its caches synced')
+        return 0
+      }
       throw err
     }
     this.log(

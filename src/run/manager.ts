@@ -58,6 +58,9 @@ export interface ManagerOptions {
   onStarted?: (m: {loop: ControllerLoop; elector?: LeaderElector; servers: RunningServer[]}) => void
 }
 
+/** How long the syncs in progress get to finish after the first SIGINT/SIGTERM. */
+export const SHUTDOWN_GRACE_MS = 2000
+
 export async function runManager(opts: ManagerOptions): Promise<number> {
   const {logger, conn} = opts
   const le = opts.leaderElection
@@ -143,6 +146,9 @@ export async function runManager(opts: ManagerOptions): Promise<number> {
     }
     logger.log('I', `${name} received: finishing the syncs in progress, then exiting`)
     current.stop()
+    // A request that hangs must not hold the exit: whatever is still in flight after the grace
+    // period is cut (kube-controller-manager cancels its context at once).
+    api.shutdown(SHUTDOWN_GRACE_MS)
   }
   const onInt = onSignal('SIGINT')
   const onTerm = onSignal('SIGTERM')

@@ -94,7 +94,7 @@ const GO_UNITS: Record<string, number> = {
 export function parseDuration(text: string, options: {bareSeconds?: boolean} = {}): number | undefined {
   const s = text.trim()
   if (s === '0') return 0
-  if (options.bareSeconds && /^\d+$/.test(s)) return Number(s) * 1000
+  if (options.bareSeconds && /^\d+$/.test(s)) return inGoRange(Number(s) * 1000)
   if (s === '' || s.startsWith('-')) return undefined
   const body = s.startsWith('+') ? s.slice(1) : s
   const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy
@@ -104,8 +104,16 @@ export function parseDuration(text: string, options: {bareSeconds?: boolean} = {
     total += Number(m[1]) * (GO_UNITS[m[2] ?? ''] ?? Number.NaN)
     consumed = re.lastIndex
   }
-  if (consumed === 0 || consumed !== body.length || !Number.isFinite(total)) return undefined
-  return total
+  if (consumed === 0 || consumed !== body.length) return undefined
+  return inGoRange(total)
+}
+
+/** The longest time.Duration, 2^63-1 ns (about 292 years), in milliseconds. */
+export const MAX_DURATION_MS = 9_223_372_036_854.775
+
+/** Go refuses a duration that overflows int64 nanoseconds ("time: invalid duration"). */
+function inGoRange(ms: number): number | undefined {
+  return Number.isFinite(ms) && ms <= MAX_DURATION_MS ? ms : undefined
 }
 
 /** upstream: time.Duration.String, as klog lines print durations: `5ms`, `1.5s`, `2m3s` (hours and minutes past an hour). */

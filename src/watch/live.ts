@@ -14,6 +14,7 @@ import type {RolloutState} from '../status/index.js'
 import {type Observation, observe} from '../status/observe.js'
 import type {Actor, SimEvent, WatchOutcome, WatchUpdate} from '../status/update.js'
 import {goDuration} from '../util/duration.js'
+import {type LongTimer, setLongTimeout} from '../util/timer.js'
 
 export interface LiveWatchOptions {
   api: ApiClient
@@ -107,7 +108,7 @@ export class LiveWatch {
   private lastEmit = 0
   private pending: NodeJS.Timeout | undefined
   private ticker: NodeJS.Timeout | undefined
-  private timeout: NodeJS.Timeout | undefined
+  private timeout: LongTimer | undefined
   private eventsTimer: NodeJS.Timeout | undefined
   private newEvents: SimEvent[] = []
   private readonly seenEvents = new Map<string, number>()
@@ -161,7 +162,8 @@ export class LiveWatch {
       throw err
     }
     if (this.opts.timeoutMs > 0) {
-      this.timeout = setTimeout(() => {
+      // Chunked: --timeout 600h is past setTimeout's 24.8 days.
+      this.timeout = setLongTimeout(() => {
         const message = `error: timed out waiting for the condition: deployment "${this.opts.name}" rollout did not finish within ${goDuration(this.opts.timeoutMs)}`
         void this.end({outcome: {kind: 'timeout', message}, code: 1})
       }, this.opts.timeoutMs)
@@ -357,7 +359,7 @@ export class LiveWatch {
     this.ended = true
     clearTimeout(this.pending)
     clearTimeout(this.ticker)
-    clearTimeout(this.timeout)
+    this.timeout?.cancel()
     clearTimeout(this.eventsTimer)
     this.wakeEvents()
     await this.stopInformers()

@@ -56,6 +56,15 @@ export interface FaultRule extends FaultMatch {
   truncate?: number | true
   /** Destroy the connection without answering. */
   drop?: boolean
+  /** Send the headers at once, then the body one byte every this many milliseconds. */
+  trickleMs?: number
+  /** Append this many spaces to the body (still valid JSON), sent without a Content-Length. */
+  padBytes?: number
+  /**
+   * On a list: answer with this `continue` token whatever the request said ('fresh': a new token
+   * every time), as a server whose pagination never ends.
+   */
+  continueToken?: string
 }
 
 export type FaultPlan = FaultRule[]
@@ -74,6 +83,9 @@ export interface FaultDecision {
   error?: ApiError
   truncate?: number | true
   drop?: boolean
+  trickleMs?: number
+  padBytes?: number
+  continueToken?: string
 }
 
 interface Entry {
@@ -233,6 +245,9 @@ export class FaultController {
       d.delayMs += e.rule.delayMs ?? 0
       if (e.rule.drop) d.drop = true
       if (e.rule.truncate !== undefined) d.truncate = e.rule.truncate
+      if (e.rule.trickleMs !== undefined) d.trickleMs = e.rule.trickleMs
+      if (e.rule.padBytes !== undefined) d.padBytes = e.rule.padBytes
+      if (e.rule.continueToken !== undefined) d.continueToken = e.rule.continueToken
       if (e.rule.status !== undefined && !d.error) d.error = faultError(e.rule, info)
     }
     return d

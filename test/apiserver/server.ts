@@ -348,6 +348,8 @@ class ApiServerImpl {
   readonly writes: WriteRecord[] = []
   /** The User-Agent of the request being dispatched (store writes happen synchronously in it). */
   private writer: string | undefined
+  /** Counter of the `continue` tokens made up by a continueToken fault. */
+  private freshTokens = 0
   private readonly watchers = new Set<Watcher>()
   private readonly bookmarkIntervalMs: number
   readonly simulation?: SimulatedCluster
@@ -480,6 +482,8 @@ class ApiServerImpl {
         return
       }
       if (ctx.decision.error) throw ctx.decision.error
+      // A server whose pagination never ends: it serves the first page again whatever token it gets.
+      if (ctx.decision.continueToken !== undefined) ctx.query.delete('continue')
       this.writer = log.userAgent ?? '<no user agent>'
       try {
         this.dispatch(ctx, r)
@@ -584,16 +588,53 @@ class ApiServerImpl {
   // Responses
 
   private send(ctx: Ctx, code: number, body: unknown, headers: Record<string, string> = {}): void {
+    const d = ctx.decision
+    if (d.continueToken !== undefined && isObj(body) && Array.isArray(body.items) && isObj(body.metadata)) {
+      const token = d.continueToken === 'fresh' ? `fresh-${++this.freshTokens}` : d.continueToken
+      body = {...body, metadata: {...body.metadata, continue: token}}
+    }
     let text = JSON.stringify(body)
     const h: Record<string, string | string[]> = {'Content-Type': 'application/json', ...headers}
     if (ctx.warnings.length) h.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`)
-    if (ctx.decision.truncate !== undefined) {
-      const n = ctx.decision.truncate === true ? Math.floor(text.length / 2) : ctx.decision.truncate
+    if (d.truncate !== undefined) {
+      const n = d.truncate === true ? Math.floor(text.length / 2) : d.truncate
       text = text.slice(0, n)
-    } else {
+    } else if (d.padBytes === undefined) {
       h['Content-Length'] = String(Buffer.byteLength(text))
     }
     ctx.res.writeHead(code, h)
+    if (d.padBytes !== undefined) {
+      // Chunked, without a Content-Length: the client can only count as it reads.
+      ctx.res.write(text)
+      const chunk = ' '.repeat(64 * 1024)
+      let left = d.padBytes
+      const more = () => {
+        while (left > 0 && !ctx.res.destroyed) {
+          const n = Math.min(left, chunk.length)
+          left -= n
+          if (!ctx.res.write(chunk.slice(0, n))) return void ctx.res.once('drain', more)
+        }
+        ctx.res.end()
+      }
+      ctx.res.on('close', () => {
+        left = 0
+      })
+      more()
+      return
+    }
+    if (d.trickleMs !== undefined) {
+      let i = 0
+      const timer = setInterval(() => {
+        if (ctx.res.destroyed || i >= text.length) {
+          clearInterval(timer)
+          ctx.res.end()
+          return
+        }
+        ctx.res.write(text[i++])
+      }, d.trickleMs)
+      ctx.res.on('close', () => clearInterval(timer))
+      return
+    }
     ctx.res.end(text)
   }
 

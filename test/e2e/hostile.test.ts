@@ -2,11 +2,12 @@
 // exit code, every attempt's writes are reported. Each case has its own namespace of one shared
 // test API server, so the cases run concurrently and the faults of one never touch another.
 
+import {spawn} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {deployment, replicaSet} from '../objects.js'
-import {cliAsync, limiter} from './helpers.js'
+import {BIN, cliAsync, limiter, ROOT} from './helpers.js'
 
 const SLOW = {timeout: 300_000}
 const slot = limiter(3)
@@ -146,5 +147,211 @@ describe('--retries reports every write of every attempt', SLOW, () => {
     expect(actions[1]!.outcome).toBe('failed')
     const table = await cli(['reconcile-once', '-n', ns, '--no-record-events'], env)
     expect(table.code).toBe(0)
+  })
+})
+
+/** Starts the CLI without waiting for it: a test can signal it, then await its end. */
+function startCli(args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...env},
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c
+  })
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c
+  })
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  const done = new Promise<{code: number | null; signal: string | null; stdout: string; stderr: string}>(
+    (resolve) =>
+      child.on('close', (code, signal) => {
+        clearTimeout(killer)
+        resolve({code, signal, stdout, stderr})
+      }),
+  )
+  return {child, done, stderr: () => stderr}
+}
+
+async function until(probe: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (probe()) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+describe.concurrent('deadlines', SLOW, () => {
+  let server: ApiServer
+  let env: NodeJS.ProcessEnv
+  beforeAll(async () => {
+    server = await startApiServer({
+      objects: ['slow-body-dry', 'slow-body-reconcile', 'hung-run', 'long-watch', 'long-request'].map(
+        (namespace) => deployment({namespace}),
+      ),
+    })
+    env = {KUBECONFIG: server.kubeconfigPath}
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it.each([['dry-run', 'sync'], ['reconcile-once']])(
+    '--request-timeout bounds the whole request: a body sent a byte every 300 ms (%s)',
+    async (...command) => {
+      const ns = command[0] === 'dry-run' ? 'slow-body-dry' : 'slow-body-reconcile'
+      server.faults.add({
+        namespace: ns,
+        verb: 'list',
+        resource: 'deployments',
+        trickleMs: 300,
+        times: Infinity,
+      })
+      const r = await cli([...command, '-n', ns, '--request-timeout', '2s'], env)
+      expect(r.stderr).toMatch(
+        /^error: Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(2s\)\n$/,
+      )
+      expect(r.code).toBe(1)
+    },
+  )
+
+  it('run: the first SIGINT with a hung request exits promptly', async () => {
+    const ns = 'hung-run'
+    server.faults.add({
+      namespace: ns,
+      verb: 'list',
+      resource: 'deployments',
+      delayMs: 120_000,
+      times: Infinity,
+    })
+    const run = startCli(['run', '-n', ns, '--force', '--request-timeout', '0'], env)
+    await until(
+      () => server.requests.some((q) => q.namespace === ns && q.resource === 'deployments'),
+      'the list',
+    )
+    run.child.kill('SIGINT')
+    const r = await run.done
+    // Not killed by the test's 60 s guard: the process ended on its own after the grace period.
+    expect(r.signal).toBeNull()
+    expect(r.stderr).toContain('SIGINT received')
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('stopped before its caches synced')
+  })
+
+  it('run --help names the default request timeout', async () => {
+    const r = await cli(['run', '--help'])
+    expect(r.stdout).toMatch(/Default 30s\s+for\s+run/)
+  })
+
+  it('rollout watch --timeout 600h waits (no TimeoutOverflowWarning, no early timeout)', async () => {
+    const watch = startCli(
+      ['rollout', 'watch', 'web', '-n', 'long-watch', '--line-mode', '--timeout', '600h'],
+      env,
+    )
+    await until(
+      () => server.requests.some((q) => q.namespace === 'long-watch' && q.verb === 'watch'),
+      'the watch',
+    )
+    await new Promise((r) => setTimeout(r, 1500))
+    watch.child.kill('SIGINT')
+    const r = await watch.done
+    expect(r.stderr).not.toContain('TimeoutOverflowWarning')
+    expect(r.stdout).not.toContain('timed out')
+    expect(r.code).toBe(130)
+  })
+
+  it('--request-timeout 600h: no TimeoutOverflowWarning; past Go duration range: a usage error', async () => {
+    const [long, huge] = await Promise.all([
+      cli(['dry-run', 'sync', '-n', 'long-request', '--request-timeout', '600h'], env),
+      cli(['rollout', 'watch', 'web', '-n', 'long-request', '--timeout', '3000000h'], env),
+    ])
+    expect(long.stderr).toBe('')
+    expect(long.code).toBe(0)
+    expect(huge.stderr).toMatch(/^error: invalid --timeout "3000000h"/)
+    expect(huge.code).toBe(2)
+  })
+})
+
+describe.concurrent('bounded memory', SLOW, () => {
+  let server: ApiServer
+  let env: NodeJS.ProcessEnv
+  beforeAll(async () => {
+    server = await startApiServer({
+      objects: ['big-body', 'same-token', 'fresh-tokens', 'not-a-list'].map((namespace) =>
+        deployment({namespace}),
+      ),
+    })
+    env = {KUBECONFIG: server.kubeconfigPath}
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it('a response past DEPLOYCTL_MAX_RESPONSE_BYTES: one clear line, counted as it streams', async () => {
+    server.faults.add({
+      namespace: 'big-body',
+      verb: 'list',
+      resource: 'deployments',
+      padBytes: 50 * 1024 * 1024,
+    })
+    const r = await cli(['dry-run', 'sync', '-n', 'big-body'], {
+      ...env,
+      DEPLOYCTL_MAX_RESPONSE_BYTES: '1000000',
+    })
+    expect(r.stderr).toBe(
+      "error: the server's answer to GET /apis/apps/v1/namespaces/big-body/deployments is larger than 1000000 bytes (" +
+        r.stderr.split('(')[1]!.split(' ')[0] +
+        ' so far): raise DEPLOYCTL_MAX_RESPONSE_BYTES, or narrow the request with -n or -l\n',
+    )
+    expect(r.code).toBe(1)
+    const bad = await cli(['dry-run', 'sync', '-n', 'big-body'], {
+      ...env,
+      DEPLOYCTL_MAX_RESPONSE_BYTES: 'lots',
+    })
+    expect(bad.stderr).toMatch(
+      /^error: invalid DEPLOYCTL_MAX_RESPONSE_BYTES "lots": want a whole number of bytes/,
+    )
+    expect(bad.code).toBe(1)
+  })
+
+  it('a continue token that comes back, or never ends: an error, not a loop', async () => {
+    server.faults.add({
+      namespace: 'same-token',
+      verb: 'list',
+      resource: 'deployments',
+      continueToken: 'again',
+      times: Infinity,
+    })
+    server.faults.add({
+      namespace: 'fresh-tokens',
+      verb: 'list',
+      resource: 'deployments',
+      continueToken: 'fresh',
+      times: Infinity,
+    })
+    const [same, fresh] = await Promise.all([
+      cli(['dry-run', 'sync', '-n', 'same-token'], env),
+      cli(['dry-run', 'sync', '-n', 'fresh-tokens'], env),
+    ])
+    expect(same.stderr).toBe(
+      "error: the server's list of deployments does not end: it answered the same continue token twice\n",
+    )
+    expect(same.code).toBe(1)
+    expect(fresh.stderr).toBe(
+      "error: the server's list of deployments does not end: a page after a continue token repeats objects it already listed\n",
+    )
+    expect(fresh.code).toBe(1)
+  })
+
+  it('--concurrent-deployment-syncs past 1000: a usage error, before any work', async () => {
+    for (const command of [['reconcile-once'], ['run']]) {
+      const r = await cli([...command, '-n', 'not-a-list', '--concurrent-deployment-syncs', '100000000'], env)
+      expect(r.stderr).toMatch(
+        /^error: --concurrent-deployment-syncs: Expected an integer less than or equal to 1000/,
+      )
+      expect(r.code).toBe(2)
+    }
   })
 })

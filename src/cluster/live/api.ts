@@ -6,6 +6,8 @@ import type {IncomingMessage, RequestOptions} from 'node:http'
 import * as http from 'node:http'
 import * as https from 'node:https'
 import {StatusError, type StatusReason} from '../../controller/api/errors.js'
+import {InputError} from '../../errors.js'
+import {type LongTimer, setLongTimeout} from '../../util/timer.js'
 import type {Connection} from './kubeconfig.js'
 
 export class ConnectionError extends Error {
@@ -64,6 +66,10 @@ const MAX_READ_ATTEMPTS = 4
 export class ApiClient {
   /** Every request made, for -v logging and for tests that count requests. */
   readonly log: RequestLogEntry[] = []
+  /** The requests in flight, each with the way to end it now (shutdown). */
+  private readonly inFlight = new Set<() => void>()
+  /** After shutdown(): when every request ends at the latest (epoch ms). */
+  private cutoff: number | undefined
 
   constructor(
     private readonly conn: Connection,
@@ -78,6 +84,18 @@ export class ApiClient {
 
   get hooks(): RequestHooks | undefined {
     return this.options.hooks
+  }
+
+  /**
+   * The process is stopping (the first SIGINT to `run`): requests in flight, and any made from now
+   * on, end within `graceMs` whatever their own timeout, so that a hung request cannot hold the exit.
+   */
+  shutdown(graceMs: number): void {
+    if (this.cutoff !== undefined) return
+    this.cutoff = Date.now() + graceMs
+    setLongTimeout(() => {
+      for (const end of [...this.inFlight]) end()
+    }, graceMs).unref()
   }
 
   /** GETs are retried with backoff on 429/5xx and dropped connections; writes are never retried. */
@@ -135,26 +153,67 @@ export class ApiClient {
       ms: 0,
     }
     if (this.options.keepLog !== false) this.log.push(entry)
+    const timeoutMs = this.conn.requestTimeoutMs
+    const limit = maxResponseBytes()
     const {status, text, retryAfter} = await new Promise<{status: number; text: string; retryAfter?: string}>(
       (resolve, reject) => {
+        // The first outcome wins; the request is torn down with it.
+        let settled = false
+        let deadline: LongTimer | undefined
+        const settle = (outcome: () => void) => {
+          if (settled) return
+          settled = true
+          deadline?.cancel()
+          this.inFlight.delete(interrupt)
+          outcome()
+        }
+        const fail = (e: unknown) => settle(() => reject(e))
+        const interrupt = () => {
+          fail(
+            new ConnectionError(
+              `${spec.method} ${url.pathname} was interrupted: the process is stopping`,
+              spec.method !== 'GET',
+            ),
+          )
+          req.destroy()
+        }
         const req = mod.request(url, opts, (res: IncomingMessage) => {
           const chunks: Buffer[] = []
-          res.on('data', (c: Buffer) => chunks.push(c))
+          let size = 0
+          const tooBig = (bytes: number) => {
+            fail(responseTooLarge(spec.method, url, bytes, limit))
+            req.destroy()
+          }
+          const declared = Number(res.headers['content-length'])
+          if (declared > limit) return tooBig(declared)
+          // Counted as it streams: nothing past the limit is kept.
+          res.on('data', (c: Buffer) => {
+            size += c.length
+            if (size > limit) tooBig(size)
+            else chunks.push(c)
+          })
           res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              text: Buffer.concat(chunks).toString('utf8'),
-              retryAfter: res.headers['retry-after'] as string | undefined,
-            }),
+            settle(() =>
+              resolve({
+                status: res.statusCode ?? 0,
+                text: Buffer.concat(chunks).toString('utf8'),
+                retryAfter: res.headers['retry-after'] as string | undefined,
+              }),
+            ),
           )
-          res.on('error', (e) => reject(connectionError(e, url, this.conn.requestTimeoutMs)))
+          res.on('error', (e) => fail(connectionError(e, url, timeoutMs)))
         })
-        if (this.conn.requestTimeoutMs > 0) {
-          req.setTimeout(this.conn.requestTimeoutMs, () =>
-            req.destroy(Object.assign(new Error('timeout'), {code: 'ETIMEDOUT_REQUEST'})),
-          )
+        // kubectl's --request-timeout bounds the whole request, headers and body (an idle timeout
+        // lets a server that sends a byte now and then hold it for ever).
+        if (timeoutMs > 0) {
+          deadline = setLongTimeout(() => {
+            fail(connectionError({code: 'ETIMEDOUT_REQUEST'}, url, timeoutMs))
+            req.destroy()
+          }, timeoutMs)
         }
-        req.on('error', (e) => reject(connectionError(e, url, this.conn.requestTimeoutMs)))
+        req.on('error', (e) => fail(connectionError(e, url, timeoutMs)))
+        this.inFlight.add(interrupt)
+        if (this.cutoff !== undefined && Date.now() >= this.cutoff) interrupt()
         if (body) req.write(body)
         req.end()
       },
@@ -231,6 +290,29 @@ export function statusError(code: number, text: string, retryAfter?: string): St
     (retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined)
   if (seconds !== undefined) Object.assign(err, {retryAfterSeconds: seconds})
   return err
+}
+
+/** How many bytes a response body may hold (DEPLOYCTL_MAX_RESPONSE_BYTES); 256 MiB by default. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+
+export function maxResponseBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.DEPLOYCTL_MAX_RESPONSE_BYTES
+  if (text === undefined || text === '') return DEFAULT_MAX_RESPONSE_BYTES
+  const n = Number(text)
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InputError(
+      `invalid DEPLOYCTL_MAX_RESPONSE_BYTES "${text}": want a whole number of bytes, e.g. ${DEFAULT_MAX_RESPONSE_BYTES}`,
+    )
+  }
+  return n
+}
+
+function responseTooLarge(method: string, url: URL, bytes: number, limit: number): ConnectionError {
+  // A write's answer cut short leaves its outcome unknown; a read's is simply refused.
+  return new ConnectionError(
+    `the server's answer to ${method} ${url.pathname} is larger than ${limit} bytes (${bytes} so far): raise DEPLOYCTL_MAX_RESPONSE_BYTES, or narrow the request with -n or -l`,
+    method !== 'GET',
+  )
 }
 
 function retryDelay(err: unknown, attempt: number): number | undefined {

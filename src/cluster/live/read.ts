@@ -2,7 +2,7 @@
 
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api/types.js'
 import {emptyWorld, type World} from '../world.js'
-import type {ApiClient} from './api.js'
+import {type ApiClient, ConnectionError} from './api.js'
 
 export type ListedResource =
   | 'deployments'
@@ -47,6 +47,8 @@ interface ListBody<T> {
 }
 
 export const PAGE_SIZE = 500
+/** Pages of a list followed at most (a million objects). */
+export const MAX_LIST_PAGES = 2000
 
 /** Every object of a kind, following `continue` tokens; items get the apiVersion/kind lists omit. */
 export async function listAll<T extends KubeObject>(
@@ -59,17 +61,63 @@ export async function listAll<T extends KubeObject>(
   const items: T[] = []
   let token: string | undefined
   let resourceVersion = ''
+  // A server whose `continue` token comes back, or never ends, would be followed for ever.
+  const tokens = new Set<string>()
+  const listed = new Set<string>()
+  const path = collectionPath(resource, namespace)
   do {
     const page = await api.request<ListBody<T>>({
       method: 'GET',
-      path: collectionPath(resource, namespace),
+      path,
       query: {...query, limit: PAGE_SIZE, continue: token},
     })
+    if (
+      page === null ||
+      typeof page !== 'object' ||
+      Array.isArray(page) ||
+      !Array.isArray(page.items ?? [])
+    ) {
+      throw new ConnectionError(`the server's answer to GET ${path} is not a list of ${resource}`)
+    }
+    const before = items.length
     for (const item of page.items ?? []) items.push({apiVersion, kind, ...item})
     token = page.metadata?.continue || undefined
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion
+    if (token !== undefined) {
+      if (tokens.has(token)) {
+        throw new ConnectionError(
+          `the server's list of ${resource} does not end: it answered the same continue token twice`,
+        )
+      }
+      if (tokens.size + 1 >= MAX_LIST_PAGES) {
+        throw new ConnectionError(
+          `the server's list of ${resource} does not end: more than ${MAX_LIST_PAGES} pages of ${PAGE_SIZE}`,
+        )
+      }
+      tokens.add(token)
+    }
+    if (repeated(listed, items, before)) {
+      throw new ConnectionError(
+        `the server's list of ${resource} does not end: a page after a continue token repeats objects it already listed`,
+      )
+    }
   } while (token)
   return {items, resourceVersion}
+}
+
+/**
+ * Whether the objects from `from` on name one listed before them (a consistent list never does);
+ * `listed` keeps the names seen so far across pages.
+ */
+function repeated(listed: Set<string>, items: readonly KubeObject[], from: number): boolean {
+  let again = false
+  for (let i = from; i < items.length; i++) {
+    const o = items[i]!
+    const key = `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`
+    if (from > 0 && listed.has(key)) again = true
+    listed.add(key)
+  }
+  return again
 }
 
 /** Which pods a read lists: the pass needs them only for Recreate Deployments, explain always. */

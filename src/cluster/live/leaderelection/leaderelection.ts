@@ -8,7 +8,7 @@
 
 import {hostname} from 'node:os'
 import {isConflict, isNotFound} from '../../../controller/api/errors.js'
-import type {LoopClock, TimerHandle} from '../workqueue/clock.js'
+import {type LoopClock, realClock, type TimerHandle} from '../workqueue/clock.js'
 import {type LeaderElectionRecord, microTime, type ResourceLock} from './leaselock.js'
 
 /** upstream: JitterFactor — acquire retries wait between RetryPeriod and 2.2 × RetryPeriod. */
@@ -74,14 +74,6 @@ export function validateLeaderElectionConfig(
 /** kube-controller-manager's identity: the host name, an underscore and a fresh UUID. */
 export function defaultIdentity(): string {
   return `${hostname()}_${crypto.randomUUID()}`
-}
-
-const realClock: LoopClock = {
-  now: () => Date.now(),
-  setTimer(ms, fn) {
-    const t = setTimeout(fn, Math.max(0, ms))
-    return {cancel: () => clearTimeout(t)}
-  },
 }
 
 const EMPTY_RECORD: LeaderElectionRecord = {

@@ -4,15 +4,7 @@
 // until its token would have been refilled. kube-controller-manager: --kube-api-qps 20,
 // --kube-api-burst 30.
 
-import type {LoopClock} from '../workqueue/clock.js'
-
-const realClock: LoopClock = {
-  now: () => Date.now(),
-  setTimer(ms, fn) {
-    const t = setTimeout(fn, Math.max(0, ms))
-    return {cancel: () => clearTimeout(t)}
-  },
-}
+import {type LoopClock, realClock} from '../workqueue/clock.js'
 
 /** upstream: rest.DefaultQPS / DefaultBurst, used when a config leaves them 0. */
 export const DEFAULT_QPS = 5

@@ -1,6 +1,8 @@
 // The time source of the controller loop: the work queue's delays, the rate limiter's token bucket
 // and the informers' timers all read it, so unit tests can drive them with a fake clock.
 
+import {setLongTimeout} from '../../../util/timer.js'
+
 export interface TimerHandle {
   cancel(): void
 }
@@ -14,10 +16,7 @@ export interface LoopClock {
 
 export const realClock: LoopClock = {
   now: () => Date.now(),
-  setTimer(ms, fn) {
-    const t = setTimeout(fn, Math.max(0, ms))
-    return {cancel: () => clearTimeout(t)}
-  },
+  setTimer: (ms, fn) => setLongTimeout(fn, ms),
 }
 
 /** Resolves after ms on the given clock. */
