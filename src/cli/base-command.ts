@@ -16,8 +16,12 @@ export interface IO {
   /** The terminal's width when stdout is one. */
   stdoutColumns?: number
   env: NodeJS.ProcessEnv
-  /** stderr as a terminal, for a progress line (cli/progress.ts); absent: never one. */
-  stderrTerminal?: {isTTY?: boolean; columns?: number}
+  /**
+   * stderr as a terminal, for a progress line (cli/progress.ts); absent: never one. `write` sends
+   * our own cursor control (\r) unescaped, which err() would escape; what it carries from a file
+   * or a cluster is escaped by the caller.
+   */
+  stderrTerminal?: {isTTY?: boolean; columns?: number; write?(text: string): void}
 }
 
 export const processIO: IO = {
@@ -38,7 +42,13 @@ export const processIO: IO = {
   },
   env: process.env,
   get stderrTerminal() {
-    return {isTTY: process.stderr.isTTY === true, columns: process.stderr.columns}
+    return {
+      isTTY: process.stderr.isTTY === true,
+      columns: process.stderr.columns,
+      write: (text: string) => {
+        process.stderr.write(text)
+      },
+    }
   },
 }
 

@@ -14,6 +14,7 @@ import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
 import {parseDuration, parseRFC3339} from '../util/duration.js'
+import {escapeControl} from '../util/terminal.js'
 import type {IO} from './base-command.js'
 import {Progress, progressWanted, withProgress} from './progress.js'
 
@@ -166,7 +167,7 @@ export class PassOptions {
         // The loader's lines carry their own `warning:` / `note:` prefix.
         warn: (line: string) => progress.print(() => this.io.err(`${line}\n`)),
         onFile: (name, bytes) => {
-          progress.set(`reading ${name}${bytes === undefined ? '' : ` (${megabytes(bytes)})`}`)
+          progress.set(`reading ${escapeControl(name)}${bytes === undefined ? '' : ` (${megabytes(bytes)})`}`)
           // Parsing blocks the event loop, so the line could not appear on time: shown before.
           if ((bytes ?? 0) >= SLOW_FILE_BYTES) progress.showNow()
         },
@@ -180,7 +181,7 @@ export class PassOptions {
    */
   protected progress(): Progress {
     const terminal = this.io.stderrTerminal ?? {}
-    const stream = {...terminal, write: (text: string) => this.io.err(text)}
+    const stream = {...terminal, write: terminal.write ?? ((text: string) => this.io.err(text))}
     return new Progress(stream, progressWanted(stream, this.io.env) && this.verbosity === 0)
   }
 
@@ -249,7 +250,7 @@ export class PassOptions {
     if (!this.selection.allNamespaces) this.selection = {...this.selection, namespace: connection.namespace}
     const progress = this.progress()
     progress.set(
-      `listing the cluster's Deployments, ReplicaSets and Pods ${this.selection.allNamespaces ? 'in all namespaces' : `in namespace ${connection.namespace}`}`,
+      `listing the cluster's Deployments, ReplicaSets and Pods ${this.selection.allNamespaces ? 'in all namespaces' : `in namespace ${escapeControl(connection.namespace)}`}`,
     )
     return withProgress(progress, () =>
       readWorld(api, {
