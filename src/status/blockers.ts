@@ -55,6 +55,25 @@ function podCondition(pod: Pod, type: string): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === type)
 }
 
+/**
+ * The requests behind the scheduler's `Insufficient <resource>` reasons (upstream: NodeResourcesFit's
+ * "Insufficient %v"): `cpu 4 (container web)`, as the pod spec writes them.
+ */
+function scarceRequests(pod: Pod, message: string): {text: string; container: string} | null {
+  const scarce = new Set([...message.matchAll(/Insufficient ([\w./-]*[\w/-])/g)].map((m) => m[1]!))
+  const parts: string[] = []
+  let first: string | null = null
+  for (const c of pod.spec?.containers ?? []) {
+    const requests = (c.resources as {requests?: Record<string, unknown>} | undefined)?.requests ?? {}
+    for (const r of scarce) {
+      if (requests[r] === undefined) continue
+      parts.push(`${r} ${String(requests[r])} (container ${c.name})`)
+      first ??= c.name
+    }
+  }
+  return first === null ? null : {text: parts.join(', '), container: first}
+}
+
 const isTerminal = (pod: Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed'
 
 /** The problems of one pod of the new ReplicaSet, most telling first. */
@@ -78,13 +97,17 @@ export function podBlockers(pod: Pod, rsName: string, minReadySeconds: number, n
   if (scheduled?.status === 'False') {
     const code = scheduled.reason === 'Unschedulable' ? 'Unschedulable' : 'Pending'
     const msg = scheduled.message ?? scheduled.reason ?? 'not scheduled'
+    const wanted = code === 'Unschedulable' ? scarceRequests(pod, msg) : null
     return [
       blocker(
         code,
         object,
-        code === 'Unschedulable' ? `cannot be scheduled: ${msg}` : `not scheduled yet: ${msg}`,
+        code === 'Unschedulable'
+          ? `cannot be scheduled: ${msg}${wanted ? `${msg.endsWith('.') ? '' : '.'} It requests ${wanted.text}.` : ''}`
+          : `not scheduled yet: ${msg}`,
         {
           ...base,
+          container: wanted?.container ?? null,
           since: scheduled.lastTransitionTime ?? null,
         },
       ),
