@@ -225,6 +225,31 @@ function replicaFailure(info: ReplicaSetInfo): Blocker | undefined {
   )
 }
 
+/**
+ * Without the ReplicaFailure condition (e.g. a snapshot of the ReplicaSet taken before its status
+ * was written), the replicaset-controller's Warning FailedCreate events say the same: upstream
+ * RealPodControl.createPods records "Error creating: %v" for each refused pod. Only while the
+ * ReplicaSet still lacks pods: once it has them all, the events (kept for an hour) are history.
+ */
+function failedCreateEvent(info: ReplicaSetInfo, ctx: RolloutContext): Blocker | undefined {
+  const rs = info.rs
+  if (!ctx.events || (rs.status?.replicas ?? 0) >= (rs.spec.replicas ?? 1)) return undefined
+  const name = rs.metadata.name ?? ''
+  const failed = eventsAbout(ctx.events, ctx.namespace, 'ReplicaSet', new Set([name]))
+    .filter((e) => e.type === 'Warning' && e.reason === 'FailedCreate')
+    .sort((a, b) => (parseTime(eventTime(b)) ?? 0) - (parseTime(eventTime(a)) ?? 0))
+  const e = failed[0]
+  if (!e) return undefined
+  const count = e.series?.count ?? e.count ?? 1
+  const text = eventMessage(e).replace(/^Error creating: /, '')
+  return blocker(
+    'FailedCreate',
+    {kind: 'ReplicaSet', name},
+    `cannot create pods: ${text} (FailedCreate event${count > 1 ? ` x${count}` : ''}, last at ${eventTime(e) ?? '?'})`,
+    {replicaSet: name, since: e.firstTimestamp ?? eventTime(e)},
+  )
+}
+
 const activePod = (p: Pod) => !isTerminal(p)
 
 export function explainBlockers(ctx: RolloutContext): Blocker[] {
@@ -233,7 +258,7 @@ export function explainBlockers(ctx: RolloutContext): Blocker[] {
   const newInfo = view.all.find((i) => i.role === 'new')
   const minReady = d.spec.minReadySeconds ?? 0
   if (newInfo) {
-    const failure = replicaFailure(newInfo)
+    const failure = replicaFailure(newInfo) ?? failedCreateEvent(newInfo, ctx)
     if (failure) out.push(failure)
     const rsName = newInfo.rs.metadata.name ?? ''
     for (const pod of sortPods(newInfo.pods)) out.push(...podBlockers(pod, rsName, minReady, now))

@@ -61,6 +61,7 @@ export const PROGRESSING_REASONS = [
  */
 export const HARD_BLOCKERS = [
   'ReplicaFailure',
+  'FailedCreate',
   'ImagePullBackOff',
   'ErrImagePull',
   'InvalidImageName',

@@ -127,3 +127,96 @@ describe('Unschedulable', () => {
     expect(server.requests.filter((q) => q.method !== 'GET')).toEqual([])
   })
 })
+
+/** The objects without their ReplicaFailure conditions (the ReplicaSet's, and the Deployment's copy). */
+function withoutReplicaFailure(items: Obj[]): Obj[] {
+  return items.map((o) => {
+    if (o.kind !== 'ReplicaSet' && o.kind !== 'Deployment') return o
+    const copy = structuredClone(o) as {status: {conditions?: Array<{type: string}>}}
+    copy.status.conditions = copy.status.conditions?.filter((c) => c.type !== 'ReplicaFailure')
+    return copy as unknown as Obj
+  })
+}
+
+describe('FailedCreate and ReplicaFailure', () => {
+  const file = 'quota-exceeded.yaml'
+  const args = ['checkout', '-n', 'demo', '--now', '2026-11-29T10:00:00Z']
+  const fromFile = (f: string) => [...args, '-f', f]
+  const refused =
+    'pods "checkout-567db7bc9f-w9fxq" is forbidden: exceeded quota: compute, requested: cpu=500m, used: cpu=2, limited: cpu=2'
+
+  it('files: the ReplicaFailure condition with the quota message; the ResourceQuota is read without a note', async () => {
+    const e = await explainJson(fromFile(`examples/${file}`))
+    expect(e.verdict).toMatchObject({code: 'Stalled', reason: 'ReplicaFailure'})
+    expect(e.blockers).toEqual([
+      expect.objectContaining({
+        code: 'ReplicaFailure',
+        hard: true,
+        object: {kind: 'ReplicaSet', name: 'checkout-567db7bc9f'},
+        message: `cannot create pods: FailedCreate: ${refused}`,
+        since: '2026-11-29T09:56:00Z',
+      }),
+    ])
+    expect(e.deadEnds.map((d) => d.code)).toEqual(['MaxUnavailableZeroStuck', 'QuotaOrFailedCreate'])
+    const text = await cliAsync(['explain', ...fromFile(`examples/${file}`)], {env: {COLUMNS: '80'}})
+    expect(text.stderr).toBe('')
+    const screen = text.stdout.split('\n').slice(0, 24).join('\n')
+    expect(screen).toContain('Verdict: Stalled (ReplicaFailure)')
+    expect(screen).toContain('exceeded\n  quota: compute, requested: cpu=500m, used: cpu=2, limited: cpu=2.')
+  })
+
+  it('files: without the condition, the FailedCreate events of a ReplicaSet that lacks pods say it', async () => {
+    const items = withoutReplicaFailure(example(file))
+    const input = JSON.stringify({apiVersion: 'v1', kind: 'List', items})
+    const r = await cliAsync(['explain', ...fromFile('-'), '-o', 'json'], {input})
+    expect(r.stderr).toBe('')
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
+    expect(e.verdict).toMatchObject({code: 'Stalled', reason: 'FailedCreate'})
+    expect(e.blockers).toEqual([
+      expect.objectContaining({
+        code: 'FailedCreate',
+        hard: true,
+        object: {kind: 'ReplicaSet', name: 'checkout-567db7bc9f'},
+        message: `cannot create pods: ${refused.replace('w9fxq', 'fj2lt')} (FailedCreate event x9, last at 2026-11-29T09:59:12Z)`,
+        since: '2026-11-29T09:56:00Z',
+      }),
+    ])
+    expect(e.deadEnds.map((d) => d.code)).toContain('QuotaOrFailedCreate')
+    // A ReplicaSet that has all its pods: the same events are history.
+    const complete = items.map((o) =>
+      o.kind === 'ReplicaSet' && o.metadata?.name === 'checkout-567db7bc9f'
+        ? ({...o, spec: {...(o.spec as object), replicas: 0}} as Obj)
+        : o,
+    )
+    const r2 = await cliAsync(['explain', ...fromFile('-'), '-o', 'json'], {
+      input: JSON.stringify({apiVersion: 'v1', kind: 'List', items: complete}),
+    })
+    const e2 = (JSON.parse(r2.stdout) as ExplainResult).items[0]!
+    expect(e2.blockers.map((b) => b.code)).not.toContain('FailedCreate')
+  })
+
+  it('live: the API server refuses pods over the quota and the ReplicaSet controller records it', async () => {
+    const items = withoutReplicaFailure(progressedNow(example(file))).filter((o) => o.kind !== 'Event')
+    const server = await serve(items)
+    const rs = await eventually(() => {
+      const o = server.store.get('replicasets', 'demo', 'checkout-567db7bc9f') as
+        | {status?: {conditions?: Array<{type: string; message?: string}>}}
+        | undefined
+      return o?.status?.conditions?.find((c) => c.type === 'ReplicaFailure')
+    }, 'the ReplicaFailure condition')
+    expect(rs.message).toMatch(
+      /^pods "checkout-567db7bc9f-[a-z0-9]{5}" is forbidden: exceeded quota: compute, requested: cpu=500m, used: cpu=2, limited: cpu=2$/,
+    )
+    const e = await explainJson(args.slice(0, 3), envOf(server))
+    expect(e.verdict).toMatchObject({code: 'Stalled', reason: 'ReplicaFailure'})
+    expect(e.blockers.map((b) => [b.code, b.object.name, b.message])).toEqual([
+      ['ReplicaFailure', 'checkout-567db7bc9f', `cannot create pods: FailedCreate: ${rs.message}`],
+    ])
+    const failed = e.events?.filter((x) => x.reason === 'FailedCreate') ?? []
+    expect(failed.length).toBeGreaterThan(0)
+    expect(failed[0]?.message).toMatch(
+      /^Error creating: pods "checkout-567db7bc9f-[a-z0-9]{5}" is forbidden: exceeded quota: compute/,
+    )
+    expect(server.requests.filter((q) => q.method !== 'GET')).toEqual([])
+  })
+})

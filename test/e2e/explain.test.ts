@@ -17,6 +17,7 @@ const EXAMPLES: Record<string, string[]> = {
   multi: ['-A', '--now', '2026-11-29T10:00:00Z'],
   'new-deployment': ['-n', 'demo', '--now', '2026-11-29T10:00:01Z'],
   paused: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
+  'quota-exceeded': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   recreate: ['-n', 'demo', '--now', '2026-11-29T10:01:15Z'],
   rollback: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'rolling-update': ['-n', 'demo', '--now', '2026-11-29T10:00:10Z'],
