@@ -92,6 +92,7 @@ export const DEAD_END_CODES = [
   'NoControllerActing',
   'MaxUnavailableZeroStuck',
   'QuotaOrFailedCreate',
+  'AutoscalerFightsRollout',
   'PausedWithPendingTemplate',
   'DeadlineWillNotFire',
   'MinReadySecondsExceedsDeadline',

@@ -220,3 +220,79 @@ describe('FailedCreate and ReplicaFailure', () => {
     expect(server.requests.filter((q) => q.method !== 'GET')).toEqual([])
   })
 })
+
+describe('HorizontalPodAutoscaler', () => {
+  const file = 'autoscaler-rollout.yaml'
+  const args = ['frontend', '-n', 'demo', '--now', '2026-11-29T10:00:00Z']
+
+  function expectAutoscaler(e: ExplainResult['items'][number]) {
+    expect(e.verdict).toMatchObject({code: 'Progressing', reason: 'ProportionalScaling'})
+    expect(e.autoscaler).toMatchObject({
+      name: 'frontend',
+      apiVersion: 'autoscaling/v2',
+      minReplicas: 4,
+      maxReplicas: 20,
+      currentReplicas: 8,
+      desiredReplicas: 12,
+      lastScaleTime: '2026-11-29T09:59:30Z',
+      metrics: ['cpu 100% of requests (target 70%)'],
+      others: [],
+    })
+    expect(e.autoscaler?.message).toContain('HorizontalPodAutoscaler frontend owns spec.replicas (12)')
+    const fight = e.deadEnds.find((d) => d.code === 'AutoscalerFightsRollout')
+    expect(fight?.objects).toEqual(['HorizontalPodAutoscaler/frontend', 'Deployment/frontend'])
+    expect(fight?.message).toContain('(10 now, maxSurge 3; 2 of the new ReplicaSet')
+    expect(fight?.message).toContain('(this pass: frontend-65bf845d77 6 → 9, frontend-5ff97b9db5 4 → 6)')
+  }
+
+  it('files: min/max/current/desired, the owner of spec.replicas, and the surge it counts', async () => {
+    expectAutoscaler(await explainJson([...args, '-f', `examples/${file}`]))
+    const text = await cliAsync(['explain', ...args, '-f', `examples/${file}`], {env: {COLUMNS: '80'}})
+    expect(text.stderr).toBe('')
+    const screen = text.stdout.split('\n').slice(0, 24).join('\n')
+    expect(screen).toContain(
+      'Autoscaler\n  HorizontalPodAutoscaler frontend owns spec.replicas (12): min 4, max 20,',
+    )
+    expect(screen).toContain('(dead end AutoscalerFightsRollout)')
+  })
+
+  it('files: an autoscaler of another Deployment, or no rollout under way, changes nothing', async () => {
+    const items = example(file).map((o) =>
+      o.kind === 'HorizontalPodAutoscaler'
+        ? ({
+            ...o,
+            spec: {
+              ...(o.spec as object),
+              scaleTargetRef: {apiVersion: 'apps/v1', kind: 'Deployment', name: 'other'},
+            },
+          } as Obj)
+        : o,
+    )
+    const r = await cliAsync(['explain', ...args, '-f', '-', '-o', 'json'], {
+      input: JSON.stringify({apiVersion: 'v1', kind: 'List', items}),
+    })
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
+    expect(e.autoscaler).toBeNull()
+    expect(e.deadEnds.map((d) => d.code)).not.toContain('AutoscalerFightsRollout')
+    const steady = await explainJson([
+      'web',
+      '-n',
+      'demo',
+      '--now',
+      '2026-11-29T10:00:00Z',
+      '-f',
+      'examples/steady.yaml',
+    ])
+    expect(steady.autoscaler).toBeNull()
+  })
+
+  it('live: the autoscalers of the namespace are listed (read-only) and read as from files', async () => {
+    const server = await startApiServer({objects: example(file)})
+    servers.push(server)
+    expectAutoscaler(await explainJson(args, envOf(server)))
+    expect(server.requests.filter((q) => q.method !== 'GET')).toEqual([])
+    expect(server.requests.map((q) => q.path)).toContain(
+      '/apis/autoscaling/v2/namespaces/demo/horizontalpodautoscalers',
+    )
+  })
+})

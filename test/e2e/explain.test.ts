@@ -11,6 +11,7 @@ import {cli, ROOT, tempFiles} from './helpers.js'
 
 /** Each example with the selection and clock of its scenario (see examples/README.md). */
 const EXAMPLES: Record<string, string[]> = {
+  'autoscaler-rollout': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'deadline-exceeded': ['-n', 'demo', '--now', '2026-11-29T10:10:00Z'],
   'hand-written': ['--now', '2026-11-29T10:00:00Z'],
   'history-limit': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
