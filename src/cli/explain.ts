@@ -2,7 +2,7 @@
 // Files or a live cluster are read as for `dry-run sync`; the analysis (src/explain) runs the same
 // pass with the tracer on, given the World and, from a cluster, its recent Events.
 
-import type {World} from '../cluster/world.js'
+import type {ClusterObject, World} from '../cluster/world.js'
 import {UsageError} from '../errors.js'
 import type {FailOn} from '../explain/summary.js'
 import type {ExplainResult} from '../explain/types.js'
@@ -32,17 +32,34 @@ export class ExplainOptions extends PassOptions {
    */
   async events(world: World): Promise<KubeEvent[] | undefined> {
     if (!this.live) return world.events && world.events.length > 0 ? world.events : undefined
+    return this.listLive<KubeEvent>('events')
+  }
+
+  /** The selected namespace's (or every namespace's) objects of a kind; a refused list warns and gives none. */
+  private async listLive<T>(resource: 'events' | 'horizontalpodautoscalers'): Promise<T[] | undefined> {
+    if (!this.live) return undefined
     const {listAll} = await import('../cluster/live/read.js')
     const namespace = this.selection.allNamespaces ? undefined : this.selection.namespace
     try {
-      const {items} = await listAll(this.live.api, 'events', namespace)
-      return items as unknown as KubeEvent[]
+      const {items} = await listAll(this.live.api, resource, namespace)
+      return items as unknown as T[]
     } catch (err) {
       this.io.err(
-        `Warning: cannot list events: ${escapeControl(err instanceof Error ? err.message : String(err))}\n`,
+        `Warning: cannot list ${resource}: ${escapeControl(err instanceof Error ? err.message : String(err))}\n`,
       )
       return undefined
     }
+  }
+
+  /**
+   * The HorizontalPodAutoscalers for the analysis: from files, those they hold; live, listed in the
+   * namespace (or every namespace) only when there is a Deployment to explain. An autoscaler list
+   * that fails (RBAC, no autoscaling/v2) leaves the explanation without it.
+   */
+  async autoscalers(world: World): Promise<ClusterObject[] | undefined> {
+    if (!this.live) return world.autoscalers
+    if (world.deployments.length === 0) return undefined
+    return this.listLive<ClusterObject>('horizontalpodautoscalers')
   }
 
   /**
@@ -77,6 +94,7 @@ export class ExplainOptions extends PassOptions {
       events: await this.events(world),
       eventsFrom: this.isLive ? 'cluster' : 'files',
       checkInput: !this.isLive,
+      autoscalers: await this.autoscalers(world),
     })
     return result
   }

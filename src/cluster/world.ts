@@ -34,12 +34,25 @@ export interface EventObject {
   uid?: string
 }
 
+/** A HorizontalPodAutoscaler or ResourceQuota as the API returns it (the fields are read where used). */
+export interface ClusterObject {
+  apiVersion?: string
+  kind?: string
+  metadata: {name?: string; namespace?: string; [key: string]: unknown}
+  spec?: Record<string, unknown>
+  status?: Record<string, unknown>
+}
+
 export interface World {
   deployments: Deployment[]
   replicaSets: ReplicaSet[]
   pods: Pod[]
   /** Events found in files (core/v1 and events.k8s.io/v1); a cluster's are read by explain itself. */
   events?: KubeEvent[]
+  /** HorizontalPodAutoscalers found in files (autoscaling/v2 or v1); a cluster's are read by explain. */
+  autoscalers?: ClusterObject[]
+  /** ResourceQuotas found in files. */
+  quotas?: ClusterObject[]
   /** Source of each loaded object (by identity); absent for objects from a live cluster. */
   sources: WeakMap<object, SourceRef>
   /** Each object as written, before defaulting (only when the loader is asked to keep them: `plan`). */

@@ -48,7 +48,9 @@ export function explainDeadEnds(
     }
   }
 
-  const failure = blockers.find((b) => b.code === 'ReplicaFailure' && b.replicaSet === newName)
+  const failure = blockers.find(
+    (b) => (b.code === 'ReplicaFailure' || b.code === 'FailedCreate') && b.replicaSet === newName,
+  )
   const progressing = getDeploymentCondition(after.status, 'Progressing')
   const dFailure = getDeploymentCondition(after.status, DeploymentReplicaFailure)
   if (failure) {

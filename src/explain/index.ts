@@ -5,7 +5,7 @@
 // them, recent Events; it runs the port's own pass with the tracer on and reads its record.
 
 import type {MemoryStore} from '../cluster/memory.js'
-import type {World} from '../cluster/world.js'
+import type {ClusterObject, World} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {ChangeTracker} from '../pass/change.js'
 import {type DeploymentResult, envelope} from '../pass/result.js'
@@ -16,6 +16,7 @@ import type {RolloutContext} from '../status/context.js'
 import {rolloutContext, stateOf} from '../status/index.js'
 import {replicaSetRows} from '../status/replicasets.js'
 import type {KubeEvent} from '../status/types.js'
+import {autoscalerDeadEnd, explainAutoscaler} from './autoscaler.js'
 import {explainDeadEnds} from './dead-ends.js'
 import {explainNext} from './next.js'
 import {overlapOf, overlappingReplicaSet} from './overlaps.js'
@@ -36,6 +37,8 @@ export interface ExplainOptions {
   starts?: Map<string, ObjectRef[]>
   /** Where `events` come from (default: cluster). */
   eventsFrom?: 'cluster' | 'files'
+  /** The HorizontalPodAutoscalers of the namespaces concerned (files, or listed live). */
+  autoscalers?: ClusterObject[]
 }
 
 export interface ExplainOutcome {
@@ -74,6 +77,12 @@ export function explainDeployment(
   const pass = explainPass(ctx)
   const overlap = overlapOf(ctx)
   const deadEnds = explainDeadEnds(ctx, state.blockers, state.progress, pass.fenceposts)
+  const autoscaler = explainAutoscaler(ctx, options.autoscalers)
+  const fight = autoscalerDeadEnd(ctx, autoscaler, pass.fenceposts)
+  if (fight && autoscaler) {
+    deadEnds.push(fight)
+    autoscaler.message += ` Mid-rollout it counts the surge pods too (dead end ${fight.code}).`
+  }
   if (state.noController) {
     deadEnds.unshift({
       code: 'NoControllerActing',
@@ -96,6 +105,7 @@ export function explainDeployment(
       options.now,
     ),
     templateDiff: explainTemplateDiff(ctx),
+    autoscaler,
     podsInInput: podsInInput(ctx),
     pass,
     progress: state.progress,

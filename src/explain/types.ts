@@ -13,6 +13,7 @@ import type {
   RolloutStatus,
   Verdict,
 } from '../status/types.js'
+import type {AutoscalerInfo} from './autoscaler.js'
 import type {TemplateDiff} from './template.js'
 
 export type CheckName =
@@ -150,6 +151,8 @@ export interface Explanation {
   replicaSets: ReplicaSetRow[]
   /** What the pod template changed since the previous revision (why there is a new ReplicaSet); null without one. */
   templateDiff: TemplateDiff | null
+  /** The HorizontalPodAutoscaler that owns spec.replicas; null when none targets the Deployment. */
+  autoscaler: AutoscalerInfo | null
   /** Pods of the ReplicaSets in the input; false when the files hold none (blockers are then unknown). */
   podsInInput: boolean
   pass: PassExplain

@@ -93,6 +93,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   out.push(wrap(style(VERDICT_STYLE[verdict.code], tag), width, `${heading('Verdict:')} `, '  '))
   out.push(w(verdict.message))
   out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}${kubectlNote(e)}`))
+  if (e.autoscaler) out.push('', heading('Autoscaler'), w(e.autoscaler.message))
 
   out.push('', heading('ReplicaSets'))
   if (e.replicaSets.length === 0)

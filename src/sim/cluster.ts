@@ -20,6 +20,7 @@ import {
   DEFAULT_TIMINGS,
   type FailureMode,
   failFromNow,
+  feasibleNodes,
   type KubeletContext,
   leastLoadedNode,
   nextPodEventAt,
@@ -186,7 +187,8 @@ export class SimulatedCluster {
     return {
       timings: this.timings,
       // `placed` and this.pods overlap while the kubelet walks the list; each pod counts once.
-      pickNode: () => leastLoadedNode(this.nodes, [...placed, ...this.pods]),
+      nodes: this.nodes,
+      pickNode: (pod) => leastLoadedNode(feasibleNodes(pod, this.nodes), [...placed, ...this.pods]),
     }
   }
 

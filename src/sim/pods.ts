@@ -50,6 +50,8 @@ export const CRASH_BACKOFF_MAX = 300_000
 
 export type PodStage =
   | 'unscheduled'
+  /** No node fits: PodScheduled False/Unschedulable; the nodes never change, so it stays. */
+  | 'unschedulable'
   | 'creating'
   | 'ready'
   | 'pull-error'
@@ -228,6 +230,34 @@ export interface KubeletContext {
   timings: PodTimings
   /** The node the scheduler binds a pod to (called once per pod, when it is scheduled). */
   pickNode(pod: Pod): string
+  /** The cluster's nodes; with them, a pod whose nodeSelector no node matches is left Unschedulable. */
+  nodes?: readonly string[]
+}
+
+/** The labels the kubelet gives every simulated node (upstream: kubelet's initialNode). */
+export function nodeLabels(node: string): Record<string, string> {
+  return {'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}
+}
+
+/** The nodes whose labels hold every pair of the pod's spec.nodeSelector (upstream: NodeAffinity's filter). */
+export function feasibleNodes(pod: Pod, nodes: readonly string[]): string[] {
+  const selector = Object.entries(pod.spec?.nodeSelector ?? {})
+  return nodes.filter((n) => {
+    const labels = nodeLabels(n)
+    return selector.every(([k, v]) => labels[k] === v)
+  })
+}
+
+/**
+ * The scheduler's message when no node fits, else undefined. upstream: FitError.Error() —
+ * "0/%v nodes are available: " + the sorted "<count> <reason>" histogram + ".", then the PostFilter
+ * (DefaultPreemption) message, which for a NodeAffinity rejection (UnschedulableAndUnresolvable)
+ * is "preemption: 0/%v nodes are available: %v Preemption is not helpful for scheduling.".
+ */
+export function schedulingFailure(pod: Pod, nodes: readonly string[]): string | undefined {
+  if (nodes.length === 0 || feasibleNodes(pod, nodes).length > 0) return undefined
+  const n = nodes.length
+  return `0/${n} nodes are available: ${n} node(s) didn't match Pod's node affinity/selector. preemption: 0/${n} nodes are available: ${n} Preemption is not helpful for scheduling.`
 }
 
 /** Applies every transition of one pod due at or before `now`, each at its own time. */
@@ -278,6 +308,35 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
   })
   switch (plan.stage) {
     case 'unscheduled': {
+      const refused = ctx.nodes ? schedulingFailure(pod, ctx.nodes) : undefined
+      if (refused !== undefined) {
+        // upstream: the scheduler's handleSchedulingFailure — PodScheduled False/Unschedulable with
+        // the FitError's message (status patch), and a FailedScheduling Warning event.
+        const conditions = setCondition(
+          pod.status?.conditions ?? [],
+          'PodScheduled',
+          'False',
+          formatTime(at),
+          {
+            reason: 'Unschedulable',
+            message: refused,
+          },
+        )
+        return {
+          pod: {...pod, status: {...pod.status, phase: 'Pending', conditions}},
+          plan: withoutNext({...plan, stage: 'unschedulable'}),
+          note: 'Unschedulable',
+          events: [
+            {
+              type: 'Warning',
+              reason: 'FailedScheduling',
+              object: ref,
+              message: refused,
+              source: 'default-scheduler',
+            },
+          ],
+        }
+      }
       const node = ctx.pickNode(pod)
       const scheduled = withStatus({...pod, spec: {...pod.spec, nodeName: node}}, at, {
         phase: 'Pending',

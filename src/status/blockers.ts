@@ -55,6 +55,25 @@ function podCondition(pod: Pod, type: string): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === type)
 }
 
+/**
+ * The requests behind the scheduler's `Insufficient <resource>` reasons (upstream: NodeResourcesFit's
+ * "Insufficient %v"): `cpu 4 (container web)`, as the pod spec writes them.
+ */
+function scarceRequests(pod: Pod, message: string): {text: string; container: string} | null {
+  const scarce = new Set([...message.matchAll(/Insufficient ([\w./-]*[\w/-])/g)].map((m) => m[1]!))
+  const parts: string[] = []
+  let first: string | null = null
+  for (const c of pod.spec?.containers ?? []) {
+    const requests = (c.resources as {requests?: Record<string, unknown>} | undefined)?.requests ?? {}
+    for (const r of scarce) {
+      if (requests[r] === undefined) continue
+      parts.push(`${r} ${String(requests[r])} (container ${c.name})`)
+      first ??= c.name
+    }
+  }
+  return first === null ? null : {text: parts.join(', '), container: first}
+}
+
 const isTerminal = (pod: Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed'
 
 /** The problems of one pod of the new ReplicaSet, most telling first. */
@@ -78,13 +97,17 @@ export function podBlockers(pod: Pod, rsName: string, minReadySeconds: number, n
   if (scheduled?.status === 'False') {
     const code = scheduled.reason === 'Unschedulable' ? 'Unschedulable' : 'Pending'
     const msg = scheduled.message ?? scheduled.reason ?? 'not scheduled'
+    const wanted = code === 'Unschedulable' ? scarceRequests(pod, msg) : null
     return [
       blocker(
         code,
         object,
-        code === 'Unschedulable' ? `cannot be scheduled: ${msg}` : `not scheduled yet: ${msg}`,
+        code === 'Unschedulable'
+          ? `cannot be scheduled: ${msg}${wanted ? `${msg.endsWith('.') ? '' : '.'} It requests ${wanted.text}.` : ''}`
+          : `not scheduled yet: ${msg}`,
         {
           ...base,
+          container: wanted?.container ?? null,
           since: scheduled.lastTransitionTime ?? null,
         },
       ),
@@ -202,6 +225,31 @@ function replicaFailure(info: ReplicaSetInfo): Blocker | undefined {
   )
 }
 
+/**
+ * Without the ReplicaFailure condition (e.g. a snapshot of the ReplicaSet taken before its status
+ * was written), the replicaset-controller's Warning FailedCreate events say the same: upstream
+ * RealPodControl.createPods records "Error creating: %v" for each refused pod. Only while the
+ * ReplicaSet still lacks pods: once it has them all, the events (kept for an hour) are history.
+ */
+function failedCreateEvent(info: ReplicaSetInfo, ctx: RolloutContext): Blocker | undefined {
+  const rs = info.rs
+  if (!ctx.events || (rs.status?.replicas ?? 0) >= (rs.spec.replicas ?? 1)) return undefined
+  const name = rs.metadata.name ?? ''
+  const failed = eventsAbout(ctx.events, ctx.namespace, 'ReplicaSet', new Set([name]))
+    .filter((e) => e.type === 'Warning' && e.reason === 'FailedCreate')
+    .sort((a, b) => (parseTime(eventTime(b)) ?? 0) - (parseTime(eventTime(a)) ?? 0))
+  const e = failed[0]
+  if (!e) return undefined
+  const count = e.series?.count ?? e.count ?? 1
+  const text = eventMessage(e).replace(/^Error creating: /, '')
+  return blocker(
+    'FailedCreate',
+    {kind: 'ReplicaSet', name},
+    `cannot create pods: ${text} (FailedCreate event${count > 1 ? ` x${count}` : ''}, last at ${eventTime(e) ?? '?'})`,
+    {replicaSet: name, since: e.firstTimestamp ?? eventTime(e)},
+  )
+}
+
 const activePod = (p: Pod) => !isTerminal(p)
 
 export function explainBlockers(ctx: RolloutContext): Blocker[] {
@@ -210,7 +258,7 @@ export function explainBlockers(ctx: RolloutContext): Blocker[] {
   const newInfo = view.all.find((i) => i.role === 'new')
   const minReady = d.spec.minReadySeconds ?? 0
   if (newInfo) {
-    const failure = replicaFailure(newInfo)
+    const failure = replicaFailure(newInfo) ?? failedCreateEvent(newInfo, ctx)
     if (failure) out.push(failure)
     const rsName = newInfo.rs.metadata.name ?? ''
     for (const pod of sortPods(newInfo.pods)) out.push(...podBlockers(pod, rsName, minReady, now))

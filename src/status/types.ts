@@ -61,6 +61,7 @@ export const PROGRESSING_REASONS = [
  */
 export const HARD_BLOCKERS = [
   'ReplicaFailure',
+  'FailedCreate',
   'ImagePullBackOff',
   'ErrImagePull',
   'InvalidImageName',
@@ -91,6 +92,7 @@ export const DEAD_END_CODES = [
   'NoControllerActing',
   'MaxUnavailableZeroStuck',
   'QuotaOrFailedCreate',
+  'AutoscalerFightsRollout',
   'PausedWithPendingTemplate',
   'DeadlineWillNotFire',
   'MinReadySecondsExceedsDeadline',

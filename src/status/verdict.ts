@@ -69,6 +69,7 @@ export function causeSentence(code: string, blockers: Blocker[]): string {
     case 'Unschedulable':
       return `${newPods} cannot be scheduled: ${first?.message.replace(/^cannot be scheduled: /, '')}`
     case 'ReplicaFailure':
+    case 'FailedCreate':
       return `The new ReplicaSet ${first?.message}.`
     case 'ReadinessProbeFailing':
       return `The readiness probe of ${newPods} fails.`

@@ -192,3 +192,8 @@ export function expired(message: string): ApiError {
 export function gone(message: string): ApiError {
   return new ApiError(410, 'Gone', message)
 }
+
+/** An admission plugin's refusal (upstream admission.NewForbidden): `pods "web-x" is forbidden: <why>`. */
+export function admissionForbidden(gr: GroupResource, name: string, why: string): ApiError {
+  return new ApiError(403, 'Forbidden', `${qualified(gr)} "${name}" is forbidden: ${why}`, details(gr, name))
+}

@@ -50,6 +50,7 @@ import {
 } from './faults.js'
 import {JsonPatchError, jsonPatch, mergePatch, PATCH_TYPES, strategicMergePatch} from './patch.js'
 import {decodeKubernetesProtobuf} from './protobuf.js'
+import {admitPod} from './quota.js'
 import {
   findByResource,
   groupVersion,
@@ -1188,6 +1189,12 @@ class ApiServerImpl {
     if (errs.length) throw invalid(def.kind, def.group, str(md.name) ?? '', errs)
     if (this.store.get(def, r.namespace, md.name as string))
       throw alreadyExists(this.gr(def), md.name as string)
+    if (def.resource === 'pods') {
+      // upstream: the ResourceQuota admission plugin (a validating one: after name generation).
+      const quotas = this.store.list('resourcequotas', r.namespace)
+      const refused = quotas.length > 0 && admitPod(o, quotas, this.store.list(def, r.namespace), Date.now())
+      if (refused) throw refused
+    }
     if (dryRun) return {obj: o}
     return {obj: o, stored: this.store.write(def, o)}
   }

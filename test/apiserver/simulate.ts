@@ -10,6 +10,7 @@ import type {FeatureGates} from '../../src/controller/interfaces.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
+  feasibleNodes,
   type KubeletContext,
   leastLoadedNode,
   nextPodEventAt,
@@ -293,7 +294,9 @@ export class SimulatedCluster {
       if (!plan || due === undefined || due > now) continue
       const ctx: KubeletContext = {
         timings: this.timings,
-        pickNode: () => leastLoadedNode(this.nodes, this.access.list('pods') as unknown as Pod[]),
+        nodes: this.nodes,
+        pickNode: (p) =>
+          leastLoadedNode(feasibleNodes(p, this.nodes), this.access.list('pods') as unknown as Pod[]),
       }
       const r = advancePod(pod, plan, now, ctx)
       const ns = pod.metadata.namespace ?? ''

@@ -11,18 +11,21 @@ import {cli, ROOT, tempFiles} from './helpers.js'
 
 /** Each example with the selection and clock of its scenario (see examples/README.md). */
 const EXAMPLES: Record<string, string[]> = {
+  'autoscaler-rollout': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'deadline-exceeded': ['-n', 'demo', '--now', '2026-11-29T10:10:00Z'],
   'hand-written': ['--now', '2026-11-29T10:00:00Z'],
   'history-limit': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   multi: ['-A', '--now', '2026-11-29T10:00:00Z'],
   'new-deployment': ['-n', 'demo', '--now', '2026-11-29T10:00:01Z'],
   paused: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
+  'quota-exceeded': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   recreate: ['-n', 'demo', '--now', '2026-11-29T10:01:15Z'],
   rollback: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'rolling-update': ['-n', 'demo', '--now', '2026-11-29T10:00:10Z'],
   'scale-mid-rollout': ['-n', 'demo', '--now', '2026-11-29T10:00:25Z'],
   steady: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'stuck-image-pull': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
+  unschedulable: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
 }
 
 const GOLDEN = join(ROOT, 'test/golden/explain')

@@ -98,12 +98,13 @@ ${extra}`
 
 /**
  * The same as cli(), without blocking the event loop: tests that serve a test API server from
- * this process need it, or the CLI would wait for a server that cannot answer.
+ * this process need it, or the CLI would wait for a server that cannot answer. A run still going
+ * after `killAfterMs` is killed: `signal` then says so.
  */
 export function cliAsync(
   args: string[],
-  options: {input?: string; env?: NodeJS.ProcessEnv} = {},
-): Promise<RunResult> {
+  options: {input?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number} = {},
+): Promise<RunResult & {signal: NodeJS.Signals | null}> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
@@ -117,11 +118,11 @@ export function cliAsync(
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       stderr += c
     })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000)
     child.on('error', reject)
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer)
-      resolvePromise({code, stdout, stderr})
+      resolvePromise({code, signal, stdout, stderr})
     })
     child.stdin.end(options.input ?? '')
   })

@@ -8,7 +8,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
 import {loadWorld} from '../../src/cluster/load/index.js'
 import {parseJson} from '../../src/cluster/load/json.js'
-import {readJsonListFile, STREAM_MIN_BYTES} from '../../src/cluster/load/read.js'
+import {readFile, STREAM_MIN_BYTES} from '../../src/cluster/load/read.js'
 import {InputError} from '../../src/errors.js'
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/load')
@@ -443,7 +443,8 @@ describe('big JSON files, read a piece at a time', () => {
     expect(Buffer.byteLength(text)).toBeGreaterThan(STREAM_MIN_BYTES)
     const file = tmpFile('big-list.json', text)
     // The file takes the streaming path (it would be undefined if the whole file had to decide).
-    expect(readJsonListFile({name: file, path: file})?.[0]?.itemLines).toHaveLength(12_000)
+    const read = await readFile({name: file, path: file})
+    expect('docs' in read && read.docs[0]?.itemLines).toHaveLength(12_000)
     const streamed = await loadWorld([file])
     const whole = loadWorldFromText(text, file)
     expect(streamed.pods).toEqual(whole.pods)

@@ -8,11 +8,13 @@ import {SimulatedCluster} from '../../src/sim/cluster.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
+  feasibleNodes,
   type KubeletContext,
   normalizeImage,
   planForInputPod,
   planForNewPod,
   registryHost,
+  schedulingFailure,
   terminatePod,
 } from '../../src/sim/pods.js'
 import {generateName, Random} from '../../src/sim/random.js'
@@ -359,6 +361,41 @@ describe('pod lifecycle', () => {
       status: {phase: 'Pending'},
     }
   }
+
+  it('leaves a pod whose nodeSelector no node matches Unschedulable, as kube-scheduler writes it', () => {
+    const nodes = ['node-1', 'node-2', 'node-3']
+    const pod = {...fresh(), spec: {...fresh().spec, nodeSelector: {disktype: 'ssd'}}}
+    const r = advancePod(pod, planForNewPod(T0, DEFAULT_TIMINGS), T0 + 60_000, {...ctx, nodes})
+    const message =
+      "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    expect(r.pod?.spec?.nodeName).toBeUndefined()
+    expect(r.pod?.status?.phase).toBe('Pending')
+    expect(r.pod?.status?.conditions).toEqual([
+      {
+        type: 'PodScheduled',
+        status: 'False',
+        reason: 'Unschedulable',
+        message,
+        lastProbeTime: null,
+        lastTransitionTime: iso(T0 + 1_000),
+      },
+    ])
+    expect(r.events).toEqual([
+      {
+        type: 'Warning',
+        reason: 'FailedScheduling',
+        object: 'Pod/web-abc-x',
+        message,
+        source: 'default-scheduler',
+      },
+    ])
+    expect(r.plan.stage).toBe('unschedulable')
+    expect(r.plan.nextAt).toBeUndefined()
+    // A selector a node's own labels satisfy schedules there.
+    const pinned = {...fresh(), spec: {...fresh().spec, nodeSelector: {'kubernetes.io/hostname': 'node-2'}}}
+    expect(feasibleNodes(pinned, nodes)).toEqual(['node-2'])
+    expect(schedulingFailure(pinned, nodes)).toBeUndefined()
+  })
 
   it('schedules a healthy pod after 1s and makes it Running and Ready at readyAfter', () => {
     let plan = planForNewPod(T0, DEFAULT_TIMINGS)

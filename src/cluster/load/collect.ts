@@ -6,7 +6,7 @@ import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api
 import {RevisionAnnotation} from '../../controller/util/deployment-util.js'
 import {parseInt64} from '../../controller/util/go.js'
 import {InputError} from '../../errors.js'
-import {emptyWorld, type KubeEvent, type SourceRef, type World} from '../world.js'
+import {type ClusterObject, emptyWorld, type KubeEvent, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
 import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
@@ -21,6 +21,12 @@ const API_VERSIONS: Record<KeptKind, string> = {Deployment: 'apps/v1', ReplicaSe
 
 /** Events are read from both APIs: kubectl get events (v1) and events.k8s.io/v1. */
 const EVENT_API_VERSIONS = new Set(['v1', 'events.k8s.io/v1'])
+
+/** What explain reads besides workloads and events: autoscalers (v2, or v1's same fields) and quotas. */
+const CONTEXT_KINDS: Record<string, {apiVersions: Set<string>; list: 'autoscalers' | 'quotas'}> = {
+  HorizontalPodAutoscaler: {apiVersions: new Set(['autoscaling/v2', 'autoscaling/v1']), list: 'autoscalers'},
+  ResourceQuota: {apiVersions: new Set(['v1']), list: 'quotas'},
+}
 
 function isKept(kind: string): kind is KeptKind {
   return kind === 'Deployment' || kind === 'ReplicaSet' || kind === 'Pod'
@@ -210,6 +216,24 @@ export class Collector {
     this.world.events.push(obj as KubeEvent)
   }
 
+  /** An autoscaler or quota: kept as given; only the shape of what explain reads is checked. */
+  private addContextObject(obj: Obj, o: Origin, list: 'autoscalers' | 'quotas'): void {
+    const name = isObject(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : ''
+    const label = `${String(obj.kind)} ${name}`.trim()
+    if (name === '') this.fail(o, `${label}: metadata.name: Required value`, ['metadata', 'name'])
+    for (const field of ['spec', 'status'] as const) {
+      if (obj[field] !== undefined && obj[field] !== null && !isObject(obj[field])) {
+        this.fail(o, `${label}: ${field}: Invalid value: ${formatValue(obj[field])}: expected an object`, [
+          field,
+        ])
+      }
+    }
+    const metadata = obj.metadata as Obj
+    if (metadata.namespace === undefined || metadata.namespace === '') metadata.namespace = 'default'
+    const target = (this.world[list] ??= [])
+    target.push(obj as unknown as ClusterObject)
+  }
+
   private addObject(obj: Obj, o: Origin): void {
     const kind = obj.kind
     if (kind === undefined || kind === null || kind === '') this.fail(o, 'kind not set', ['kind'])
@@ -226,6 +250,11 @@ export class Collector {
     }
     if (kind === 'Event' && EVENT_API_VERSIONS.has(apiVersion)) {
       this.addEvent(obj, o)
+      return
+    }
+    const context = CONTEXT_KINDS[kind]
+    if (context?.apiVersions.has(apiVersion)) {
+      this.addContextObject(obj, o, context.list)
       return
     }
     if (!isKept(kind)) {

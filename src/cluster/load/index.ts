@@ -6,7 +6,7 @@ import type {World} from '../world.js'
 import {Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
-import {expandPaths, fileSize, readFileBytes, readJsonListFile, readStdin} from './read.js'
+import {expandPaths, type InputFile, readFile, readStdin} from './read.js'
 import {bytesToText, checkBytes, checkText, MAX_YAML_BYTES, startsLikeJson} from './text.js'
 import {loadExactReader, NeedsExactReader, parseYaml} from './yaml-fast.js'
 
@@ -114,13 +114,13 @@ export function loadWorldFromLoadedText(text: string, fileName: string, opts: Lo
  * of the first attempt dropped and stdin read only once.
  */
 export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promise<World> {
-  const stdin = once<string | Buffer>(opts.stdin ?? readStdin)
+  const read = readEachOnce(opts)
   const warned: string[] = []
   const flush = () => {
     for (const line of warned) (opts.warn ?? defaultWarn)(line)
   }
   try {
-    const world = await loadOnce(paths, opts, stdin, (line) => warned.push(line))
+    const world = await loadOnce(paths, opts, read, (line) => warned.push(line))
     flush()
     return world
   } catch (err) {
@@ -131,7 +131,7 @@ export async function loadWorld(paths: string[], opts: LoadOptions = {}): Promis
     }
   }
   await loadExactReader()
-  return loadOnce(paths, opts, stdin, opts.warn ?? defaultWarn)
+  return loadOnce(paths, opts, read, opts.warn ?? defaultWarn)
 }
 
 function once<T>(f: () => Promise<T>): () => Promise<T> {
@@ -142,35 +142,57 @@ function once<T>(f: () => Promise<T>): () => Promise<T> {
   }
 }
 
+/** One input as read: the documents of a big JSON List read a piece at a time, or its content. */
+type Read = {docs: ParsedDoc[]} | {input: Input}
+
+/** Reads the i-th input of the expanded list (the same list on each attempt of a load). */
+type Reader = (f: InputFile, i: number) => Promise<Read>
+
+/**
+ * Reads each input through one open, and keeps what cannot be read a second time for a load that
+ * starts over: stdin, and a pipe or device (`-f <(kubectl get ...)`, a FIFO). Regular files are
+ * read again rather than held.
+ */
+function readEachOnce(opts: LoadOptions): Reader {
+  const stdin = once<string | Buffer>(opts.stdin ?? readStdin)
+  const kept = new Map<number, Input>()
+  return async (f, i) => {
+    if (f.path === undefined) {
+      opts.onFile?.(f.name, undefined)
+      const content = await stdin()
+      if (typeof content === 'string') return {input: Input.ofText(checkText(f.name, content))}
+      checkBytes(f.name, content)
+      return {input: Input.ofBytes(content)}
+    }
+    const again = kept.get(i)
+    if (again) {
+      opts.onFile?.(f.name, undefined)
+      return {input: again}
+    }
+    const content = await readFile(f, (size) => opts.onFile?.(f.name, size))
+    if ('docs' in content) return content
+    checkBytes(f.name, content.bytes)
+    const input = Input.ofBytes(content.bytes)
+    if (!content.regular) kept.set(i, input)
+    return {input}
+  }
+}
+
 async function loadOnce(
   paths: string[],
   opts: LoadOptions,
-  stdin: () => Promise<string | Buffer>,
+  read: Reader,
   warn: (line: string) => void,
 ): Promise<World> {
   const files = expandPaths(paths, opts.recursive ?? false)
   const c = collector({...opts, warn})
-  for (const f of files) {
-    opts.onFile?.(f.name, fileSize(f))
-    const streamed = readJsonListFile(f)
-    if (streamed) {
-      c.addDocs(f.name, streamed, false)
+  for (const [i, f] of files.entries()) {
+    const content = await read(f, i)
+    if ('docs' in content) {
+      c.addDocs(f.name, content.docs, false)
       continue
     }
-    let input: Input
-    if (f.path === undefined) {
-      const content = await stdin()
-      if (typeof content === 'string') input = Input.ofText(checkText(f.name, content))
-      else {
-        checkBytes(f.name, content)
-        input = Input.ofBytes(content)
-      }
-    } else {
-      const bytes = await readFileBytes(f)
-      checkBytes(f.name, bytes)
-      input = Input.ofBytes(bytes)
-    }
-    const {docs, fromYaml} = await parseWithExactReader(f.name, input)
+    const {docs, fromYaml} = await parseWithExactReader(f.name, content.input)
     c.addDocs(f.name, docs, fromYaml)
   }
   return c.finish()

@@ -120,19 +120,30 @@ async function readStream(name: string, chunks: AsyncIterable<Buffer | string>):
   return buf
 }
 
-/** A file's size in bytes before it is read (undefined for stdin, a pipe, or one that is gone). */
-export function fileSize(f: InputFile): number | undefined {
-  if (f.path === undefined) return undefined
-  const st = statSync(f.path, {throwIfNoEntry: false})
-  return st?.isFile() ? st.size : undefined
-}
-
 export function readStdin(): Promise<Buffer> {
   return readStream(STDIN_NAME, process.stdin)
 }
 
-/** The bytes of a file, refusing one over the limit for its format before reading it all. */
-export async function readFileBytes(f: InputFile): Promise<Buffer> {
+/** JSON files this big are first read a piece at a time, as a List (./json-stream.ts). */
+export const STREAM_MIN_BYTES = 4 * 1024 * 1024
+
+/**
+ * What one file gave: the documents of a big JSON List read a piece at a time, or its bytes.
+ * `regular` is false for a pipe or device (`-f <(kubectl get ...)`, a FIFO), which cannot be read
+ * a second time: a caller that may need the bytes again keeps them.
+ */
+export type FileContent = {docs: ParsedDoc[]} | {bytes: Buffer; regular: boolean}
+
+/**
+ * Reads a file through one open: fstat once, then a big regular JSON file is tried as a streamed
+ * List, and anything else (or a List the streaming reader leaves to the whole-file path) is read
+ * from the same descriptor, refusing a file over the limit for its format before reading it all.
+ * `onSize` hears the size before the read (undefined for a pipe or device).
+ */
+export async function readFile(
+  f: InputFile,
+  onSize?: (bytes: number | undefined) => void,
+): Promise<FileContent> {
   const path = f.path ?? f.name
   let fd: number
   try {
@@ -144,14 +155,21 @@ export async function readFileBytes(f: InputFile): Promise<Buffer> {
     const st = fstatSync(fd)
     if (st.isDirectory()) throw new InputError(`${f.name}: is a directory`)
     if (!st.isFile()) {
-      // A pipe or device (`-f <(kubectl get ...)`): no size up front, so count while reading.
-      return await readStream(f.name, createReadStream('', {fd, autoClose: false}))
+      onSize?.(undefined)
+      // No size up front, so count while reading.
+      return {bytes: await readStream(f.name, createReadStream('', {fd, autoClose: false})), regular: false}
     }
+    onSize?.(st.size)
     const head = Buffer.alloc(Math.min(SNIFF_BYTES, st.size))
     if (head.length > 0) readSync(fd, head, 0, head.length, 0)
     const format = sniffFormat(f.name, head)
     if (st.size > limitFor(format)) throw tooLarge(f.name, st.size, format)
-    return readFileSync(fd)
+    if (st.size >= STREAM_MIN_BYTES && format === 'json' && startsLikeJson(head)) {
+      const docs = streamJsonList(fd, st.size)
+      if (docs) return {docs}
+    }
+    // Positioned reads above leave the descriptor at the start.
+    return {bytes: readFileSync(fd), regular: true}
   } catch (err) {
     if (err instanceof InputError) throw err
     throw describeFsError(f.name, err)
@@ -160,35 +178,18 @@ export async function readFileBytes(f: InputFile): Promise<Buffer> {
   }
 }
 
-/** JSON files this big are first read a piece at a time, as a List (./json-stream.ts). */
-export const STREAM_MIN_BYTES = 4 * 1024 * 1024
-
 /**
  * The documents of a big JSON List file, read without holding the file in memory; undefined when
- * the file is small, not JSON, not a plain List, or anything else the whole-file path must decide
- * (which then also words any error).
+ * it is not a plain List or anything else the whole-file path must decide (which then also words
+ * any error).
  */
-export function readJsonListFile(f: InputFile): ParsedDoc[] | undefined {
-  if (f.path === undefined) return undefined
-  let fd: number
+function streamJsonList(fd: number, size: number): ParsedDoc[] | undefined {
   try {
-    fd = openSync(f.path, 'r')
-  } catch {
-    return undefined
-  }
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile() || st.size < STREAM_MIN_BYTES || st.size > MAX_JSON_BYTES) return undefined
-    const head = Buffer.alloc(SNIFF_BYTES)
-    readSync(fd, head, 0, head.length, 0)
-    if (sniffFormat(f.name, head) !== 'json' || !startsLikeJson(head)) return undefined
     return readJsonListStream({
-      size: st.size,
+      size,
       read: (into, offset, length, position) => readSync(fd, into, offset, length, position),
     })
   } catch {
     return undefined
-  } finally {
-    closeSync(fd)
   }
 }

@@ -55,6 +55,7 @@ export interface Container {
 export interface PodSpec {
   containers?: Container[]
   initContainers?: Container[]
+  nodeSelector?: Record<string, string>
   [key: string]: unknown
 }
 
