@@ -65,6 +65,8 @@ export interface FaultRule extends FaultMatch {
    * every time), as a server whose pagination never ends.
    */
   continueToken?: string
+  /** Answer with this JSON value as the body instead of the real one (the status stays, 200 on success). */
+  body?: unknown
 }
 
 export type FaultPlan = FaultRule[]
@@ -86,6 +88,7 @@ export interface FaultDecision {
   trickleMs?: number
   padBytes?: number
   continueToken?: string
+  body?: unknown
 }
 
 interface Entry {
@@ -248,6 +251,7 @@ export class FaultController {
       if (e.rule.trickleMs !== undefined) d.trickleMs = e.rule.trickleMs
       if (e.rule.padBytes !== undefined) d.padBytes = e.rule.padBytes
       if (e.rule.continueToken !== undefined) d.continueToken = e.rule.continueToken
+      if ('body' in e.rule) d.body = e.rule.body
       if (e.rule.status !== undefined && !d.error) d.error = faultError(e.rule, info)
     }
     return d

@@ -594,6 +594,7 @@ class ApiServerImpl {
       const token = d.continueToken === 'fresh' ? `fresh-${++this.freshTokens}` : d.continueToken
       body = {...body, metadata: {...body.metadata, continue: token}}
     }
+    if ('body' in d) body = d.body
     let text = JSON.stringify(body)
     const h: Record<string, string | string[]> = {'Content-Type': 'application/json', ...headers}
     if (ctx.warnings.length) h.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`)

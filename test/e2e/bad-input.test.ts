@@ -5,10 +5,10 @@
 // V8 heap limit: the test fails if the process is killed or runs out of heap, not on a stopwatch.
 
 import {spawn} from 'node:child_process'
-import {closeSync, mkdtempSync, openSync, writeFileSync, writeSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
 import {BIN, limiter, ROOT} from './helpers.js'
 
@@ -27,40 +27,44 @@ interface Run {
 const slot = limiter(3)
 
 /** The built CLI, with a kill timeout and optionally a V8 heap limit; stdin may be bytes. */
-function run(
-  args: string[],
-  opts: {input?: string | Buffer; env?: NodeJS.ProcessEnv; timeoutMs?: number; heapMb?: number} = {},
-): Promise<Run> {
+interface RunOptions {
+  input?: string | Buffer
+  /** A file descriptor to give the CLI as its stdin, instead of a pipe holding `input`. */
+  stdinFd?: number
+  env?: NodeJS.ProcessEnv
+  timeoutMs?: number
+  heapMb?: number
+}
+
+function run(args: string[], opts: RunOptions = {}): Promise<Run> {
   return slot(() => spawnCli(args, opts))
 }
 
-function spawnCli(
-  args: string[],
-  opts: {input?: string | Buffer; env?: NodeJS.ProcessEnv; timeoutMs?: number; heapMb?: number} = {},
-): Promise<Run> {
+function spawnCli(args: string[], opts: RunOptions = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const node = opts.heapMb ? [`--max-old-space-size=${opts.heapMb}`] : []
     const child = spawn(process.execPath, [...node, BIN, ...args], {
       cwd: ROOT,
       env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...opts.env},
+      stdio: [opts.stdinFd ?? 'pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
       stdout += c
     })
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
       stderr += c
     })
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000)
     child.on('error', reject)
     // The CLI may refuse input before reading all of it.
-    child.stdin.on('error', () => {})
+    child.stdin?.on('error', () => {})
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       resolve({code, signal, stdout, stderr})
     })
-    child.stdin.end(opts.input ?? '')
+    child.stdin?.end(opts.input ?? '')
   })
 }
 
@@ -95,6 +99,23 @@ function expectError(r: Run, code: number, message: string | RegExp): void {
   if (typeof message === 'string') expect(lines[0]).toBe(`error: ${message}`)
   else expect(lines[0]).toMatch(message)
   expect(r.code).toBe(code)
+}
+
+/** A Deployment as a user writes it (the server fills in the rest), with a uid when given. */
+function smallDeployment(name: string, uid?: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+${uid === undefined ? '' : `  uid: ${uid}\n`}spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers: [{name: app, image: "nginx:1.27"}]
+`
 }
 
 interface Case {
@@ -525,19 +546,7 @@ describe.concurrent('generated files: binary, encodings, huge, deep, bombs, stdi
     writeFileSync(path(name), data)
     return path(name)
   }
-  const deployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers: [{name: app, image: "nginx:1.27"}]
-`
+  const deployment = smallDeployment('web')
 
   /** A file of `size` bytes: `head`, then `fill` repeated, then `tail`, written in chunks. */
   function bigFile(name: string, size: number, head: string, fill: string, tail: string): string {
@@ -715,5 +724,114 @@ spec:
       1,
       '"-" (standard input) can be given only once',
     )
+  })
+})
+
+describe.concurrent('one rule for what is accepted (issue 20)', SLOW, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'deployctl-accept-'))
+  afterAll(() => rmSync(dir, {recursive: true, force: true}))
+  const write = (name: string, data: string) => {
+    writeFileSync(join(dir, name), data)
+    return join(dir, name)
+  }
+  const web = smallDeployment
+
+  it('two Deployments with the same uid: refused, naming both places', async () => {
+    const a = write('uid-a.yaml', web('web', 'u-1'))
+    const b = write('uid-b.yaml', `${web('other', 'u-2')}---\n${web('copy', 'u-1')}`)
+    expectError(
+      await run(['dry-run', 'sync', '-f', a, '-f', b]),
+      1,
+      `${b}:19: Deployment default/copy: metadata.uid: Duplicate value: "u-1": also the uid of Deployment default/web at ${a}:1`,
+    )
+  })
+
+  it('a duplicate key in JSON is refused as in YAML, at its line and column', async () => {
+    const f = write(
+      'dup.json',
+      '{"apiVersion": "apps/v1", "kind": "Deployment",\n "metadata": {"name": "web", "name": "copy"}}\n',
+    )
+    expectError(await run(sync(f)), 1, `${f}:2:30: duplicate key "name" (keys in an object must be unique)`)
+  })
+
+  it('a duplicate key deep in a big JSON List (read a piece at a time) is refused too', async () => {
+    const pods = Array.from({length: 14000}, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: `p-${i}`, namespace: 'default', labels: {app: 'web'}},
+      spec: {containers: [{name: 'app', image: 'nginx:1.27'}]},
+    }))
+    const text = JSON.stringify({apiVersion: 'v1', kind: 'List', items: pods}, null, 2)
+    expect(Buffer.byteLength(text)).toBeGreaterThan(4 * MiB)
+    const at = text.indexOf('"image": "nginx:1.27"', Math.floor(text.length * 0.7))
+    const f = write('big-dup.json', `${text.slice(0, at)}"image": "x", ${text.slice(at)}`)
+    const line = text.slice(0, at).split('\n').length
+    const col = at - text.lastIndexOf('\n', at - 1) + 14
+    expectError(
+      await run(sync(f)),
+      1,
+      `${f}:${line}:${col}: duplicate key "image" (keys in an object must be unique)`,
+    )
+  })
+
+  it('kind is case-sensitive: `kind: deployment` is refused, at the top level and in a List', async () => {
+    const top = write('lower.yaml', web('web', 'u-1').replace('kind: Deployment', 'kind: deployment'))
+    expectError(
+      await run(sync(top)),
+      1,
+      `${top}:2: no matches for kind "deployment" in version "apps/v1" (kinds are case-sensitive: "Deployment")`,
+    )
+    const inList = write(
+      'lower-list.json',
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [{apiVersion: 'apps/v1', kind: 'deployment', metadata: {name: 'web'}}],
+      }),
+    )
+    expectError(
+      await run(sync(inList)),
+      1,
+      `${inList}:1: no matches for kind "deployment" in version "apps/v1" (kinds are case-sensitive: "Deployment")`,
+    )
+  })
+
+  it('a kind apps/v1 does not serve is refused; kinds of other APIs are still skipped with a note', async () => {
+    const f = write('typo.yaml', web('web', 'u-1').replace('kind: Deployment', 'kind: Deploymnet'))
+    expectError(await run(sync(f)), 1, `${f}:2: no matches for kind "Deploymnet" in version "apps/v1"`)
+  })
+
+  it('a List whose items is not a list is refused', async () => {
+    const f = write(
+      'items-object.yaml',
+      `apiVersion: v1\nkind: List\nitems:\n  ${web('web', 'u-1').replaceAll('\n', '\n  ')}`,
+    )
+    expectError(
+      await run(sync(f)),
+      1,
+      /^error: .*items-object\.yaml:3: List: items: Invalid value: \{"apiVersion":"apps\/v1",.*: expected a list$/,
+    )
+  })
+
+  it('stdin open for writing only: refused in words, not EBADF', async () => {
+    const fd = openSync(join(dir, 'write-only'), 'w')
+    try {
+      expectError(
+        await run(sync('-'), {stdinFd: fd}),
+        1,
+        'STDIN: cannot read: not open for reading (closed, or opened for writing only)',
+      )
+    } finally {
+      closeSync(fd)
+    }
+  })
+
+  it('stdin that is a directory: refused', async () => {
+    const fd = openSync(dir, 'r')
+    try {
+      expectError(await run(sync('-'), {stdinFd: fd}), 1, 'STDIN: is a directory')
+    } finally {
+      closeSync(fd)
+    }
   })
 })

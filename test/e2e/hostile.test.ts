@@ -3,6 +3,9 @@
 // test API server, so the cases run concurrently and the faults of one never touch another.
 
 import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
@@ -352,6 +355,107 @@ describe.concurrent('bounded memory', SLOW, () => {
         /^error: --concurrent-deployment-syncs: Expected an integer less than or equal to 1000/,
       )
       expect(r.code).toBe(2)
+    }
+  })
+})
+
+describe.concurrent("answers and credentials that cannot be used: said in the tool's words", SLOW, () => {
+  let server: ApiServer
+  let env: NodeJS.ProcessEnv
+  beforeAll(async () => {
+    server = await startApiServer({
+      objects: ['a-number', 'an-item-number', 'an-item-without-spec'].map((namespace) =>
+        deployment({namespace}),
+      ),
+      faults: [
+        {namespace: 'a-number', verb: 'list', resource: 'deployments', body: 42, times: Infinity},
+        {
+          namespace: 'an-item-number',
+          verb: 'list',
+          resource: 'replicasets',
+          body: {items: [1]},
+          times: Infinity,
+        },
+        {
+          namespace: 'an-item-without-spec',
+          verb: 'list',
+          resource: 'deployments',
+          body: {items: [{metadata: {name: 'web', namespace: 'an-item-without-spec'}}]},
+          times: Infinity,
+        },
+      ],
+    })
+    env = {KUBECONFIG: server.kubeconfigPath}
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it('a 200 answer that is not a list, or holds what is not an object: an error, not an empty list', async () => {
+    const [number, item, noSpec] = await Promise.all(
+      ['a-number', 'an-item-number', 'an-item-without-spec'].map((ns) =>
+        cli(['dry-run', 'sync', '-n', ns], env),
+      ),
+    )
+    expect(number.stderr).toBe(
+      "error: the server's answer to GET /apis/apps/v1/namespaces/a-number/deployments is not a list of deployments\n",
+    )
+    expect(number.code).toBe(1)
+    expect(item.stderr).toBe(
+      "error: the server's answer to GET /apis/apps/v1/namespaces/an-item-number/replicasets is not a list of replicasets: items[0]: Invalid value: 1: expected an object\n",
+    )
+    expect(item.code).toBe(1)
+    expect(noSpec.stderr).toBe(
+      "error: the server's answer to GET /apis/apps/v1/namespaces/an-item-without-spec/deployments is not a list of deployments: items[0].spec: Required value\n",
+    )
+    expect(noSpec.code).toBe(1)
+  })
+
+  it("a client key, certificate or CA that is not PEM: the kubeconfig field is named, not OpenSSL's code", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deployctl-tls-'))
+    try {
+      const b64 = (s: string) => Buffer.from(s).toString('base64')
+      const kubeconfig = (cluster: string, user: string) => {
+        const path = join(dir, `${cluster.length}-${user.length}.yaml`)
+        writeFileSync(
+          path,
+          `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:9", ${cluster}}
+users:
+- name: u
+  user: {${user}}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+`,
+        )
+        return path
+      }
+      const notPem = b64('not a key')
+      const cases = [
+        {
+          file: kubeconfig(
+            'insecure-skip-tls-verify: true',
+            `client-certificate-data: ${notPem}, client-key-data: ${notPem}`,
+          ),
+          error: `the kubeconfig's user "u": client-key-data is not a PEM-encoded private key (tls: failed to find any PEM data in key input)`,
+        },
+        {
+          file: kubeconfig(`certificate-authority-data: ${notPem}`, 'token: t'),
+          error: `the kubeconfig's cluster "c": certificate-authority-data holds no PEM-encoded certificate (unable to load root certificates)`,
+        },
+      ]
+      for (const c of cases) {
+        const r = await cli(['dry-run', 'sync', '--kubeconfig', c.file])
+        expect(r.stderr).toBe(`error: ${c.error}\n`)
+        expect(r.code).toBe(1)
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
     }
   })
 })

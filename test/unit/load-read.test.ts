@@ -360,12 +360,31 @@ describe('JSON Lists read item by item', () => {
 
   it.each([
     {name: 'scalars among the items', given: '{"items": [1, {"a": 1}, "x"]}'},
-    {name: 'a second items key (the last wins)', given: '{"items": [{"a": 1}], "items": [{"b": 2}]}'},
-    {name: 'an escaped spelling of items', given: '{"items": [{"a": 1}], "\\u0069tems": []}'},
     {name: 'items that is not an array', given: '{"items": {"a": [1]}, "kind": "List"}'},
     {name: 'items nested deeper', given: '{"spec": {"items": [{"a": 1}]}}'},
   ])('falls back to the whole text when the structure is not plain: $name', ({given}) => {
     expect(parsed(given)).toEqual({value: [JSON.parse(given)], wholeText: 1})
+  })
+
+  // JSON.parse would let the last one win; kubectl's strict decoding refuses a repeated key.
+  it.each([
+    {
+      name: 'a second items key',
+      given: '{"items": [{"a": 1}], "items": [{"b": 2}]}',
+      want: 't.json:1:23: duplicate key "items" (keys in an object must be unique)',
+    },
+    {
+      name: 'an escaped spelling of items',
+      given: '{"items": [{"a": 1}], "\\u0069tems": []}',
+      want: 't.json:1:23: duplicate key "\\u0069tems" (keys in an object must be unique)',
+    },
+    {
+      name: 'a key repeated in an item',
+      given: '[{"a": 1, "b": {"c": 2, "c": 3}}]',
+      want: 't.json:1:25: duplicate key "c" (keys in an object must be unique)',
+    },
+  ])('refuses a repeated key: $name', ({given, want}) => {
+    expect(() => parsed(given)).toThrow(want)
   })
 
   it.each([

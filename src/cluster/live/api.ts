@@ -136,14 +136,7 @@ export class ApiClient {
           : {}),
       },
     }
-    try {
-      await this.conn.kc.applyToHTTPSOptions(opts)
-    } catch (err) {
-      throw credentialError(this.conn, err)
-    }
-    const headers = opts.headers as Record<string, string | number | string[]>
-    if (this.conn.impersonate?.user) headers['Impersonate-User'] = this.conn.impersonate.user
-    if (this.conn.impersonate?.groups.length) headers['Impersonate-Group'] = this.conn.impersonate.groups
+    await applyConnection(this.conn, opts, url)
     const mod = url.protocol === 'https:' ? https : http
     const started = Date.now()
     const entry: RequestLogEntry = {
@@ -364,6 +357,71 @@ function connectionError(err: unknown, url: URL, timeoutMs: number): ConnectionE
       return new ConnectionError(`Unable to connect to the server ${host}: ${message}`)
     }
   }
+}
+
+/**
+ * What every request to the cluster carries: TLS and credentials from the kubeconfig (client-node),
+ * and the impersonation headers. The TLS material is checked once per connection, so that a bad
+ * key or certificate is named by its kubeconfig field rather than by OpenSSL's error code.
+ */
+export async function applyConnection(conn: Connection, opts: RequestOptions, url: URL): Promise<void> {
+  try {
+    await conn.kc.applyToHTTPSOptions(opts)
+  } catch (err) {
+    throw credentialError(conn, err)
+  }
+  if (url.protocol === 'https:' && !tlsChecked.has(conn)) {
+    checkTlsMaterial(conn, opts as https.RequestOptions)
+    tlsChecked.add(conn)
+  }
+  const headers = opts.headers as Record<string, string | number | string[]>
+  if (conn.impersonate?.user) headers['Impersonate-User'] = conn.impersonate.user
+  if (conn.impersonate?.groups.length) headers['Impersonate-Group'] = conn.impersonate.groups
+}
+
+const tlsChecked = new WeakSet<Connection>()
+
+/** Refuses a key, certificate or CA that TLS cannot use, naming the kubeconfig field it came from. */
+function checkTlsMaterial(conn: Connection, opts: https.RequestOptions): void {
+  const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls')
+  const usable = (o: import('node:tls').SecureContextOptions): boolean => {
+    try {
+      tls.createSecureContext(o)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const {key, cert, ca} = opts
+  // OpenSSL skips what is not PEM in a CA bundle; Go (kubectl) refuses a bundle with no certificate.
+  const caIsPem =
+    ca === undefined || [ca].flat().every((c) => String(c).includes('-----BEGIN CERTIFICATE-----'))
+  if (caIsPem && usable({key, cert, ca})) return
+  const user = conn.kc.getCurrentUser()
+  const cluster = conn.kc.getCurrentCluster()
+  const field = (data: string | undefined, file: string | undefined, name: string) =>
+    data ? `${name}-data` : `${name}${file ? ` (${file})` : ''}`
+  const keyField = field(user?.keyData, user?.keyFile, 'client-key')
+  const certField = field(user?.certData, user?.certFile, 'client-certificate')
+  const ofUser = `the kubeconfig's user ${JSON.stringify(user?.name ?? '')}`
+  if (key !== undefined && !usable({key})) {
+    throw new InputError(
+      `${ofUser}: ${keyField} is not a PEM-encoded private key (tls: failed to find any PEM data in key input)`,
+    )
+  }
+  if (cert !== undefined && !usable({cert})) {
+    throw new InputError(
+      `${ofUser}: ${certField} is not a PEM-encoded certificate (tls: failed to find any PEM data in certificate input)`,
+    )
+  }
+  if (!caIsPem || (ca !== undefined && !usable({ca}))) {
+    throw new InputError(
+      `the kubeconfig's cluster ${JSON.stringify(cluster?.name ?? '')}: ${field(cluster?.caData, cluster?.caFile, 'certificate-authority')} holds no PEM-encoded certificate (unable to load root certificates)`,
+    )
+  }
+  throw new InputError(
+    `${ofUser}: ${keyField} is not the private key of ${certField} (tls: private key does not match public key)`,
+  )
 }
 
 /**

@@ -1,6 +1,7 @@
 // Reading a cluster: one list call per kind per namespace (paginated), never one per Deployment.
 
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api/types.js'
+import {type FieldError, fieldErrorText, required, typeError} from '../load/problems.js'
 import {emptyWorld, type World} from '../world.js'
 import {type ApiClient, ConnectionError} from './api.js'
 
@@ -80,7 +81,15 @@ export async function listAll<T extends KubeObject>(
       throw new ConnectionError(`the server's answer to GET ${path} is not a list of ${resource}`)
     }
     const before = items.length
-    for (const item of page.items ?? []) items.push({apiVersion, kind, ...item})
+    for (const [i, item] of (page.items ?? []).entries()) {
+      const bad = malformed(item, resource)
+      if (bad) {
+        throw new ConnectionError(
+          `the server's answer to GET ${path} is not a list of ${resource}: ${fieldErrorText({...bad, path: ['items', i, ...bad.path]})}`,
+        )
+      }
+      items.push({apiVersion, kind, ...item})
+    }
     token = page.metadata?.continue || undefined
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion
     if (token !== undefined) {
@@ -103,6 +112,43 @@ export async function listAll<T extends KubeObject>(
     }
   } while (token)
   return {items, resourceVersion}
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * What an object the API server could not have sent lacks: the fields every reader of it takes as
+ * given (an API server always sends them), so that a hostile answer is an error here rather than a
+ * JavaScript one later.
+ */
+function malformed(item: unknown, resource: ListedResource): FieldError | undefined {
+  if (!isObject(item)) return typeError([], item, 'an object')
+  const meta = item.metadata
+  if (!isObject(meta))
+    return meta == null ? required(['metadata']) : typeError(['metadata'], meta, 'an object')
+  for (const field of ['name', 'namespace'] as const) {
+    const v = meta[field]
+    if (typeof v !== 'string' || v === '') {
+      return v == null || v === ''
+        ? required(['metadata', field])
+        : typeError(['metadata', field], v, 'a string')
+    }
+  }
+  const objects: string[][] =
+    resource === 'deployments' || resource === 'replicasets'
+      ? [['spec'], ['spec', 'selector'], ['spec', 'template']]
+      : resource === 'pods'
+        ? [['spec']]
+        : []
+  for (const path of objects) {
+    let v: unknown = item
+    for (const p of path) v = (v as Record<string, unknown>)[p]
+    if (!isObject(v)) return v == null ? required(path) : typeError(path, v, 'an object')
+  }
+  if (item.status != null && !isObject(item.status)) return typeError(['status'], item.status, 'an object')
+  return undefined
 }
 
 /**

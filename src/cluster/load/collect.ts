@@ -22,6 +22,59 @@ const API_VERSIONS: Record<KeptKind, string> = {Deployment: 'apps/v1', ReplicaSe
 /** Events are read from both APIs: kubectl get events (v1) and events.k8s.io/v1. */
 const EVENT_API_VERSIONS = new Set(['v1', 'events.k8s.io/v1'])
 
+/**
+ * The kinds the API server serves in the group versions this tool reads objects from, as discovery
+ * lists them (`kubectl api-resources`, v1.36): kubectl maps nothing else there, and refuses it. Kinds
+ * of other group versions (CRDs, other APIs) are not known here: they are skipped with a note.
+ */
+const SERVED_KINDS: Record<string, ReadonlySet<string>> = {
+  v1: new Set([
+    'Binding',
+    'ComponentStatus',
+    'ConfigMap',
+    'Endpoints',
+    'Event',
+    'LimitRange',
+    'Namespace',
+    'Node',
+    'PersistentVolume',
+    'PersistentVolumeClaim',
+    'Pod',
+    'PodTemplate',
+    'ReplicationController',
+    'ResourceQuota',
+    'Secret',
+    'Service',
+    'ServiceAccount',
+  ]),
+  'apps/v1': new Set(['ControllerRevision', 'DaemonSet', 'Deployment', 'ReplicaSet', 'StatefulSet']),
+  'events.k8s.io/v1': new Set(['Event']),
+  // Scale: the kind of every scale subresource (`kubectl get --subresource=scale`).
+  'autoscaling/v1': new Set(['HorizontalPodAutoscaler', 'Scale']),
+  'autoscaling/v2': new Set(['HorizontalPodAutoscaler']),
+}
+
+/**
+ * Why kubectl could not map `kind` in `apiVersion`, or undefined when it could or this tool cannot
+ * tell. Kinds are case-sensitive (`deployment` is no kind), as the API server's scheme matches them.
+ */
+function unmappable(kind: string, apiVersion: string): string | undefined {
+  const served = SERVED_KINDS[apiVersion]
+  if (served === undefined || served.has(kind)) return undefined
+  // upstream: meta.NoKindMatchError
+  const msg = `no matches for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion)}`
+  const lower = kind.toLowerCase()
+  const meant = [...served].find((k) => k.toLowerCase() === lower)
+  return meant === undefined ? msg : `${msg} (kinds are case-sensitive: ${JSON.stringify(meant)})`
+}
+
+/** Whether `kind` is a list kind whose items must be a list: List, or the list of a served kind. */
+function isListKind(kind: string, apiVersion: unknown): boolean {
+  if (kind === 'List') return true
+  const served = typeof apiVersion === 'string' ? SERVED_KINDS[apiVersion] : undefined
+  return served?.has(kind.slice(0, -'List'.length)) ?? false
+}
+
 /** What explain reads besides workloads and events: autoscalers (v2, or v1's same fields) and quotas. */
 const CONTEXT_KINDS: Record<string, {apiVersions: Set<string>; list: 'autoscalers' | 'quotas'}> = {
   HorizontalPodAutoscaler: {apiVersions: new Set(['autoscaling/v2', 'autoscaling/v1']), list: 'autoscalers'},
@@ -64,6 +117,8 @@ interface Origin {
 export class Collector {
   readonly world: World = emptyWorld()
   private readonly seen = new Map<string, SourceRef>()
+  /** `Kind/uid` of each kept object. */
+  private readonly uids = new Map<string, SourceRef & {label: string}>()
   private readonly skippedKinds = new Map<string, number>()
   private skipped = 0
 
@@ -149,11 +204,16 @@ export class Collector {
       )
     }
     const kind = value.kind
-    if (
-      typeof kind === 'string' &&
-      kind.endsWith('List') &&
-      (Array.isArray(value.items) || value.items == null)
-    ) {
+    if (typeof kind === 'string' && kind.endsWith('List')) {
+      if (!Array.isArray(value.items) && value.items != null) {
+        if (isListKind(kind, value.apiVersion)) {
+          this.fail(o, `${kind}: items: Invalid value: ${formatValue(value.items)}: expected a list`, [
+            'items',
+          ])
+        }
+        this.addObject(value, o)
+        return
+      }
       const items = Array.isArray(value.items) ? value.items : []
       const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length)
       const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : undefined
@@ -258,6 +318,8 @@ export class Collector {
       return
     }
     if (!isKept(kind)) {
+      const problem = unmappable(kind, apiVersion)
+      if (problem !== undefined) this.fail(o, problem, ['kind'])
       this.skipped++
       this.skippedKinds.set(kind, (this.skippedKinds.get(kind) ?? 0) + 1)
       return
@@ -295,18 +357,25 @@ export class Collector {
 
     // Strict decoding comes before defaulting and validation on the server too.
     const errs: FieldError[] = this.mode === 'ignore' ? [] : unknownFields(obj, kind)
-    if (kind === 'Deployment') {
-      defaultDeployment(obj)
-      synthesizeIdentity(metadata, kind, namespace, name)
-      if (this.mode !== 'ignore') errs.push(...validateDeployment(obj))
-    } else if (kind === 'ReplicaSet') {
-      defaultReplicaSet(obj)
-      synthesizeIdentity(metadata, kind, namespace, name)
-      if (this.mode !== 'ignore') errs.push(...validateReplicaSet(obj))
-    } else {
-      defaultPod(obj)
-      synthesizeIdentity(metadata, kind, namespace, name)
-      if (this.mode !== 'ignore') errs.push(...validatePod(obj))
+    if (kind === 'Deployment') defaultDeployment(obj)
+    else if (kind === 'ReplicaSet') defaultReplicaSet(obj)
+    else defaultPod(obj)
+    synthesizeIdentity(metadata, kind, namespace, name)
+    // A uid names one object: a second object with it (a copy under another name) would be taken
+    // for the first by owner references, and its pass would release the first one's ReplicaSets.
+    const uidKey = `${kind}/${String(metadata.uid)}`
+    const sameUid = this.uids.get(uidKey)
+    if (sameUid) {
+      this.fail(
+        o,
+        `${label}: metadata.uid: Duplicate value: ${formatValue(metadata.uid)}: also the uid of ${sameUid.label} at ${sameUid.file}:${sameUid.line}`,
+        ['metadata', 'uid'],
+      )
+    }
+    if (this.mode !== 'ignore') {
+      if (kind === 'Deployment') errs.push(...validateDeployment(obj))
+      else if (kind === 'ReplicaSet') errs.push(...validateReplicaSet(obj))
+      else errs.push(...validatePod(obj))
     }
     for (const e of errs) {
       if (this.mode === 'strict') this.fail(o, `${label}: ${fieldErrorText(e)}`, e.path)
@@ -317,6 +386,7 @@ export class Collector {
 
     const ref: SourceRef = {file: o.file, line: o.line, index: o.index}
     this.seen.set(key, ref)
+    this.uids.set(uidKey, {...ref, label})
     this.world.sources.set(obj, ref)
     if (raw !== undefined) this.world.raw?.set(obj, raw)
     if (kind === 'Deployment') this.world.deployments.push(obj as unknown as Deployment)

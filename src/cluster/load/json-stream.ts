@@ -18,6 +18,7 @@ import {
   COMMA,
   CR,
   closingQuote,
+  countKeys,
   isItemsKey,
   LBRACE,
   LBRACKET,
@@ -83,6 +84,8 @@ class ListReader {
   private tail: Buffer | undefined
   private readonly items: unknown[] = []
   private readonly itemLines: number[] = []
+  /** Colons outside strings: one per key (./json-bytes.ts countKeys). */
+  private colons = 0
 
   constructor(
     private readonly src: ByteSource,
@@ -168,6 +171,7 @@ class ListReader {
       }
       if (c === COLON) {
         if (this.depth === 0 || this.depth === this.itemsDepth) notSure()
+        this.colons++
         this.itemsArmed = this.itemsKey
         this.itemsKey = false
         i++
@@ -242,8 +246,14 @@ class ListReader {
     }
   }
 
-  /** The List with its items, as JSON.parse would give the whole of it. */
+  /** The List with its items, as JSON.parse would give the whole of it; a duplicate key is left to it. */
   private result(): ParsedDoc {
+    const doc = this.list()
+    if (countKeys(doc.value) !== this.colons) notSure()
+    return doc
+  }
+
+  private list(): ParsedDoc {
     const head = this.head ?? notSure()
     const tail = this.tail ?? notSure()
     const doc = {value: this.items as unknown, line: this.topLine, index: 0, itemLines: this.itemLines}

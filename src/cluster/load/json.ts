@@ -8,8 +8,10 @@ import {MAX_DEPTH, type ParsedDoc, syntaxError, tooDeep} from './doc.js'
 import {
   BACKSLASH,
   COLON,
+  COMMA,
   CR,
   closingQuote,
+  countKeys,
   isItemsKey,
   LBRACE,
   LBRACKET,
@@ -33,6 +35,8 @@ interface TopValue {
   itemsOpen: number
   itemsClose: number
   itemsArrays: number
+  /** Colons outside strings: one per key in valid JSON (./json-bytes.ts countKeys). */
+  colons: number
 }
 
 /** What the JSON reader reads: a file's bytes, and its text only when a path needs the whole of it. */
@@ -90,6 +94,7 @@ function scan(b: Buffer): Scan {
       continue
     }
     if (c === COLON) {
+      if (top) top.colons++
       itemsArray = itemsKey
       itemsKey = false
       i++
@@ -108,6 +113,7 @@ function scan(b: Buffer): Scan {
           itemsOpen: -1,
           itemsClose: -1,
           itemsArrays: 0,
+          colons: 0,
         }
         tops.push(top)
         if (c === LBRACKET) {
@@ -340,6 +346,54 @@ function parseFailure(file: string, text: string, err: unknown): Error {
   return syntaxError(file, text, m ? Number(m[1]) : 0, `invalid JSON: ${msg}`)
 }
 
+/**
+ * The first key repeated in an object of `text`, which JSON.parse has accepted (error path only):
+ * its offset and the key as written.
+ */
+function findDuplicateKey(text: string): {pos: number; key: string} | undefined {
+  // One set of keys per open object; null for an array.
+  const open: Array<Set<string> | null> = []
+  let keyNext = false
+  let i = 0
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      const end = scanString(text, i)
+      if (typeof end !== 'number') return undefined
+      const keys = open[open.length - 1]
+      if (keyNext && keys) {
+        const written = text.slice(i, end)
+        const key = JSON.parse(written) as string
+        if (keys.has(key)) return {pos: i, key: written}
+        keys.add(key)
+      }
+      keyNext = false
+      i = end
+      continue
+    }
+    i++
+    if (isWs(c)) continue
+    if (c === LBRACE) open.push(new Set())
+    else if (c === LBRACKET) open.push(null)
+    else if (c === RBRACE || c === RBRACKET) open.pop()
+    keyNext = c === LBRACE || (c === COMMA && open.length > 0 && open[open.length - 1] !== null)
+  }
+  return undefined
+}
+
+/**
+ * Refuses a value with fewer keys than its text has colons: JSON.parse kept the last of a repeated
+ * key, where kubectl's strict decoding refuses it (as the YAML readers do).
+ */
+function checkKeys(file: string, src: JsonSource, value: unknown, t: TopValue): void {
+  if (countKeys(value) === t.colons) return
+  // The values before this one had none: the first repeated key of the file is this value's.
+  const text = src.text()
+  const d = findDuplicateKey(text)
+  if (d) throw syntaxError(file, text, d.pos, `duplicate key ${d.key} (keys in an object must be unique)`)
+  throw new InputError(`${file}:${t.line}: a key is repeated in an object (keys in an object must be unique)`)
+}
+
 /** Whether b[from, to) is JSON whitespace with exactly `commas` commas. */
 function isSeparator(b: Buffer, from: number, to: number, commas: number): boolean {
   let seen = 0
@@ -425,6 +479,7 @@ export function parseJson(file: string, src: JsonSource): ParsedDoc[] {
         throw parseFailure(file, text, err)
       }
     }
+    checkKeys(file, src, parsed.value, t)
     docs.push({value: parsed.value, line: t.line, index: 0, itemLines: t.itemLines})
     return docs
   }
@@ -436,6 +491,7 @@ export function parseJson(file: string, src: JsonSource): ParsedDoc[] {
       // The whole text is searched, so that the position is the file's.
       throw parseFailure(file, src.text(), err)
     }
+    checkKeys(file, src, value, t)
     docs.push({value, line: t.line, index, itemLines: t.itemLines})
   })
   return docs

@@ -38,8 +38,21 @@ function describeFsError(path: string, err: unknown): InputError {
   if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`the path "${path}" does not exist`)
   if (code === 'EACCES' || code === 'EPERM') return new InputError(`${path}: permission denied`)
   if (code === 'EISDIR') return new InputError(`${path}: is a directory`)
-  const msg = err instanceof Error ? err.message : String(err)
-  return new InputError(`${path}: cannot read: ${msg}`)
+  const why = code === undefined ? undefined : READ_ERRORS[code]
+  return new InputError(`${path}: cannot read: ${why ?? (code ? `system error ${code}` : String(err))}`)
+}
+
+/** What a failed read means, in words rather than Node's `EBADF: bad file descriptor, read`. */
+const READ_ERRORS: Record<string, string> = {
+  EBADF: 'not open for reading (closed, or opened for writing only)',
+  EIO: 'input/output error',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  ENXIO: 'no such device',
+  ENODEV: 'no such device',
+  EAGAIN: 'not ready for reading (non-blocking)',
 }
 
 function statPath(path: string): Stats {
@@ -120,8 +133,14 @@ async function readStream(name: string, chunks: AsyncIterable<Buffer | string>):
   return buf
 }
 
-export function readStdin(): Promise<Buffer> {
-  return readStream(STDIN_NAME, process.stdin)
+export async function readStdin(): Promise<Buffer> {
+  try {
+    if (fstatSync(0).isDirectory()) throw new InputError(`${STDIN_NAME}: is a directory`)
+    return await readStream(STDIN_NAME, process.stdin)
+  } catch (err) {
+    if (err instanceof InputError) throw err
+    throw describeFsError(STDIN_NAME, err)
+  }
 }
 
 /** JSON files this big are first read a piece at a time, as a List (./json-stream.ts). */

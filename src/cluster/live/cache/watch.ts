@@ -5,7 +5,7 @@
 import type {ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
 import * as http from 'node:http'
 import * as https from 'node:https'
-import {type RequestHooks, statusError} from '../api.js'
+import {applyConnection, type RequestHooks, statusError} from '../api.js'
 import type {Connection} from '../kubeconfig.js'
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
@@ -69,10 +69,7 @@ export function openWatch(
       answered = true
       spec.hooks?.after?.('GET', url, code, (Date.now() - sent) / 1000)
     }
-    await conn.kc.applyToHTTPSOptions(opts)
-    const headers = opts.headers as Record<string, string | number | string[]>
-    if (conn.impersonate?.user) headers['Impersonate-User'] = conn.impersonate.user
-    if (conn.impersonate?.groups.length) headers['Impersonate-Group'] = conn.impersonate.groups
+    await applyConnection(conn, opts, url)
     const mod = url.protocol === 'https:' ? https : http
     if (stopped) {
       finish({kind: 'closed'})
