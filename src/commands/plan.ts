@@ -26,7 +26,8 @@ The current world comes from --current files (offline; the proposed objects are 
 would), or else from the cluster, read-only, with the proposed objects as a server-side dry-run apply returns \
 them (--field-manager). Nothing is written.
 
--o json and -o yaml print a PlanResult document (docs/plan.md). With --exit-code the exit status says whether \
+-o wide adds the pods after each step and keeps long values whole. -o json and -o yaml print a PlanResult \
+document (docs/plan.md). With --exit-code the exit status says whether \
 anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or more an error.`
 
   static override usage = [
@@ -90,7 +91,7 @@ anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or mor
     }),
     ...connectionFlags,
     ...globalFlags,
-    ...outputFlags(['table', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
   }
 
   async run(): Promise<void> {

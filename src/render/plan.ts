@@ -23,11 +23,12 @@ export async function renderPlanResult(result: PlanResult, options: PlanRenderOp
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
-function value(v: unknown): string {
+/** A field's value in a row; -o wide keeps long ones whole. */
+function value(v: unknown, wide: boolean): string {
   if (v === null || v === undefined) return '<none>'
   if (typeof v === 'string') return v === '' ? '""' : v
   const s = JSON.stringify(v)
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s
+  return !wide && s.length > 60 ? `${s.slice(0, 57)}...` : s
 }
 
 function secs(s: number): string {
@@ -52,12 +53,28 @@ export function verdictLine(item: PlanItem): string {
   }
 }
 
-function changeRows(changes: FieldChange[]): string[][] {
-  return changes.map((c) => [c.path, value(c.from), '->', value(c.to), c.defaulted ? '(defaulted)' : ''])
+function changeRows(changes: FieldChange[], wide: boolean): string[][] {
+  return changes.map((c) => [
+    c.path,
+    value(c.from, wide),
+    '->',
+    value(c.to, wide),
+    c.defaulted ? '(defaulted)' : '',
+  ])
+}
+
+/** -o wide: the pods once a step's moment is over (the chart's point at that time). */
+function podsAfter(timeline: PlanPoint[], atSeconds: number): string {
+  let p: PlanPoint | undefined
+  for (const point of timeline) if (point.atSeconds <= atSeconds) p = point
+  if (!p) return ''
+  const terminating = p.terminating > 0 ? `, ${p.terminating} terminating` : ''
+  return `then ${p.old} old, ${p.new} new${terminating}, ${p.available} available`
 }
 
 async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<string> {
   const style = styler(options.color === true)
+  const wide = options.format.kind === 'wide'
   const out: string[] = []
   const verdict = verdictLine(item)
   out.push(style('bold', item.rollout ? style('yellow', verdict) : verdict))
@@ -68,11 +85,11 @@ async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<s
       .join('\n')
   if (item.templateChanges.length > 0) {
     out.push('Pod template (starts a rollout):')
-    out.push(indent(await kubectlTable(undefined, changeRows(item.templateChanges))))
+    out.push(indent(await kubectlTable(undefined, changeRows(item.templateChanges, wide))))
   }
   if (item.otherChanges.length > 0) {
     out.push('Other fields (no rollout):')
-    out.push(indent(await kubectlTable(undefined, changeRows(item.otherChanges))))
+    out.push(indent(await kubectlTable(undefined, changeRows(item.otherChanges, wide))))
   }
   const sim = item.simulation
   const timing =
@@ -87,6 +104,7 @@ async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<s
       `${s.role}${s.revision ? `, revision ${s.revision}` : ''}`,
       `${s.from} -> ${s.to}`,
       s.to > s.from ? 'scale up' : 'scale down',
+      ...(wide ? [podsAfter(sim.timeline, s.atSeconds)] : []),
     ])
     out.push(indent(await kubectlTable(undefined, rows)))
   } else out.push(`Steps: none (simulated; ${timing})`)

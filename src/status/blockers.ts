@@ -3,7 +3,7 @@
 // the ReplicaSets' ReplicaFailure conditions; and the recent Warning events when they are given.
 
 import type {Pod, PodCondition} from '../controller/api/types.js'
-import {formatTime, parseTime, relative, seconds} from '../util/duration.js'
+import {formatTime, humanDuration, parseTime, relative, seconds} from '../util/duration.js'
 import type {ReplicaSetInfo, RolloutContext} from './context.js'
 import {type Blocker, type BlockerCode, type EventRow, HARD_BLOCKERS, type KubeEvent} from './types.js'
 
@@ -76,6 +76,35 @@ function scarceRequests(pod: Pod, message: string): {text: string; container: st
 
 const isTerminal = (pod: Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed'
 
+/**
+ * A pod still there a whole grace period after its deletion was due: deletionTimestamp (the time of
+ * the delete plus its grace period) plus deletionGracePeriodSeconds lies before now. upstream:
+ * QuotaV1Pod stops charging such a pod ("stuck terminating (for example, a node is lost)").
+ * Finalizers hold a pod until their owners remove them; without any, the pod's kubelet has not
+ * confirmed its containers stopped.
+ */
+function pastGrace(pod: Pod, rsName: string, now: number): Blocker | undefined {
+  const due = parseTime(pod.metadata.deletionTimestamp)
+  const grace = pod.metadata.deletionGracePeriodSeconds
+  if (due === undefined || grace == null) return undefined
+  const stuckAt = due + grace * 1000
+  if (now <= stuckAt) return undefined
+  const finalizers = pod.metadata.finalizers ?? []
+  const node = typeof pod.spec?.nodeName === 'string' ? pod.spec.nodeName : ''
+  const why =
+    finalizers.length > 0
+      ? `finalizer${finalizers.length === 1 ? '' : 's'} ${finalizers.join(', ')} still ${finalizers.length === 1 ? 'holds' : 'hold'} it: whatever owns ${finalizers.length === 1 ? 'it' : 'them'} has not removed ${finalizers.length === 1 ? 'it' : 'them'}`
+      : node !== ''
+        ? `no finalizers, so the kubelet of node ${node} has not confirmed that its containers stopped: a node that is down or unreachable never does (kubectl get node ${node})`
+        : 'no finalizers and no node'
+  return blocker(
+    'TerminatingPastGrace',
+    {kind: 'Pod', name: pod.metadata.name ?? ''},
+    `still terminating ${humanDuration(now - due)} after its deletion was due (${pod.metadata.deletionTimestamp}, grace period ${grace}s; stuck since ${formatTime(stuckAt)}): ${why}`,
+    {replicaSet: rsName, since: formatTime(stuckAt)},
+  )
+}
+
 /** The problems of one pod of the new ReplicaSet, most telling first. */
 export function podBlockers(pod: Pod, rsName: string, minReadySeconds: number, now: number): Blocker[] {
   const name = pod.metadata.name ?? ''
@@ -83,6 +112,8 @@ export function podBlockers(pod: Pod, rsName: string, minReadySeconds: number, n
   const base = {replicaSet: rsName}
   if (pod.metadata.deletionTimestamp != null) {
     const grace = pod.metadata.deletionGracePeriodSeconds
+    const stuck = pastGrace(pod, rsName, now)
+    if (stuck) return [stuck]
     return [
       blocker(
         'Terminating',

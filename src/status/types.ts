@@ -81,6 +81,7 @@ export const SOFT_BLOCKERS = [
   'NotReady',
   'MinReadySeconds',
   'Terminating',
+  'TerminatingPastGrace',
   'OldPodRunning',
   'ContainerWaiting',
   'NoPodsInInput',

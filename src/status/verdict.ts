@@ -240,6 +240,15 @@ export function explainVerdict(
       ),
     )
   }
+  // Recreate starts new pods only once every old pod is gone: one stuck terminating holds it for good.
+  const stuckOld = blockers.filter((b) => b.code === 'TerminatingPastGrace' && b.replicaSet !== newName)
+  if (stuckOld.length > 0 && d.spec.strategy?.type === RecreateStrategyType) {
+    return v(
+      'Stalled',
+      'TerminatingPastGrace',
+      `The rollout${ofRevision} cannot finish: Recreate starts new pods only once every old pod is gone, and old pod ${stuckOld[0]!.object.name} is ${stuckOld[0]!.message}. ${counts}`,
+    )
+  }
   const waitingMinReady = onNew.filter((b) => b.code === 'MinReadySeconds')
   if (waitingMinReady.length > 0 && minReadyOutlastsDeadline(d)) {
     return v(
@@ -293,15 +302,20 @@ function progressingReason(
         .map((b) => b.object.name),
     ).size
   const oldGoing = blockers.filter(
-    (b) => (b.code === 'Terminating' || b.code === 'OldPodRunning') && b.replicaSet !== newName,
+    (b) =>
+      (b.code === 'Terminating' || b.code === 'TerminatingPastGrace' || b.code === 'OldPodRunning') &&
+      b.replicaSet !== newName,
   )
   if (oldGoing.length > 0) {
+    const stuck = oldGoing.filter((b) => b.code === 'TerminatingPastGrace').length
+    const past =
+      stuck > 0 ? ` (${stuck} stuck terminating past ${stuck === 1 ? 'its' : 'their'} grace period)` : ''
     return {
       code: 'OldPodsTerminating',
       sentence:
         d.spec.strategy?.type === RecreateStrategyType
-          ? `Waiting for ${plural(oldGoing.length, 'old pod')} to stop: Recreate starts new pods only once every old one is gone.`
-          : `Waiting for ${plural(oldGoing.length, 'old pod')} to stop.`,
+          ? `Waiting for ${plural(oldGoing.length, 'old pod')} to stop${past}: Recreate starts new pods only once every old one is gone.`
+          : `Waiting for ${plural(oldGoing.length, 'old pod')} to stop${past}.`,
     }
   }
   const starting = newPods(['ContainerCreating', 'Pending', 'ContainerWaiting'])

@@ -296,3 +296,63 @@ describe('HorizontalPodAutoscaler', () => {
     )
   })
 })
+
+describe('TerminatingPastGrace', () => {
+  const file = 'stuck-terminating.yaml'
+  const pod = 'ledger-6854b65659-r7c2k'
+
+  it('files: a pod a grace period past its deletion, with its finalizer named, holds Recreate', async () => {
+    const args = ['ledger', '-n', 'demo', '--now', '2026-11-29T10:00:00Z', '-f', `examples/${file}`]
+    const e = await explainJson(args)
+    expect(e.verdict).toMatchObject({code: 'Stalled', reason: 'TerminatingPastGrace'})
+    expect(e.blockers).toEqual([
+      expect.objectContaining({
+        code: 'TerminatingPastGrace',
+        hard: false,
+        object: {kind: 'Pod', name: pod},
+        replicaSet: 'ledger-6854b65659',
+        since: '2026-11-29T09:51:00Z',
+        message:
+          'still terminating 9m30s after its deletion was due (2026-11-29T09:50:30Z, grace period 30s; stuck since 2026-11-29T09:51:00Z): finalizer ledger.example.com/flush-journal still holds it: whatever owns it has not removed it',
+      }),
+    ])
+    // Within the grace period after the deletion was due, it is only Terminating.
+    const early = await explainJson([...args.slice(0, 3), '--now', '2026-11-29T09:51:00Z', ...args.slice(5)])
+    expect(early.blockers.map((b) => b.code)).toEqual(['Terminating'])
+    expect(early.verdict).toMatchObject({code: 'Progressing', reason: 'OldPodsTerminating'})
+    const text = await cliAsync(['explain', ...args], {env: {COLUMNS: '80'}})
+    const screen = text.stdout.split('\n').slice(0, 24).join('\n')
+    expect(screen).toContain('Verdict: Stalled (TerminatingPastGrace)')
+    expect(screen).toContain('finalizer ledger.example.com/flush-journal')
+  })
+
+  it('live: a pod on a node whose kubelet does not run stays terminating after the ReplicaSet controller deletes it', async () => {
+    const items = example(file).map((o) => {
+      if (o.kind !== 'Pod') return o
+      const copy = structuredClone(o) as {metadata: Record<string, unknown>}
+      delete copy.metadata.deletionTimestamp
+      delete copy.metadata.deletionGracePeriodSeconds
+      return copy as unknown as Obj
+    })
+    const server = await startApiServer({
+      objects: items,
+      simulate: {podReadyAfterMs: 300, terminateAfterMs: 300, nodesWithoutKubelet: ['worker-2']},
+    })
+    servers.push(server)
+    const deleted = await eventually(() => {
+      const p = server.store.get('pods', 'demo', pod) as {metadata: {deletionTimestamp?: string}} | undefined
+      return p?.metadata.deletionTimestamp
+    }, 'the ReplicaSet controller to delete the old pod')
+    // The clock 90 s after the deletion was due: more than its grace period (30 s) overdue.
+    const later = new Date(Date.parse(deleted) + 90_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    const e = await explainJson(['ledger', '-n', 'demo', '--now', later], envOf(server))
+    expect(e.verdict).toMatchObject({code: 'Stalled', reason: 'TerminatingPastGrace'})
+    expect(e.blockers.map((b) => [b.code, b.object.name])).toEqual([['TerminatingPastGrace', pod]])
+    expect(e.blockers[0]?.message).toMatch(
+      new RegExp(
+        `^still terminating 90s after its deletion was due \\(${deleted}, grace period 30s; stuck since [0-9TZ:-]+\\): finalizer ledger.example.com/flush-journal still holds it`,
+      ),
+    )
+    expect(server.requests.filter((q) => q.method !== 'GET')).toEqual([])
+  })
+})

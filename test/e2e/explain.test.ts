@@ -25,6 +25,7 @@ const EXAMPLES: Record<string, string[]> = {
   'scale-mid-rollout': ['-n', 'demo', '--now', '2026-11-29T10:00:25Z'],
   steady: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'stuck-image-pull': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
+  'stuck-terminating': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   unschedulable: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
 }
 

@@ -188,7 +188,10 @@ describe('a progress line for long work, on a terminal only', () => {
   const one = readFileSync(join(ROOT, 'examples/rolling-update.yaml'), 'utf8')
   const docs: string[] = []
   for (let n = 0, size = 0; size < 8.5 * 1024 * 1024; n++) {
-    const doc = one.replaceAll('namespace: demo', `namespace: ns${n}`)
+    // Each copy in its own namespace, with uids of its own (duplicate uids are refused).
+    const doc = one
+      .replaceAll('namespace: demo', `namespace: ns${n}`)
+      .replace(/uid: ([0-9a-f-]{32})[0-9a-f]{4}\b/g, (_, u) => `uid: ${u}${n.toString(16).padStart(4, '0')}`)
     docs.push(doc)
     size += doc.length
   }

@@ -101,6 +101,28 @@ describe('plan, offline', () => {
     expect(r.stdout).not.toContain('\u001b')
   })
 
+  it('-o wide adds the pods after each step and keeps long values whole', () => {
+    // A list value is printed as JSON, cut at 60 characters in the table.
+    const args80 = Array.from({length: 8}, (_, i) => `--flag-${i}=on`)
+    const long = JSON.stringify(args80)
+    const proposed = steadyWithImage('nginx:1.28').replace(
+      'image: nginx:1.28',
+      `image: nginx:1.28\n          args: ${long}`,
+    )
+    const dir = tempFiles({'proposed.yaml': proposed})
+    dirs.push(dir)
+    const args = ['plan', '-f', join(dir, 'proposed.yaml'), '--current', 'examples/steady.yaml']
+    const narrow = cli(args)
+    const wide = cli([...args, '-o', 'wide'])
+    expect(wide.code).toBe(0)
+    expect(narrow.stdout).not.toContain(long)
+    expect(wide.stdout).toContain(long)
+    // The first step creates one new pod beside the three old ones; the last leaves three new.
+    expect(wide.stdout).toMatch(/^ {2}\+0s .*scale up +then 3 old, 1 new, 3 available$/m)
+    expect(wide.stdout).toMatch(/^ {2}\+15s .*scale down +then 0 old, 3 new, 1 terminating, 3 available$/m)
+    expect(narrow.stdout).not.toContain(' available\n  +')
+  })
+
   it('errors are one line, exit 2 under --exit-code', () => {
     const r = cli(['plan', '--current', 'examples/steady.yaml', '--exit-code'])
     expect(r.code).toBe(2)

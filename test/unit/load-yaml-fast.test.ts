@@ -9,6 +9,9 @@ import {describe, expect, it} from 'vitest'
 import {MAX_DEPTH, type ParsedDoc} from '../../src/cluster/load/doc.js'
 import * as exactReader from '../../src/cluster/load/yaml.js'
 import {parseYaml, parseYamlFast, provideExactReader} from '../../src/cluster/load/yaml-fast.js'
+import {readSimpleYaml} from '../../src/cluster/load/yaml-simple.js'
+import {IMPLICIT_SCALARS} from '../../src/cluster/load/yaml11.js'
+import {yamlPrinter} from '../../src/render/document.js'
 
 const {parseYamlExact} = exactReader
 provideExactReader(exactReader)
@@ -35,6 +38,10 @@ function outcome(parse: Parse, text: string): unknown {
     return {value: d.value, line: d.line, index: d.index, itemLines}
   })
 }
+
+/** Whether the line reader (./yaml-simple.ts) reads the text itself, before js-yaml. */
+const lineReaderTakes = (text: string): boolean =>
+  readSimpleYaml(text, IMPLICIT_SCALARS, {maxDepth: MAX_DEPTH - 10, maxKey: 1000}) !== undefined
 
 /** The property: with the fast path, everything is as the exact reader alone makes it. */
 function expectSame(text: string): boolean {
@@ -180,14 +187,33 @@ const documents = fc
 describe('the fast YAML path', () => {
   it('reads generated documents exactly as the exact reader does', () => {
     let fast = 0
+    let lineReader = 0
     fc.assert(
       fc.property(documents, (t) => {
         if (expectSame(t)) fast++
+        if (lineReaderTakes(t)) lineReader++
       }),
       {seed: SEED, numRuns: RUNS},
     )
-    // Most generated documents are valid YAML that the fast path reads itself.
+    // Most generated documents are valid YAML that the fast path reads itself, many of them with
+    // the line reader (the rest have flow collections, folded scalars, CRLF...).
     expect(fast).toBeGreaterThan(RUNS / 5)
+    expect(lineReader).toBeGreaterThan(RUNS / 20)
+  })
+
+  it('reads kubectl-shaped YAML with the line reader: every example, and each as -o yaml prints it', async () => {
+    const print = await yamlPrinter()
+    const examples = YAML_FILES.filter((f) => f.startsWith('examples'))
+    expect(examples.length).toBeGreaterThan(10)
+    for (const f of examples) {
+      const text = readFileSync(f, 'utf8')
+      expect(lineReaderTakes(text), f).toBe(true)
+      expectSame(text)
+      const docs = parseYamlExact(f, text).map((d) => d.value)
+      const printed = docs.map((d) => print(d)).join('---\n')
+      expect(lineReaderTakes(printed), `${f} as printed`).toBe(true)
+      expectSame(printed)
+    }
   })
 
   it('resolves every tricky scalar as a value, as a key and in a flow collection as the exact reader does', () => {

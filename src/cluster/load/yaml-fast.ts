@@ -5,11 +5,13 @@
 // the text to the exact reader otherwise: when js-yaml fails (so error messages are the exact
 // reader's), when the text may hold what the two read differently (anchors, aliases, tags,
 // directives, explicit or collection keys), when a value is one the exact reader refuses or
-// merges (.inf, .nan, `<<`, null keys), or when nesting gets deep.
+// merges (.inf, .nan, `<<`, null keys), or when nesting gets deep. Block YAML as kubectl writes it
+// is read before js-yaml by a line reader of its own (./yaml-simple.ts; docs/benchmarks.md).
 
 import {type EventType, loadAll, Schema, type State, Type} from 'js-yaml'
 import {MAX_DEPTH, type ParsedDoc} from './doc.js'
 import type {Path} from './problems.js'
+import {readSimpleYaml, type SimpleDoc} from './yaml-simple.js'
 import {IMPLICIT_SCALARS} from './yaml11.js'
 
 type ExactReader = typeof import('./yaml.js')
@@ -164,6 +166,13 @@ function itemLines(text: string, value: unknown, itemOpens: Map<unknown, Open[]>
 /** The documents as the exact reader would give them, or undefined when it has to decide. */
 export function parseYamlFast(file: string, text: string): ParsedDoc[] | undefined {
   if (text.charCodeAt(0) === 0xfeff || DECLINE.test(text)) return undefined
+  const simple = readSimpleYaml(text, IMPLICIT_SCALARS, {maxDepth: FAST_MAX_DEPTH, maxKey: MAX_KEY})
+  if (simple) return parsedDocs(file, text, simple)
+  return parseWithJsYaml(file, text)
+}
+
+/** js-yaml, for what ./yaml-simple.ts declines. */
+function parseWithJsYaml(file: string, text: string): ParsedDoc[] | undefined {
   let depth = 0
   const roots: Open[] = []
   // kids[d]: where the children of the node now open at depth d began.
@@ -202,18 +211,35 @@ export function parseYamlFast(file: string, text: string): ParsedDoc[] | undefin
     return undefined
   }
   if (roots.length !== values.length) return undefined
+  return parsedDocs(
+    file,
+    text,
+    values.map((value, index) =>
+      value === null || value === undefined
+        ? {value, index, line: 0}
+        : {
+            value,
+            index,
+            line: startLine(text, roots[index]),
+            itemLines: itemLines(text, value, itemOpens),
+          },
+    ),
+  )
+}
+
+/** The documents with their lines, or undefined when a value needs the exact reader. */
+function parsedDocs(file: string, text: string, docs: SimpleDoc[]): ParsedDoc[] | undefined {
   let exactDocs: ParsedDoc[] | undefined
   const out: ParsedDoc[] = []
-  for (const [index, value] of values.entries()) {
+  for (const {value, index, line, itemLines} of docs) {
     if (value === null || value === undefined) continue
     if (!plain(value)) return undefined
-    const line = startLine(text, roots[index])
     // Field lines are for messages only: the exact reader works them out the first time one is needed.
     const locate = (path: Path): number | undefined => {
       exactDocs ??= exact().parseYamlExact(file, text)
       return exactDocs.find((d) => d.line === line)?.locate?.(path)
     }
-    out.push({value, line, index, itemLines: itemLines(text, value, itemOpens), locate})
+    out.push({value, line, index, itemLines, locate})
   }
   return out
 }
