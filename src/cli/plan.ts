@@ -21,7 +21,14 @@ export type PlanFlags = PassFlags & {
 export const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply'
 
 export class PlanOptions extends PassOptions {
-  protected override outputKinds: readonly OutputKind[] = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath']
+  protected override outputKinds: readonly OutputKind[] = [
+    'table',
+    'wide',
+    'json',
+    'yaml',
+    'name',
+    'jsonpath',
+  ]
   protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
   proposedFiles: string[] = []
   exitCode = false

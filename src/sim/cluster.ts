@@ -283,7 +283,12 @@ export class SimulatedCluster {
       status: {phase: 'Pending'},
     }
     const failure = newest ? this.nextFailure(rs) : undefined
-    this.plans.set(name, planForNewPod(t, this.timings, failure, pod))
+    const plan = planForNewPod(t, this.timings, failure, pod)
+    // A template the scheduler refused (a pod of the input left Unschedulable) is refused again.
+    const refusal = podsOwnedBy(rs, this.pods)
+      .map((p) => this.plans.get(p.metadata.name ?? '')?.refusal)
+      .find((r) => r !== undefined)
+    this.plans.set(name, refusal !== undefined ? {...plan, refusal} : plan)
     this.pods = [...this.pods, pod]
     return pod
   }

@@ -79,6 +79,12 @@ export interface PodPlan {
    * and once deleted it stays terminating until someone deletes it with a grace period of 0.
    */
   unattended?: true
+  /**
+   * The scheduler's refusal of this pod's template, read from a pod of the input it left
+   * Unschedulable: the reason (resources, affinity, taints) is not modeled, and nothing in the
+   * simulated cluster changes it, so pods of that template stay Unschedulable with the same message.
+   */
+  refusal?: string
 }
 
 const IMAGE_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull'])
@@ -101,6 +107,8 @@ export function planForInputPod(
   }
   const phase = pod.status?.phase
   if (phase === PodSucceeded || phase === PodFailed) return {stage: 'static', createdAt}
+  const refusal = refusalOf(pod)
+  if (refusal !== undefined && nodeOf(pod) === '') return {stage: 'unschedulable', createdAt, refusal}
   if (isPodReady(pod)) return {stage: 'ready', createdAt}
   const reason = waitingReason(pod)
   if (reason && CONTAINER_FAILURES.has(reason)) {
@@ -234,6 +242,12 @@ export interface KubeletContext {
   nodes?: readonly string[]
 }
 
+/** The message of a pod's PodScheduled False/Unschedulable condition, if the scheduler refused it. */
+export function refusalOf(pod: Pod): string | undefined {
+  const c = pod.status?.conditions?.find((x) => x.type === 'PodScheduled')
+  return c?.status === 'False' && c.reason === 'Unschedulable' ? (c.message ?? '') : undefined
+}
+
 /** The labels the kubelet gives every simulated node (upstream: kubelet's initialNode). */
 export function nodeLabels(node: string): Record<string, string> {
   return {'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}
@@ -308,7 +322,7 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
   })
   switch (plan.stage) {
     case 'unscheduled': {
-      const refused = ctx.nodes ? schedulingFailure(pod, ctx.nodes) : undefined
+      const refused = plan.refusal ?? (ctx.nodes ? schedulingFailure(pod, ctx.nodes) : undefined)
       if (refused !== undefined) {
         // upstream: the scheduler's handleSchedulingFailure — PodScheduled False/Unschedulable with
         // the FitError's message (status patch), and a FailedScheduling Warning event.
@@ -324,7 +338,7 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
         )
         return {
           pod: {...pod, status: {...pod.status, phase: 'Pending', conditions}},
-          plan: withoutNext({...plan, stage: 'unschedulable'}),
+          plan: withoutNext({...plan, stage: 'unschedulable', refusal: refused}),
           note: 'Unschedulable',
           events: [
             {

@@ -282,7 +282,17 @@ export class SimulatedCluster {
     const now = this.now()
     const pod = o as unknown as Pod
     const fresh = {...pod, metadata: {...pod.metadata, creationTimestamp: new Date(now).toISOString()}}
-    return planForInputPod(fresh, now, this.timings, this.kubeletRuns)
+    const plan = planForInputPod(fresh, now, this.timings, this.kubeletRuns)
+    // A template the scheduler refused (a sibling left Unschedulable) is refused again.
+    const owner = controllerRefOf(o)
+    if (!owner || plan.refusal !== undefined) return plan
+    const siblings = (this.access.list('pods', pod.metadata.namespace) as unknown as Pod[]).filter(
+      (p) => p.metadata.uid !== pod.metadata.uid && controllerRefOf(p as unknown as Obj)?.name === owner.name,
+    )
+    const refusal = siblings
+      .map((p) => this.plans.get(p.metadata.uid ?? '')?.refusal)
+      .find((r) => r !== undefined)
+    return refusal !== undefined ? {...plan, refusal} : plan
   }
 
   private runKubelet(now: number): void {

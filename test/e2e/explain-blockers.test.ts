@@ -98,6 +98,17 @@ describe('Unschedulable', () => {
     expect(screen).toContain('resources.requests.cpu: 250m -> 4')
   })
 
+  it('rollout watch -f: the simulator keeps the refused template Unschedulable, so the deadline passes', async () => {
+    const r = await cliAsync(['rollout', 'watch', ...args, '-o', 'json'])
+    const lines = r.stdout.trim().split('\n')
+    expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({
+      kind: 'Summary',
+      outcome: 'deadlineExceeded',
+      end: '2026-11-29T10:05:01Z',
+      complete: false,
+    })
+  })
+
   it('live: the simulated scheduler leaves a pod whose nodeSelector no node matches Unschedulable', async () => {
     const items = withPodSpec(
       progressedNow(example(file)).filter(

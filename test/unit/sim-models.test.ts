@@ -10,6 +10,7 @@ import {
   DEFAULT_TIMINGS,
   feasibleNodes,
   type KubeletContext,
+  nextPodEventAt,
   normalizeImage,
   planForInputPod,
   planForNewPod,
@@ -395,6 +396,39 @@ describe('pod lifecycle', () => {
     const pinned = {...fresh(), spec: {...fresh().spec, nodeSelector: {'kubernetes.io/hostname': 'node-2'}}}
     expect(feasibleNodes(pinned, nodes)).toEqual(['node-2'])
     expect(schedulingFailure(pinned, nodes)).toBeUndefined()
+  })
+
+  it('keeps a pod of the input the scheduler refused, and refuses its template again', () => {
+    const message = '0/3 nodes are available: 3 Insufficient cpu.'
+    const refused: Pod = {
+      ...fresh(),
+      status: {
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message,
+            lastTransitionTime: iso(T0),
+          },
+        ],
+      },
+    }
+    const plan = planForInputPod(refused, T0 + 5_000, DEFAULT_TIMINGS)
+    expect(plan).toEqual({stage: 'unschedulable', createdAt: T0, refusal: message})
+    expect(nextPodEventAt(plan)).toBeUndefined()
+    // A new pod of the same template, planned with that refusal, is left Unschedulable too.
+    const r = advancePod(fresh(), {...planForNewPod(T0, DEFAULT_TIMINGS), refusal: message}, T0 + 60_000, ctx)
+    expect(r.pod?.spec?.nodeName).toBeUndefined()
+    expect(r.pod?.status?.conditions?.[0]).toMatchObject({
+      type: 'PodScheduled',
+      reason: 'Unschedulable',
+      message,
+    })
+    expect(r.events.map((e) => [e.type, e.reason, e.source])).toEqual([
+      ['Warning', 'FailedScheduling', 'default-scheduler'],
+    ])
   })
 
   it('schedules a healthy pod after 1s and makes it Running and Ready at readyAfter', () => {
