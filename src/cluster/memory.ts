@@ -108,6 +108,16 @@ export class SnapshotListers implements Listers {
     return [...(this.rsByNamespace.get(namespace) ?? [])]
   }
 
+  /** The namespace's ReplicaSets without a copy, the same array on every call: for readers that never change it. */
+  replicaSetsIn(namespace: string): readonly ReplicaSet[] {
+    let list = this.rsByNamespace.get(namespace)
+    if (!list) {
+      list = []
+      this.rsByNamespace.set(namespace, list)
+    }
+    return list
+  }
+
   getReplicaSet(namespace: string, name: string): ReplicaSet | undefined {
     return this.rsByKey.get(keyOf(namespace, name))
   }

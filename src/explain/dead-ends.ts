@@ -15,7 +15,7 @@ import {minReadyOutlastsDeadline} from '../status/progress.js'
 import {selectorOf} from '../status/replicasets.js'
 import type {Blocker, DeadEnd, ProgressClock} from '../status/types.js'
 import {seconds} from '../util/duration.js'
-import {overlapOf, overlappingReplicaSet} from './overlaps.js'
+import {foreignOf, overlapOf} from './overlaps.js'
 import type {Fenceposts} from './types.js'
 
 export function explainDeadEnds(
@@ -130,8 +130,7 @@ export function explainDeadEnds(
   }
 
   // With a group of overlapping Deployments, their ReplicaSets are named by the dead end above, once.
-  const overlapping = (info: (typeof view.all)[number]) => overlappingReplicaSet(overlap, info.controller)
-  for (const info of view.all.filter((i) => i.ownership === 'foreign' && !overlapping(i))) {
+  for (const info of foreignOf(ctx, overlap).listed) {
     out.push({
       code: 'ForeignOwnedMatchingReplicaSet',
       message: `ReplicaSet ${info.rs.metadata.name} matches this Deployment's selector but is controlled by ${info.controller}: the controller leaves it alone and does not count its pods, though label-based tools (Services, kubectl get pods -l) see them.`,

@@ -19,7 +19,7 @@ import type {KubeEvent} from '../status/types.js'
 import {autoscalerDeadEnd, explainAutoscaler} from './autoscaler.js'
 import {explainDeadEnds} from './dead-ends.js'
 import {explainNext} from './next.js'
-import {overlapOf, overlappingReplicaSet} from './overlaps.js'
+import {foreignOf, overlapOf} from './overlaps.js'
 import {explainPass} from './pass.js'
 import {describeStart} from './start.js'
 import {explainTemplateDiff} from './template.js'
@@ -101,7 +101,7 @@ export function explainDeployment(
     verdict: state.verdict,
     rolloutStatus: state.rolloutStatus,
     replicaSets: replicaSetRows(
-      {...ctx.view, all: ctx.view.all.filter((i) => !overlappingReplicaSet(overlap, i.controller))},
+      {...ctx.view, all: [...ctx.view.all, ...foreignOf(ctx, overlap).listed]},
       options.now,
     ),
     templateDiff: explainTemplateDiff(ctx),

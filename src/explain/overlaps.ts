@@ -4,9 +4,9 @@
 // would be quadratic in time and output. Each Deployment gets one answer naming its group.
 
 import type {MemoryStore} from '../cluster/memory.js'
-import type {Deployment} from '../controller/api/types.js'
+import type {Deployment, ReplicaSet} from '../controller/api/types.js'
 import type {Selector} from '../controller/util/labels.js'
-import type {RolloutContext} from '../status/context.js'
+import type {ReplicaSetInfo, RolloutContext} from '../status/context.js'
 import {selectorOf} from '../status/replicasets.js'
 
 interface Group {
@@ -20,6 +20,9 @@ interface NamespaceOverlaps {
   groupOf: Map<Deployment, Group | undefined>
   /** The groups whose selector matches a Deployment's template labels. */
   selectedBy: Map<Deployment, Group[]>
+  /** The names of the Deployments of some lists of a group, by the lists: one Set per combination. */
+  unions: Map<string, Set<string>>
+  listIds: Map<Deployment[], number>
 }
 
 const cache = new WeakMap<MemoryStore, Map<string, NamespaceOverlaps>>()
@@ -51,7 +54,26 @@ function compute(all: Deployment[]): NamespaceOverlaps {
       }
     }
   }
-  return {groupOf, selectedBy}
+  return {groupOf, selectedBy, unions: new Map(), listIds: new Map()}
+}
+
+/** The names of the Deployments of `lists`, one Set shared by every Deployment with the same lists. */
+function namesOf(ns: NamespaceOverlaps, lists: Deployment[][]): Set<string> {
+  const ids = lists.map((l) => {
+    let id = ns.listIds.get(l)
+    if (id === undefined) {
+      id = ns.listIds.size
+      ns.listIds.set(l, id)
+    }
+    return id
+  })
+  const key = ids.join(',')
+  let names = ns.unions.get(key)
+  if (!names) {
+    names = new Set(lists.flat().map((d) => d.metadata.name ?? ''))
+    ns.unions.set(key, names)
+  }
+  return names
 }
 
 export interface Overlap {
@@ -59,8 +81,11 @@ export interface Overlap {
   count: number
   /** The first few of them, by name. */
   names: string[]
-  /** Names of every overlapping Deployment, for membership tests (lazy: a Set only when asked). */
-  has(name: string): boolean
+  /**
+   * The names of the overlapping Deployments, this one's too when its group holds it: one Set shared
+   * by every Deployment of a group of equal selectors (with 1,000 of them, a Set each was quadratic).
+   */
+  members: Set<string>
   /** When exactly one other overlaps: whether its selector selects us, and ours it. */
   theyMatchMe: boolean
   iMatchThem: boolean
@@ -91,7 +116,7 @@ export function overlapOf(ctx: RolloutContext): Overlap {
   const selfName = name(self)
   let count: number
   let names: string[]
-  let set: Set<string> | undefined
+  const members = namesOf(ns, distinct)
   if (distinct.length === 1) {
     const only = distinct[0]!
     count = only.length - (only.includes(self) ? 1 : 0)
@@ -101,10 +126,12 @@ export function overlapOf(ctx: RolloutContext): Overlap {
       if (d !== self) names.push(name(d))
     }
   } else {
-    set = new Set(distinct.flat().map(name))
-    set.delete(selfName)
-    count = set.size
-    names = [...set].slice(0, SHOWN)
+    count = members.size - (members.has(selfName) ? 1 : 0)
+    names = []
+    for (const n of members) {
+      if (names.length >= SHOWN) break
+      if (n !== selfName) names.push(n)
+    }
   }
   const one = count === 1 ? names[0] : undefined
   const other = one === undefined ? undefined : ctx.others.find((d) => name(d) === one)
@@ -113,11 +140,7 @@ export function overlapOf(ctx: RolloutContext): Overlap {
   return {
     count,
     names,
-    has: (n: string) => {
-      if (n === selfName) return false
-      set ??= new Set(distinct.flat().map(name))
-      return set.has(n)
-    },
+    members,
     theyMatchMe:
       other !== undefined &&
       theirs !== undefined &&
@@ -131,12 +154,68 @@ export function overlapOf(ctx: RolloutContext): Overlap {
   }
 }
 
+/** The foreign ReplicaSets of a Deployment, as explain shows them. */
+export interface ForeignReplicaSets {
+  /** Those named one by one: controlled by anything but a Deployment of the overlapping group. */
+  listed: ReplicaSetInfo[]
+  /**
+   * How many the Deployments of a group (more than one) of overlapping Deployments control: the
+   * OverlappingSelector dead end covers them, once.
+   */
+  grouped: number
+}
+
+/** The foreign ReplicaSets of a selector's match split by the members of a group, once per group. */
+interface Partition {
+  listed: ReplicaSetInfo[]
+  grouped: Set<ReplicaSet>
+  byDeployment: Map<string, ReplicaSetInfo[]>
+}
+
+const partitions = new WeakMap<readonly ReplicaSetInfo[], WeakMap<Set<string>, Partition>>()
+
+function partition(controlled: readonly ReplicaSetInfo[], members: Set<string>): Partition {
+  let byMembers = partitions.get(controlled)
+  if (!byMembers) {
+    byMembers = new WeakMap()
+    partitions.set(controlled, byMembers)
+  }
+  let p = byMembers.get(members)
+  if (p) return p
+  p = {listed: [], grouped: new Set(), byDeployment: new Map()}
+  for (const info of controlled) {
+    const deployment = info.controller?.startsWith('Deployment/') ? info.controller.slice(11) : undefined
+    if (deployment === undefined || !members.has(deployment)) {
+      p.listed.push(info)
+      continue
+    }
+    p.grouped.add(info.rs)
+    const list = p.byDeployment.get(deployment)
+    if (list) list.push(info)
+    else p.byDeployment.set(deployment, [info])
+  }
+  byMembers.set(members, p)
+  return p
+}
+
 /**
- * A foreign ReplicaSet controlled by one of a group (more than one) of overlapping Deployments: the
- * OverlappingSelector dead end covers it, so it is not listed on its own.
+ * The foreign ReplicaSets of ctx's Deployment: from the partition its whole group shares, less its
+ * own (which the group's count holds) and those of another object of its name. Linear in the
+ * namespace's ReplicaSets for the whole group, not per Deployment.
  */
-export function overlappingReplicaSet(overlap: Overlap, controller: string | null): boolean {
-  return (
-    overlap.count > 1 && controller?.startsWith('Deployment/') === true && overlap.has(controller.slice(11))
-  )
+export function foreignOf(ctx: RolloutContext, overlap: Overlap): ForeignReplicaSets {
+  const {controlled, skip} = ctx.view.foreign
+  if (overlap.count <= 1) return {listed: controlled.filter((i) => !skip(i)), grouped: 0}
+  const p = partition(controlled, overlap.members)
+  // A ReplicaSet controlled by a Deployment/NAME of this one's name is foreign only under another uid,
+  // and then listed: the group it overlaps with is the others.
+  const ofName = p.byDeployment.get(ctx.name) ?? []
+  const sameName = ofName.filter((i) => !skip(i))
+  const own = ctx.view.all.filter((i) => p.grouped.has(i.rs)).length
+  let listed = p.listed.filter((i) => !skip(i))
+  if (sameName.length > 0) {
+    const position = (i: ReplicaSetInfo) => ctx.namespaceReplicaSets.indexOf(i.rs)
+    listed = [...listed, ...sameName].sort((a, b) => position(a) - position(b))
+  }
+  return {listed, grouped: p.grouped.size - own - sameName.length}
 }

@@ -27,7 +27,7 @@ import {isSelectEverythingLiteral, labelSelectorAsSelector} from '../controller/
 import type {RolloutContext} from '../status/context.js'
 import {scaledReplicaSets} from '../status/replicasets.js'
 import {explainFenceposts} from './fenceposts.js'
-import {overlapOf, overlappingReplicaSet} from './overlaps.js'
+import {foreignOf, overlapOf} from './overlaps.js'
 import type {CheckName, Cleanup, PassCheck, PassExplain, Share, Step} from './types.js'
 
 /** A ReplicaSet whose spec.replicas the pass changes (or creates). */
@@ -99,12 +99,7 @@ function passChecks(ctx: RolloutContext, branch: string | undefined): PassCheck[
     if (released.length > 0)
       parts.push(`releases ${released.join(', ')} (owned, labels no longer match the selector)`)
     const overlap = overlapOf(ctx)
-    const grouped = view.all.filter(
-      (i) => i.ownership === 'foreign' && overlappingReplicaSet(overlap, i.controller),
-    ).length
-    const foreign = view.all.filter(
-      (i) => i.ownership === 'foreign' && !overlappingReplicaSet(overlap, i.controller),
-    )
+    const {listed: foreign, grouped} = foreignOf(ctx, overlap)
     if (foreign.length > 0) {
       parts.push(
         `leaves ${foreign.map((i) => `${i.rs.metadata.name} (controlled by ${i.controller})`).join(', ')} alone`,

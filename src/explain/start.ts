@@ -5,6 +5,7 @@ import {RevisionAnnotation} from '../controller/util/deployment-util.js'
 import type {ObjectRef} from '../pass/selection.js'
 import type {RolloutContext} from '../status/context.js'
 import type {RolloutState} from '../status/index.js'
+import {foreignInfos} from '../status/replicasets.js'
 import type {StartPoint} from './types.js'
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
@@ -13,7 +14,7 @@ export function describeStart(ctx: RolloutContext, state: RolloutState, ref: Obj
   const info =
     ref.kind === 'Pod'
       ? ctx.view.all.find((i) => i.pods.some((p) => p.metadata.name === ref.name))
-      : ctx.view.all.find((i) => i.rs.metadata.name === ref.name)
+      : [...ctx.view.all, ...foreignInfos(ctx.view)].find((i) => i.rs.metadata.name === ref.name)
   const rsName = info?.rs.metadata.name ?? null
   const rev = info?.rs.metadata.annotations?.[RevisionAnnotation]
   const role = info?.role === 'new' ? 'the new one' : info?.role === 'old' ? 'an old one' : 'not owned'

@@ -20,8 +20,17 @@ export interface ReplicaSetInfo {
 }
 
 export interface ReplicaSetView {
-  /** The ReplicaSets that concern this Deployment: owned, adopted, released or matching its selector. */
+  /**
+   * The ReplicaSets that concern this Deployment: owned, adopted, released, or orphans matching its
+   * selector. Those another controller owns are in `foreign`.
+   */
   all: ReplicaSetInfo[]
+  /**
+   * The ReplicaSets its selector matches that another object controls: the match of the selector,
+   * shared by every Deployment with that selector (so not copied per Deployment), less those `skip`
+   * says are this Deployment's own. foreignInfos() walks it.
+   */
+  foreign: {controlled: readonly ReplicaSetInfo[]; skip: (info: ReplicaSetInfo) => boolean}
   /** What the pass treats as its own (owned and adopted), as the pass saw them. */
   claimed: ReplicaSet[]
   /** The ReplicaSet whose template equals the Deployment's, if any. */
@@ -38,8 +47,8 @@ export interface RolloutContext {
   after: Deployment
   /** Other Deployments of the namespace (for overlapping selectors). */
   others: Deployment[]
-  /** Every ReplicaSet of the namespace, as given. */
-  namespaceReplicaSets: ReplicaSet[]
+  /** Every ReplicaSet of the namespace, as given (the lister's own array: read only). */
+  namespaceReplicaSets: readonly ReplicaSet[]
   result: DeploymentResult
   facts: Facts
   store: MemoryStore

@@ -59,19 +59,25 @@ export function rolloutContext(
   const d = store.initial('deployments', namespace, name) as Deployment
   const after = (store.peek('deployments', namespace, name) as Deployment | undefined) ?? d
   const facts = new Facts(result)
-  const namespaceReplicaSets = store.listers.listReplicaSets(namespace)
+  const namespaceReplicaSets = store.listers.replicaSetsIn(namespace)
   const view = replicaSetView(d, namespaceReplicaSets, facts, store)
+  let others: Deployment[] | undefined
   return {
     namespace,
     name,
     d,
     after,
-    others: world.deployments
-      .filter((o) => namespaceOf(o) === namespace && o.metadata.name !== name)
-      .map(
-        (o) =>
-          (store.initial('deployments', namespace, o.metadata.name ?? '') as Deployment | undefined) ?? o,
-      ),
+    // Read only for overlapping selectors, and then once per namespace: a list per Deployment would
+    // be quadratic with -A.
+    get others() {
+      others ??= world.deployments
+        .filter((o) => namespaceOf(o) === namespace && o.metadata.name !== name)
+        .map(
+          (o) =>
+            (store.initial('deployments', namespace, o.metadata.name ?? '') as Deployment | undefined) ?? o,
+        )
+      return others
+    },
     namespaceReplicaSets,
     result,
     facts,

@@ -37,9 +37,76 @@ export function podsOf(store: MemoryStore, rs: ReplicaSet): Pod[] {
   return filterPodsByOwner(store.listers.podsByControllerUID(uid), rs, ReplicaSetKind)
 }
 
+/**
+ * The ReplicaSets of one namespace indexed once for the views of all its Deployments (the listers
+ * are a frozen snapshot). With many Deployments sharing a selector, a scan of the namespace per
+ * Deployment, and a row per other Deployment's ReplicaSet, made explain -A quadratic.
+ */
+interface NamespaceIndex {
+  position: Map<ReplicaSet, number>
+  byName: Map<string, ReplicaSet>
+  byControllerUid: Map<string, ReplicaSet[]>
+  bySelector: Map<string, SelectorMatch>
+}
+
+/** The namespace's ReplicaSets a selector matches, shared by every Deployment with that selector. */
+interface SelectorMatch {
+  orphans: ReplicaSet[]
+  /** Those with a controller, as foreign infos (shared: never mutated). */
+  controlled: ReplicaSetInfo[]
+}
+
+const indexes = new WeakMap<readonly ReplicaSet[], NamespaceIndex>()
+
+function indexOf(namespaceReplicaSets: readonly ReplicaSet[]): NamespaceIndex {
+  let index = indexes.get(namespaceReplicaSets)
+  if (index) return index
+  index = {position: new Map(), byName: new Map(), byControllerUid: new Map(), bySelector: new Map()}
+  for (const [i, rs] of namespaceReplicaSets.entries()) {
+    index.position.set(rs, i)
+    index.byName.set(rs.metadata.name ?? '', rs)
+    const uid = getControllerOf(rs.metadata)?.uid
+    if (uid === undefined) continue
+    const owned = index.byControllerUid.get(uid)
+    if (owned) owned.push(rs)
+    else index.byControllerUid.set(uid, [rs])
+  }
+  indexes.set(namespaceReplicaSets, index)
+  return index
+}
+
+function selectorMatch(
+  index: NamespaceIndex,
+  namespaceReplicaSets: readonly ReplicaSet[],
+  selector: Selector,
+): SelectorMatch {
+  const key = selector.toString()
+  let match = index.bySelector.get(key)
+  if (match) return match
+  match = {orphans: [], controlled: []}
+  for (const rs of namespaceReplicaSets) {
+    if (!selector.matches(rs.metadata.labels)) continue
+    const ref = getControllerOf(rs.metadata)
+    if (!ref) match.orphans.push(rs)
+    else {
+      match.controlled.push({
+        rs,
+        ownership: 'foreign',
+        role: 'not owned',
+        controller: `${ref.kind}/${ref.name}`,
+        // Another controller's pods are never this rollout's: not read.
+        pods: [],
+      })
+    }
+  }
+  index.bySelector.set(key, match)
+  return match
+}
+
+/** The ReplicaSets of `namespaceReplicaSets` (the lister's, one array per namespace) that concern `d`. */
 export function replicaSetView(
   d: Deployment,
-  namespaceReplicaSets: ReplicaSet[],
+  namespaceReplicaSets: readonly ReplicaSet[],
   facts: Facts,
   store: MemoryStore,
 ): ReplicaSetView {
@@ -49,8 +116,20 @@ export function replicaSetView(
   const claimedNames = facts.last('ownedReplicaSets')
   const adopted = new Set(facts.all('adopt'))
   const released = new Set(facts.all('release'))
+  const index = indexOf(namespaceReplicaSets)
+  const match = selector
+    ? selectorMatch(index, namespaceReplicaSets, selector)
+    : {orphans: [], controlled: []}
+  // Candidates: what the pass adopted or released, what it owns, the orphans its selector matches.
+  const candidates = new Set<ReplicaSet>()
+  for (const name of [...adopted, ...released]) {
+    const rs = index.byName.get(name)
+    if (rs) candidates.add(rs)
+  }
+  for (const rs of uid ? (index.byControllerUid.get(uid) ?? []) : []) candidates.add(rs)
+  for (const rs of match.orphans) candidates.add(rs)
   const infos: Array<Omit<ReplicaSetInfo, 'role'>> = []
-  for (const rs of namespaceReplicaSets) {
+  for (const rs of [...candidates].sort((a, b) => index.position.get(a)! - index.position.get(b)!)) {
     const name = rs.metadata.name ?? ''
     const ref = getControllerOf(rs.metadata)
     const ours = ref !== undefined && ref.uid === uid
@@ -59,17 +138,9 @@ export function replicaSetView(
     if (adopted.has(name)) ownership = 'adopt'
     else if (released.has(name)) ownership = 'release'
     else if (ours) ownership = 'owned'
-    else if (matches && ref) ownership = 'foreign'
     else if (matches && !ref) ownership = 'orphan'
     else continue
-    infos.push({
-      rs,
-      ownership,
-      controller: ownership === 'foreign' && ref ? `${ref.kind}/${ref.name}` : null,
-      // Another controller's pods are never this rollout's: not read (with many Deployments sharing
-      // a selector, every one would read every other's pods).
-      pods: ownership === 'foreign' ? [] : podsOf(store, rs),
-    })
+    infos.push({rs, ownership, controller: null, pods: podsOf(store, rs)})
   }
   // The claim as the pass made it; when the pass stopped before claiming, what it owns by controllerRef.
   const claimed =
@@ -85,7 +156,16 @@ export function replicaSetView(
     role:
       i.rs === newRS ? ('new' as const) : claimed.includes(i.rs) ? ('old' as const) : ('not owned' as const),
   }))
-  return {all, claimed, newRS, oldRSs}
+  const skip = (i: ReplicaSetInfo) =>
+    getControllerOf(i.rs.metadata)?.uid === uid ||
+    adopted.has(i.rs.metadata.name ?? '') ||
+    released.has(i.rs.metadata.name ?? '')
+  return {all, foreign: {controlled: match.controlled, skip}, claimed, newRS, oldRSs}
+}
+
+/** Every foreign ReplicaSet of the view, one by one (a walk of the selector's whole match). */
+export function foreignInfos(view: ReplicaSetView): ReplicaSetInfo[] {
+  return view.foreign.controlled.filter((i) => !view.foreign.skip(i))
 }
 
 function revisionNumber(rs: ReplicaSet): bigint | undefined {

@@ -829,6 +829,38 @@ describe('dead ends', () => {
     ])
   })
 
+  it("Deployments sharing a selector: the others' ReplicaSets counted once per group, other controllers listed", async () => {
+    const shared = {app: 'shared'}
+    const ds = ['a', 'b', 'c'].map((n) => deployment(n, {labels: shared}))
+    const rss = ds.map((d, i) => replicaSet(d, `${d.metadata.name}-h${i}`, {replicas: 3, revision: '1'}))
+    // A StatefulSet's, and one a Deployment named b controlled under another uid (a b since replaced).
+    rss.push(
+      replicaSet(ds[0]!, 'db-h9', {replicas: 1, owner: {kind: 'StatefulSet', name: 'db', uid: 'uid-db'}}),
+      replicaSet(ds[1]!, 'b-stale', {replicas: 0, owner: {kind: 'Deployment', name: 'b', uid: 'uid-old-b'}}),
+    )
+    const {result} = await explainWorld(world(ds, rss), {namespace: 'demo'}, {now: NOW, gates})
+    const by = Object.fromEntries(result.items.map((e) => [e.deployment.name, e]))
+    const rows = (n: string) => by[n]!.replicaSets.map((r) => `${r.name} ${r.ownership}`).sort()
+    const claim = (n: string) => by[n]!.pass.checks.find((c) => c.check === 'claimReplicaSets')?.detail
+    const foreign = (n: string) =>
+      by[n]!.deadEnds.filter((x) => x.code === 'ForeignOwnedMatchingReplicaSet').map((x) => x.objects[0])
+    expect(rows('a')).toEqual(['a-h0 owned', 'db-h9 foreign'])
+    expect(rows('b')).toEqual(['b-h1 owned', 'b-stale foreign', 'db-h9 foreign'])
+    expect(rows('c')).toEqual(['c-h2 owned', 'db-h9 foreign'])
+    // b-stale is b's namesake's: one of the group's for a and c, listed on its own for b.
+    expect(claim('a')).toContain(
+      'leaves the 3 ReplicaSets of the 2 Deployments whose selectors overlap alone',
+    )
+    expect(claim('b')).toContain(
+      'leaves db-h9 (controlled by StatefulSet/db), b-stale (controlled by Deployment/b) alone',
+    )
+    expect(claim('b')).toContain(
+      'leaves the 2 ReplicaSets of the 2 Deployments whose selectors overlap alone',
+    )
+    expect(foreign('a')).toEqual(['ReplicaSet/db-h9'])
+    expect(foreign('b')).toEqual(['ReplicaSet/db-h9', 'ReplicaSet/b-stale'])
+  })
+
   it('DeadlineWillNotFire without progressDeadlineSeconds', async () => {
     const e = await explain(rollout({progressDeadlineSeconds: null, conditions: []}, [{}]))
     expect(e.progress.state).toBe('NoDeadline')
