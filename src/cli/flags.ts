@@ -7,12 +7,21 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import type {OutputKind} from '../render/output.js'
 
-/** Which cluster (live mode): kubectl's ConfigFlags. */
+/**
+ * Which cluster and as whom (live mode): kubectl's ConfigFlags, each applied over the kubeconfig
+ * as kubectl applies it (src/cluster/live/kubeconfig.ts). Credential values are never printed.
+ */
 export const connectionFlags = {
   kubeconfig: Flags.string({helpGroup: 'CLUSTER', description: 'Path to the kubeconfig file (live mode).'}),
   context: Flags.string({helpGroup: 'CLUSTER', description: 'The kubeconfig context to use (live mode).'}),
   cluster: Flags.string({helpGroup: 'CLUSTER', description: 'The kubeconfig cluster to use (live mode).'}),
   user: Flags.string({helpGroup: 'CLUSTER', description: 'The kubeconfig user to use (live mode).'}),
+  server: Flags.string({
+    char: 's',
+    helpGroup: 'CLUSTER',
+    helpValue: 'URL',
+    description: 'The address and port of the Kubernetes API server (live mode).',
+  }),
   'request-timeout': Flags.string({
     helpGroup: 'CLUSTER',
     helpValue: 'DURATION',
@@ -24,12 +33,48 @@ export const connectionFlags = {
     default: false,
     description: "Do not check the server's certificate (live mode).",
   }),
+  'certificate-authority': Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'FILE',
+    description: 'Path to a cert file for the certificate authority (live mode).',
+  }),
+  'tls-server-name': Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'NAME',
+    description: "Server name to check the server's certificate against, instead of the host (live mode).",
+  }),
+  token: Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'TOKEN',
+    description: 'Bearer token for authentication to the API server (live mode).',
+  }),
+  username: Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'NAME',
+    description: 'Username for basic authentication to the API server (live mode).',
+  }),
+  password: Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'PASSWORD',
+    description: 'Password for basic authentication to the API server (live mode).',
+  }),
+  'client-certificate': Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'FILE',
+    description: 'Path to a client certificate file for TLS (live mode).',
+  }),
+  'client-key': Flags.string({
+    helpGroup: 'CLUSTER',
+    helpValue: 'FILE',
+    description: 'Path to a client key file for TLS (live mode).',
+  }),
   as: Flags.string({helpGroup: 'CLUSTER', description: 'User to impersonate (live mode).'}),
   'as-group': Flags.string({
     helpGroup: 'CLUSTER',
     multiple: true,
     description: 'Group to impersonate; repeat for several (live mode).',
   }),
+  'as-uid': Flags.string({helpGroup: 'CLUSTER', description: 'UID to impersonate (live mode).'}),
 }
 
 /** Which Deployments: -n, -A, -l (names are arguments). */

@@ -5,6 +5,8 @@
 // oclif manifest, the one list of both; namespaces, Deployments and contexts from the cluster
 // (cluster.ts).
 
+import {CONNECTION_FLAG_NAMES, type ConnectionFlags} from '../cluster/live/kubeconfig.js'
+
 /** cobra's ShellCompDirective bits. */
 export const Directive = {
   Default: 0,
@@ -49,15 +51,7 @@ export interface Lookup {
 }
 
 /** The connection flags typed so far, which a lookup honours as the command would. */
-export interface ConnectionWords {
-  kubeconfig?: string
-  context?: string
-  cluster?: string
-  user?: string
-  namespace?: string
-  'request-timeout'?: string
-  'insecure-skip-tls-verify'?: boolean
-}
+export type ConnectionWords = Omit<ConnectionFlags, 'as-group'>
 
 export interface Candidate {
   value: string
@@ -69,15 +63,7 @@ export interface Completion {
   directive: number
 }
 
-const CONNECTION_FLAGS = new Set([
-  'kubeconfig',
-  'context',
-  'cluster',
-  'user',
-  'namespace',
-  'request-timeout',
-  'insecure-skip-tls-verify',
-])
+const CONNECTION_FLAGS = new Set<string>(CONNECTION_FLAG_NAMES.filter((n) => n !== 'as-group'))
 
 /** The resource prefixes a NAME argument accepts (deployment/NAME), as kubectl spells them. */
 const RESOURCE_PREFIXES = ['deployment/', 'deployments/', 'deploy/', 'deployments.apps/']

@@ -97,6 +97,8 @@ export interface RequestLog {
   authorization?: string
   /** The subject CN of the client certificate the connection presented (with clientCA). */
   clientCN?: string
+  /** The Impersonate-User, Impersonate-Uid and Impersonate-Group headers, when sent. */
+  impersonate?: {user?: string; uid?: string; groups?: string[]}
   verb?: Verb
   resource?: string
   subresource?: string
@@ -432,6 +434,7 @@ class ApiServerImpl {
       userAgent: req.headers['user-agent'],
       authorization: req.headers.authorization,
       ...clientCN(req),
+      ...impersonation(req),
       time: Date.now(),
     }
     this.requests.push(log)
@@ -1664,6 +1667,15 @@ function kubeconfig(url: string, token: string): string {
     'current-context': 'test',
     preferences: {},
   })
+}
+
+function impersonation(req: IncomingMessage): Pick<RequestLog, 'impersonate'> {
+  const h = req.headersDistinct
+  const user = h['impersonate-user']?.[0]
+  const uid = h['impersonate-uid']?.[0]
+  const groups = h['impersonate-group']
+  if (user === undefined && uid === undefined && groups === undefined) return {}
+  return {impersonate: {user, uid, groups}}
 }
 
 function clientCN(req: IncomingMessage): {clientCN?: string} {

@@ -1,6 +1,6 @@
 // Runs the BUILT command line (node bin/run.cjs) as a user would; `npm test` builds first.
 
-import {spawn, spawnSync} from 'node:child_process'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -49,6 +49,20 @@ export function cli(args: string[], options: {input?: string; env?: NodeJS.Proce
     timeout: 60_000,
   })
   return {code: r.status, stdout: r.stdout, stderr: r.stderr}
+}
+
+/** A throwaway self-signed RSA certificate (a CA too) and its key, as PEM files in `dir`, made by openssl. */
+export function selfSignedCert(dir: string, files: {key: string; cert: string; cn: string}): void {
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', files.key, '-out', files.cert].concat([
+      '-subj',
+      `/CN=${files.cn}`,
+      '-days',
+      '1',
+    ]),
+    {cwd: dir, stdio: 'ignore'},
+  )
 }
 
 /** Writes files into a fresh temporary directory and returns its path. */

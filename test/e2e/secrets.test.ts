@@ -4,7 +4,6 @@
 // with DEBUG=1; no secret may appear on stdout or stderr. The server's request log shows each
 // credential was really sent, so the absence is not for want of using them.
 
-import {execFileSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -12,7 +11,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {deployment as build} from '../objects.js'
-import {cliAsync, limiter, type RunResult} from './helpers.js'
+import {cliAsync, limiter, type RunResult, selfSignedCert} from './helpers.js'
 
 const SLOW = {timeout: 300_000}
 
@@ -57,16 +56,7 @@ beforeAll(async () => {
   server.faults.fail({namespace: 's-500', verb: 'list'}, 500, {times: Number.POSITIVE_INFINITY})
 
   dir = mkdtempSync(join(tmpdir(), 'deployctl-secrets-'))
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client.key', '-out', 'client.crt'].concat([
-      '-subj',
-      '/CN=deployctl-secrets',
-      '-days',
-      '1',
-    ]),
-    {cwd: dir, stdio: 'ignore'},
-  )
+  selfSignedCert(dir, {key: 'client.key', cert: 'client.crt', cn: 'deployctl-secrets'})
   const keyPem = readFileSync(join(dir, 'client.key'), 'utf8')
   const keyData = Buffer.from(keyPem).toString('base64')
   const certData = readFileSync(join(dir, 'client.crt')).toString('base64')

@@ -2,14 +2,13 @@
 // store, as kubectl does (Go's crypto/x509 reads the system roots). On Linux OpenSSL, and so Node's
 // system store, honours SSL_CERT_FILE / SSL_CERT_DIR, which lets a test stand in for the OS store.
 
-import {execFileSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {deployment} from '../objects.js'
-import {cliAsync} from './helpers.js'
+import {cliAsync, selfSignedCert} from './helpers.js'
 
 let server: ApiServer
 let dir: string
@@ -19,16 +18,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'deployctl-system-ca-'))
   writeFileSync(join(dir, 'server-ca.pem'), server.caPem ?? '')
   // A CA that did not sign the server's certificate.
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'other.key', '-out', 'other-ca.pem'].concat([
-      '-subj',
-      '/CN=someone-else',
-      '-days',
-      '1',
-    ]),
-    {cwd: dir, stdio: 'ignore'},
-  )
+  selfSignedCert(dir, {key: 'other.key', cert: 'other-ca.pem', cn: 'someone-else'})
   mkdirSync(join(dir, 'empty'))
   writeFileSync(
     join(dir, 'config'),

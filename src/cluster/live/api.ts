@@ -376,6 +376,7 @@ export async function applyConnection(conn: Connection, opts: RequestOptions, ur
   }
   const headers = opts.headers as Record<string, string | number | string[]>
   if (conn.impersonate?.user) headers['Impersonate-User'] = conn.impersonate.user
+  if (conn.impersonate?.uid) headers['Impersonate-Uid'] = conn.impersonate.uid
   if (conn.impersonate?.groups.length) headers['Impersonate-Group'] = conn.impersonate.groups
 }
 

@@ -1,12 +1,16 @@
 // Kubeconfig resolution as kubectl does it, on top of client-node's KubeConfig (which does the
 // parsing and every auth method: tokens, client certificates, exec plugins).
 
-import {existsSync} from 'node:fs'
+import {accessSync, constants, existsSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
-import type {KubeConfig} from '@kubernetes/client-node'
+import type {Cluster, KubeConfig, User} from '@kubernetes/client-node'
 import {InputError, UsageError} from '../../errors.js'
 import {parseDuration} from '../../util/duration.js'
 
+/**
+ * kubectl's ConfigFlags (k8s.io/cli-runtime genericclioptions): which kubeconfig, context, cluster
+ * and user, and the cluster and credential fields that override the kubeconfig's.
+ */
 export interface ConnectionFlags {
   kubeconfig?: string
   context?: string
@@ -14,10 +18,41 @@ export interface ConnectionFlags {
   user?: string
   namespace?: string
   'request-timeout'?: string
+  server?: string
+  'tls-server-name'?: string
+  'certificate-authority'?: string
   'insecure-skip-tls-verify'?: boolean
+  token?: string
+  username?: string
+  password?: string
+  'client-certificate'?: string
+  'client-key'?: string
   as?: string
   'as-group'?: string[]
+  'as-uid'?: string
 }
+
+/** The names of ConnectionFlags, the same on every command that talks to a cluster. */
+export const CONNECTION_FLAG_NAMES = [
+  'kubeconfig',
+  'context',
+  'cluster',
+  'user',
+  'namespace',
+  'request-timeout',
+  'server',
+  'tls-server-name',
+  'certificate-authority',
+  'insecure-skip-tls-verify',
+  'token',
+  'username',
+  'password',
+  'client-certificate',
+  'client-key',
+  'as',
+  'as-group',
+  'as-uid',
+] as const satisfies ReadonlyArray<keyof ConnectionFlags>
 
 export interface Connection {
   kc: KubeConfig
@@ -26,9 +61,15 @@ export interface Connection {
   namespace: string
   /** 0 means no timeout, as kubectl's --request-timeout=0. */
   requestTimeoutMs: number
-  impersonate?: {user?: string; groups: string[]}
+  impersonate?: Impersonation
   /** Built from the pod's service account (no kubeconfig was given). */
   inCluster?: boolean
+}
+
+export interface Impersonation {
+  user?: string
+  uid?: string
+  groups: string[]
 }
 
 /** kubectl's --request-timeout: a bare number is seconds; otherwise a Go duration (1m30s, 500ms). */
@@ -42,34 +83,32 @@ export function parseRequestTimeout(text: string): number {
 
 /** The connection flags out of a command's parsed flags (the same names on every command). */
 export function connectionFlagsOf(flags: ConnectionFlags): ConnectionFlags {
-  return {
-    kubeconfig: flags.kubeconfig,
-    context: flags.context,
-    cluster: flags.cluster,
-    user: flags.user,
-    namespace: flags.namespace,
-    'request-timeout': flags['request-timeout'],
-    'insecure-skip-tls-verify': flags['insecure-skip-tls-verify'],
-    as: flags.as,
-    'as-group': flags['as-group'],
-  }
+  const out: Record<string, unknown> = {}
+  for (const name of CONNECTION_FLAG_NAMES) out[name] = flags[name]
+  return out as ConnectionFlags
+}
+
+/** Whether a flag names where the cluster is or who the user is (then no in-cluster fallback). */
+function namesACluster(flags: ConnectionFlags): boolean {
+  return !!(flags.context || flags.cluster || flags.user || flags.server)
 }
 
 export async function connect(flags: ConnectionFlags): Promise<Connection> {
   const {KubeConfig} = await import('./kube.js')
   const kc = new KubeConfig()
   const files = kubeconfigFiles(flags.kubeconfig)
-  if (files.length === 0 && !flags.context && !flags.cluster && !flags.user) {
+  if (files.length === 0 && !namesACluster(flags)) {
     const inCluster = await import('./in-cluster.js')
     if (inCluster.inClusterPossible()) return inClusterConnection(kc, flags)
   }
-  if (files.length === 0) {
+  // kubectl needs no kubeconfig when --server says where the cluster is.
+  if (files.length === 0 && !flags.server) {
     throw new InputError(
-      'no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config): point at a cluster, or read objects from files with -f FILE',
+      'no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config): point at a cluster with --kubeconfig or --server, or read objects from files with -f FILE',
     )
   }
   try {
-    kc.loadFromFile(files[0]!)
+    if (files.length > 0) kc.loadFromFile(files[0]!)
     for (const f of files.slice(1)) {
       const more = new KubeConfig()
       more.loadFromFile(f)
@@ -79,36 +118,11 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
   } catch (err) {
     throw new InputError(`cannot load kubeconfig ${files.join(delimiter)}: ${firstLine(err)}`)
   }
-  if (flags.context) {
-    if (!kc.getContextObject(flags.context)) throw new InputError(`context "${flags.context}" does not exist`)
-    kc.setCurrentContext(flags.context)
-  }
-  const ctxName = kc.getCurrentContext()
-  const ctx = kc.getContextObject(ctxName)
-  if (!ctx && !flags.cluster) {
-    throw new InputError(
-      'the kubeconfig has no current context: pass --context NAME or set one with kubectl config use-context',
-    )
-  }
-  if (flags.cluster || flags.user) {
-    if (flags.cluster && !kc.getCluster(flags.cluster))
-      throw new InputError(`cluster "${flags.cluster}" does not exist`)
-    if (flags.user && !kc.getUser(flags.user)) throw new InputError(`user "${flags.user}" does not exist`)
-    const patched = {
-      name: ctx?.name ?? 'deployctl-override',
-      cluster: flags.cluster ?? ctx?.cluster ?? '',
-      user: flags.user ?? ctx?.user ?? '',
-      namespace: ctx?.namespace,
-    }
-    kc.contexts = [...kc.contexts.filter((c) => c.name !== patched.name), patched]
-    kc.setCurrentContext(patched.name)
-  }
-  const cluster = kc.getCurrentCluster()
-  if (!cluster)
-    throw new InputError(`context "${kc.getCurrentContext()}" names no cluster that the kubeconfig defines`)
+  applyOverrides(kc, flags)
+  const cluster = kc.getCurrentCluster()!
   // client-node refuses plain http unless TLS verification is off; kubectl accepts it (kubectl
   // proxy serves http), and TLS settings mean nothing there.
-  const skip = flags['insecure-skip-tls-verify'] === true || cluster.server.startsWith('http:')
+  const skip = cluster.skipTLSVerify || cluster.server.startsWith('http:')
   if (skip && !cluster.skipTLSVerify) {
     kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? {...c, skipTLSVerify: true} : c))
   }
@@ -119,9 +133,120 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
     server: cluster.server.replace(/\/+$/, ''),
     namespace,
     requestTimeoutMs: flags['request-timeout'] ? parseRequestTimeout(flags['request-timeout']) : 0,
-    impersonate:
-      flags.as || flags['as-group']?.length ? {user: flags.as, groups: flags['as-group'] ?? []} : undefined,
+    impersonate: impersonation(flags),
   }
+}
+
+/**
+ * The context, cluster and user the flags select, with the flags' fields over the kubeconfig's,
+ * made kc's current context. upstream: clientcmd DirectClientConfig getContext, getCluster,
+ * getAuthInfo and ConfirmUsable (validateClusterInfo, validateAuthInfo).
+ */
+function applyOverrides(kc: KubeConfig, flags: ConnectionFlags): void {
+  if (flags.context && !kc.getContextObject(flags.context)) {
+    throw new InputError(`context "${flags.context}" does not exist`)
+  }
+  const ctx = kc.getContextObject(flags.context || kc.getCurrentContext())
+  if (!ctx && !flags.cluster && !flags.server) {
+    throw new InputError(
+      'the kubeconfig has no current context: pass --context NAME or set one with kubectl config use-context',
+    )
+  }
+  if (flags.cluster && !kc.getCluster(flags.cluster))
+    throw new InputError(`cluster "${flags.cluster}" does not exist`)
+  if (flags.user && !kc.getUser(flags.user)) throw new InputError(`user "${flags.user}" does not exist`)
+  const clusterName = flags.cluster || ctx?.cluster || ''
+  const userName = flags.user || ctx?.user || ''
+  const base = kc.getCluster(clusterName)
+  const clusterLabel = clusterName || '(the cluster of the command line)'
+  if (!base && !flags.server) {
+    throw new InputError(`context "${ctx?.name ?? ''}" names no cluster that the kubeconfig defines`)
+  }
+
+  let cluster: Cluster = {...(base ?? {name: clusterName, server: '', skipTLSVerify: false})}
+  if (flags.server) cluster = {...cluster, server: flags.server}
+  // --insecure-skip-tls-verify drops the kubeconfig's CA, and --certificate-authority its CA data
+  // and its insecure-skip-tls-verify.
+  if (flags['insecure-skip-tls-verify'] || flags['certificate-authority']) {
+    cluster = {
+      ...cluster,
+      skipTLSVerify: flags['insecure-skip-tls-verify'] === true,
+      caFile: flags['certificate-authority'] || undefined,
+      caData: undefined,
+    }
+  }
+  // --server clears the kubeconfig's tls-server-name: it named the kubeconfig's server.
+  if (flags['tls-server-name'] || flags.server) {
+    cluster = {...cluster, tlsServerName: flags['tls-server-name'] || undefined}
+  }
+  if (cluster.server === '')
+    throw new InputError(`invalid configuration: cluster ${clusterLabel} has no server`)
+  if (cluster.skipTLSVerify && (cluster.caFile || cluster.caData) && !cluster.server.startsWith('http:')) {
+    throw new InputError(
+      'invalid configuration: specifying a root certificates file with the insecure flag is not allowed',
+    )
+  }
+  if (cluster.caFile) readable(cluster.caFile, `certificate-authority ${cluster.caFile} for ${clusterLabel}`)
+
+  let user: User = {...(kc.getUser(userName) ?? {name: userName})}
+  if (flags.token) user = {...user, token: flags.token}
+  if (flags.username) user = {...user, username: flags.username}
+  if (flags.password) user = {...user, password: flags.password}
+  if (flags['client-certificate'])
+    user = {...user, certFile: flags['client-certificate'], certData: undefined}
+  if (flags['client-key']) user = {...user, keyFile: flags['client-key'], keyData: undefined}
+  checkUser(user)
+  // A token, basic auth or a client certificate is used as given: no exec plugin or auth provider
+  // runs for it (upstream: exec Authenticator.UpdateTransportConfig returns early).
+  if (user.token || user.username || user.password || user.certFile || user.certData) {
+    user = {...user, exec: undefined, authProvider: undefined}
+  }
+
+  const context = {name: ctx?.name ?? '', cluster: cluster.name, user: user.name, namespace: ctx?.namespace}
+  kc.clusters = [...kc.clusters.filter((c) => c.name !== cluster.name), cluster]
+  kc.users = [...kc.users.filter((u) => u.name !== user.name), user]
+  kc.contexts = [...kc.contexts.filter((c) => c.name !== context.name), context]
+  kc.setCurrentContext(context.name)
+}
+
+/** upstream: validateAuthInfo — one way to authenticate, a key with a certificate, files readable. */
+function checkUser(user: User): void {
+  const name = user.name || '(the user of the command line)'
+  const methods = [...(user.token ? ['token'] : []), ...(user.username || user.password ? ['basicAuth'] : [])]
+  if (methods.length > 1) {
+    throw new InputError(
+      `invalid configuration: more than one authentication method found for ${name}; found [${methods.join(' ')}], only one is allowed`,
+    )
+  }
+  if (user.certFile || user.certData) {
+    if (!user.keyFile && !user.keyData) {
+      throw new InputError(
+        `invalid configuration: client-key-data or client-key must be specified for ${name} to use the clientCert authentication method`,
+      )
+    }
+    if (user.certFile) readable(user.certFile, `client-cert ${user.certFile} for ${name}`)
+    if (user.keyFile) readable(user.keyFile, `client-key ${user.keyFile} for ${name}`)
+  }
+}
+
+function readable(path: string, what: string): void {
+  try {
+    accessSync(path, constants.R_OK)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : `error ${code}`
+    throw new InputError(`invalid configuration: unable to read ${what}: ${why}`)
+  }
+}
+
+/** --as, --as-group, --as-uid; groups or a uid without a user is refused, as client-go does. */
+function impersonation(flags: ConnectionFlags): Impersonation | undefined {
+  const groups = flags['as-group'] ?? []
+  if (!flags.as && !flags['as-uid'] && groups.length === 0) return undefined
+  if (!flags.as) {
+    throw new InputError('requesting uid or groups without impersonating a user: add --as USER')
+  }
+  return {user: flags.as, uid: flags['as-uid'] || undefined, groups}
 }
 
 /**
@@ -139,18 +264,23 @@ export async function inClusterConnection(
   } catch (err) {
     throw new InputError(`cannot load the in-cluster configuration: ${firstLine(err)}`)
   }
-  const cluster = kc.getCurrentCluster()
-  if (!cluster) throw new InputError('cannot load the in-cluster configuration')
-  if (flags['insecure-skip-tls-verify']) {
-    kc.clusters = kc.clusters.map((c) => ({...c, skipTLSVerify: true, caFile: undefined}))
-  }
+  const loaded = kc.getCurrentCluster()
+  if (!loaded) throw new InputError('cannot load the in-cluster configuration')
+  // upstream: inClusterClientConfig.ClientConfig — only a server, a token and a CA file override it.
+  kc.clusters = kc.clusters.map((c) => ({
+    ...c,
+    server: flags.server || c.server,
+    caFile: flags['certificate-authority'] || (flags['insecure-skip-tls-verify'] ? undefined : c.caFile),
+    skipTLSVerify: c.skipTLSVerify || flags['insecure-skip-tls-verify'] === true,
+  }))
+  if (flags.token) kc.users = kc.users.map((u) => ({...u, token: flags.token, authProvider: undefined}))
+  const cluster = kc.getCurrentCluster()!
   return {
     kc,
     server: cluster.server.replace(/\/+$/, ''),
     namespace: flags.namespace ?? inClusterNamespace(process.env, root),
     requestTimeoutMs: flags['request-timeout'] ? parseRequestTimeout(flags['request-timeout']) : 0,
-    impersonate:
-      flags.as || flags['as-group']?.length ? {user: flags.as, groups: flags['as-group'] ?? []} : undefined,
+    impersonate: impersonation(flags),
     inCluster: true,
   }
 }
