@@ -5,7 +5,7 @@
 
 import {deepEqual} from '../cluster/json.js'
 import {DEFAULT_NAMESPACE, deterministicUid, namespaceOf} from '../cluster/memory.js'
-import type {World} from '../cluster/world.js'
+import type {ClusterObject, World} from '../cluster/world.js'
 import type {Deployment, IntOrString, Pod, ReplicaSet, ReplicaSetStatus} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
@@ -30,8 +30,10 @@ import {
   planForNewPod,
   terminatePod,
 } from './pods.js'
+import {quotaRefusal} from './quota.js'
 import {generateName, Random, seedOf} from './random.js'
 import {
+  type ManageError,
   manageReplicas,
   nextAvailableAt,
   podFromTemplate,
@@ -75,6 +77,8 @@ export class SimulatedCluster {
   private readonly failingDeployment?: string
   private failuresAssigned = 0
   private readonly plans = new Map<string, PodPlan>()
+  /** The namespace's ResourceQuotas: the API server's admission refuses pods over them. */
+  private readonly quotas: ClusterObject[]
 
   deployments: Deployment[]
   replicaSets: ReplicaSet[]
@@ -92,6 +96,9 @@ export class SimulatedCluster {
     this.deployments = inNamespace(world.deployments)
     this.replicaSets = inNamespace(world.replicaSets)
     this.pods = inNamespace(world.pods)
+    this.quotas = (world.quotas ?? []).filter(
+      (q) => (q.metadata.namespace ?? DEFAULT_NAMESPACE) === this.namespace,
+    )
     const seen = [...new Set(this.pods.map(nodeOf).filter((n) => n !== ''))].sort()
     this.nodes = seen.length > 0 ? seen : ['node-1', 'node-2', 'node-3']
     for (const pod of this.pods) {
@@ -202,8 +209,28 @@ export class SimulatedCluster {
       const name = rs.metadata.name ?? ''
       const owned = podsOwnedBy(rs, this.pods)
       const decision = manageReplicas(rs, owned, relatedPodsOf(rs, this.replicaSets, this.pods), t)
+      let manageError: ManageError | undefined
       for (let n = 0; n < decision.create; n++) {
         const pod = this.createPod(rs, t, rs === newest)
+        if (typeof pod === 'string') {
+          // upstream: RealPodControl.createPods records the refusal; the batch ends with the error.
+          actions.push({
+            actor: 'replicaset-controller',
+            verb: 'create',
+            resource: 'pods',
+            name: `${name}-`,
+            summary: `refused: ${pod}`,
+          })
+          events.push({
+            type: 'Warning',
+            reason: 'FailedCreate',
+            object: `ReplicaSet/${name}`,
+            message: `Error creating: ${pod}`,
+            source: 'replicaset-controller',
+          })
+          manageError = {message: pod}
+          break
+        }
         actions.push({
           actor: 'replicaset-controller',
           verb: 'create',
@@ -249,7 +276,7 @@ export class SimulatedCluster {
       }
       // Pods created with nothing to wait for (readyAfter 0) move on at once.
       if (decision.create > 0) this.runKubelet(t, actions, events)
-      const status = replicaSetStatus(rs, podsOwnedBy(rs, this.pods), t, this.gates)
+      const status = replicaSetStatus(rs, podsOwnedBy(rs, this.pods), t, this.gates, manageError)
       if (!deepEqual(status, rs.status ?? {})) {
         actions.push({
           actor: 'replicaset-controller',
@@ -266,7 +293,8 @@ export class SimulatedCluster {
     return changed
   }
 
-  private createPod(rs: ReplicaSet, t: number, newest: boolean): Pod {
+  /** A new pod of `rs`, or the API server's refusal of it (ResourceQuota admission). */
+  private createPod(rs: ReplicaSet, t: number, newest: boolean): Pod | string {
     const rsName = rs.metadata.name ?? ''
     let name = generateName(`${rsName}-`, this.random)
     while (this.plans.has(name)) name = generateName(`${rsName}-`, this.random)
@@ -282,6 +310,8 @@ export class SimulatedCluster {
       },
       status: {phase: 'Pending'},
     }
+    const refused = quotaRefusal(pod, this.quotas, this.pods, t)
+    if (refused !== undefined) return `pods "${name}" is forbidden: ${refused}`
     const failure = newest ? this.nextFailure(rs) : undefined
     const plan = planForNewPod(t, this.timings, failure, pod)
     // A template the scheduler refused (a pod of the input left Unschedulable) is refused again.

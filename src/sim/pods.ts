@@ -103,6 +103,8 @@ export function planForInputPod(
   const createdAt = Number.isFinite(created) ? created : start
   if (nodeOf(pod) !== '' && !kubeletRuns(nodeOf(pod))) return {stage: 'static', createdAt, unattended: true}
   if (pod.metadata.deletionTimestamp != null) {
+    // Finalizers hold the pod until their owners remove them, and nothing simulated does.
+    if ((pod.metadata.finalizers ?? []).length > 0) return {stage: 'static', createdAt}
     return {stage: 'static', createdAt, goneAt: start + timings.terminateAfter}
   }
   const phase = pod.status?.phase

@@ -234,7 +234,7 @@ export function explainVerdict(
     return v(
       'Stalled',
       code,
-      `The rollout${ofRevision} cannot finish: ${causeSentence(code, hard)} ${counts} ${deadlineSentence(progress)}`.replace(
+      `The rollout${ofRevision} cannot finish: ${causeSentence(code, hard).replace(/^The /, 'the ')} ${counts} ${deadlineSentence(progress)}`.replace(
         /\s+$/,
         '',
       ),

@@ -1,114 +1,21 @@
-// ResourceQuota admission of pods, as the API server's ResourceQuota plugin does it (upstream:
-// plugin/pkg/admission/resourcequota/controller.go checkRequest, with the pod evaluator of
-// pkg/quota/v1/evaluator/core/pods.go), reduced to what a rollout meets: object counts (pods,
-// count/pods) and compute (cpu, memory, requests.*, limits.*); quotas with scopes are not modeled.
-// One difference: upstream adds the pod's usage to status.used, which the quota controller keeps;
-// nothing here keeps it, so the usage is recomputed from the namespace's pods at each admission (the
-// quota controller's recalculation taken as instant).
+// ResourceQuota admission of pods on the test API server: src/sim/quota.ts's evaluation, refused as
+// the admission plugin refuses (upstream admission.NewForbidden: `pods "web-x" is forbidden: ...`).
 
-import {quantityValue} from '../../src/controller/util/equality.js'
+import type {ClusterObject} from '../../src/cluster/world.js'
+import type {Pod} from '../../src/controller/api/types.js'
+import {quotaRefusal} from '../../src/sim/quota.js'
 import {type ApiError, admissionForbidden} from './errors.js'
-import {isObj, metaOf, type Obj, str} from './util.js'
-
-type Usage = Map<string, number>
-
-const COMPUTE: Record<string, {field: 'requests' | 'limits'; resource: 'cpu' | 'memory'}> = {
-  cpu: {field: 'requests', resource: 'cpu'},
-  'requests.cpu': {field: 'requests', resource: 'cpu'},
-  memory: {field: 'requests', resource: 'memory'},
-  'requests.memory': {field: 'requests', resource: 'memory'},
-  'limits.cpu': {field: 'limits', resource: 'cpu'},
-  'limits.memory': {field: 'limits', resource: 'memory'},
-}
-
-/** upstream: QuotaV1Pod — terminal pods, and pods past their deletion grace period, are not charged. */
-function charged(pod: Obj, now: number): boolean {
-  const phase = isObj(pod.status) ? str(pod.status.phase) : undefined
-  if (phase === 'Succeeded' || phase === 'Failed') return false
-  const md = metaOf(pod)
-  const deletion = str(md.deletionTimestamp)
-  const grace = md.deletionGracePeriodSeconds
-  if (deletion !== undefined && typeof grace === 'number') return now <= Date.parse(deletion) + grace * 1000
-  return true
-}
-
-function containers(pod: Obj, field: 'containers' | 'initContainers'): Obj[] {
-  const spec = isObj(pod.spec) ? pod.spec : {}
-  const list = spec[field]
-  return Array.isArray(list) ? list.filter(isObj) : []
-}
-
-/** The amount of one compute resource: Σ containers, or the largest init container's when more. */
-function compute(pod: Obj, field: 'requests' | 'limits', resource: 'cpu' | 'memory'): number {
-  const of = (c: Obj) => {
-    const res = isObj(c.resources) && isObj(c.resources[field]) ? c.resources[field] : {}
-    const v = res[resource]
-    return typeof v === 'string' ? (quantityValue(v) ?? 0) : typeof v === 'number' ? v : 0
-  }
-  const sum = containers(pod, 'containers').reduce((n, c) => n + of(c), 0)
-  return Math.max(sum, ...containers(pod, 'initContainers').map(of))
-}
-
-/** upstream: PodUsageFunc, for the resources a quota tracks. */
-function podUsage(pod: Obj, tracked: string[]): Usage {
-  const usage: Usage = new Map()
-  for (const name of tracked) {
-    if (name === 'pods' || name === 'count/pods') usage.set(name, 1)
-    const c = COMPUTE[name]
-    if (c) usage.set(name, compute(pod, c.field, c.resource))
-  }
-  return usage
-}
-
-/** A quantity as Quantity.String() prints it: `500m`, `2` (cpu); memory with a binary suffix when exact. */
-function quantityText(name: string, v: number): string {
-  if (name.endsWith('cpu')) {
-    const milli = Math.round(v * 1000)
-    return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`
-  }
-  if (!name.endsWith('memory')) return String(v)
-  for (const [suffix, size] of [
-    ['Gi', 2 ** 30],
-    ['Mi', 2 ** 20],
-    ['Ki', 2 ** 10],
-  ] as const) {
-    if (v >= size && v % size === 0) return `${v / size}${suffix}`
-  }
-  return String(v)
-}
-
-/** upstream: prettyPrint — `name=value` sorted by name, joined with commas. */
-function prettyPrint(names: string[], value: (name: string) => string): string {
-  return [...names]
-    .sort()
-    .map((n) => `${n}=${value(n)}`)
-    .join(',')
-}
+import {metaOf, type Obj, str} from './util.js'
 
 /** The refusal of a pod `pod` (named already) over one of `quotas`, given the namespace's `pods`; or undefined. */
 export function admitPod(pod: Obj, quotas: Obj[], pods: Obj[], now: number): ApiError | undefined {
-  const name = str(metaOf(pod).name) ?? ''
-  for (const q of quotas) {
-    const spec = isObj(q.spec) ? q.spec : {}
-    if (spec.scopes !== undefined || spec.scopeSelector !== undefined) continue
-    const hard = isObj(spec.hard) ? spec.hard : {}
-    const tracked = Object.keys(hard).filter((n) => n === 'pods' || n === 'count/pods' || COMPUTE[n])
-    if (tracked.length === 0) continue
-    const requested = podUsage(pod, tracked)
-    const used: Usage = new Map(tracked.map((n) => [n, 0]))
-    for (const p of pods) {
-      if (!charged(p, now)) continue
-      for (const [n, v] of podUsage(p, tracked)) used.set(n, (used.get(n) ?? 0) + v)
-    }
-    // upstream: only the resources the request uses count (quota.RemoveZeros of the delta).
-    const exceeded = tracked.filter((n) => {
-      const want = requested.get(n) ?? 0
-      const limit = quantityValue(String(hard[n])) ?? 0
-      return want > 0 && (used.get(n) ?? 0) + want > limit + 1e-9
-    })
-    if (exceeded.length === 0) continue
-    const why = `exceeded quota: ${str(metaOf(q).name) ?? ''}, requested: ${prettyPrint(exceeded, (n) => quantityText(n, requested.get(n) ?? 0))}, used: ${prettyPrint(exceeded, (n) => quantityText(n, used.get(n) ?? 0))}, limited: ${prettyPrint(exceeded, (n) => String(hard[n]))}`
-    return admissionForbidden({group: '', resource: 'pods'}, name, why)
-  }
-  return undefined
+  const why = quotaRefusal(
+    pod as unknown as Pod,
+    quotas as unknown as ClusterObject[],
+    pods as unknown as Pod[],
+    now,
+  )
+  return why === undefined
+    ? undefined
+    : admissionForbidden({group: '', resource: 'pods'}, str(metaOf(pod).name) ?? '', why)
 }

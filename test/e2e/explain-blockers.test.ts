@@ -206,6 +206,19 @@ describe('FailedCreate and ReplicaFailure', () => {
     expect(e2.blockers.map((b) => b.code)).not.toContain('FailedCreate')
   })
 
+  it('rollout watch -f: the simulated API server refuses the surge pod over the quota, so the deadline passes', async () => {
+    const r = await cliAsync(['rollout', 'watch', ...fromFile(`examples/${file}`), '-o', 'json'])
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {kind?: string; events?: Array<{reason: string; message: string}>})
+    expect(lines.at(-1)).toMatchObject({kind: 'Summary', outcome: 'deadlineExceeded', complete: false})
+    const refused = lines.flatMap((l) => l.events ?? []).find((e) => e.reason === 'FailedCreate')
+    expect(refused?.message).toMatch(
+      /^Error creating: pods "checkout-567db7bc9f-[a-z0-9]{5}" is forbidden: exceeded quota: compute, requested: cpu=500m, used: cpu=2, limited: cpu=2$/,
+    )
+  })
+
   it('live: the API server refuses pods over the quota and the ReplicaSet controller records it', async () => {
     const items = withoutReplicaFailure(progressedNow(example(file))).filter((o) => o.kind !== 'Event')
     const server = await serve(items)
