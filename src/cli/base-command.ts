@@ -67,6 +67,8 @@ export abstract class BaseCommand extends Command {
     flags: F,
     argv: readonly unknown[],
   ): Promise<void> {
+    // --exit-code (flags.ts exitCodeFlag): 1 means "something changes", so an error is 2 or more.
+    if ((flags as {'exit-code'?: boolean})['exit-code'] === true) this.errorExitFloor = 2
     await options.complete(flags, argv as string[])
     await options.validateOptions()
     process.exitCode = await options.run()

@@ -176,6 +176,14 @@ export function deploymentArgs(description: string) {
   return {name: Args.string({description, ignoreStdin: true})}
 }
 
+/**
+ * --exit-code: kubectl diff's convention, 0 nothing changes, 1 something does, 2 or more an error
+ * (errors exit 2: BaseCommand.runOptions). `description` says what changes for the command.
+ */
+export function exitCodeFlag(description: string) {
+  return {'exit-code': Flags.boolean({default: false, description})}
+}
+
 /** The groups of a command that runs one pass per Deployment. */
 export const passFlags = {
   ...inputFlags,

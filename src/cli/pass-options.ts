@@ -9,6 +9,7 @@ import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {InputError, UsageError} from '../errors.js'
+import type {DeploymentResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
@@ -51,11 +52,17 @@ export interface OutputFlagValues {
   'no-headers'?: boolean
 }
 
+/** --exit-code (flags.ts exitCodeFlag), on the commands that take it. */
+export interface ExitCodeFlagValues {
+  'exit-code'?: boolean
+}
+
 export type PassFlags = InputFlagValues &
   SelectionFlagValues &
   ClockFlagValues &
   ConnectionFlags &
-  OutputFlagValues & {v?: number}
+  OutputFlagValues &
+  ExitCodeFlagValues & {v?: number}
 
 /** A connection to a live cluster, kept for commands that write (reconcile-once). */
 export interface LiveSession {
@@ -82,6 +89,8 @@ export class PassOptions {
   protected livePods: PodsToRead = 'recreate-only'
   output: OutputFormat = {kind: 'table'}
   noHeaders = false
+  /** --exit-code: kubectl diff's exit statuses (passExitCode). */
+  exitCode = false
   /** The -o formats the command prints, and its default. */
   protected outputKinds: readonly OutputKind[] = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath']
   protected defaultOutput: OutputKind = 'table'
@@ -108,6 +117,7 @@ export class PassOptions {
     this.connectionFlags = await completeConnection(flags)
     Object.assign(this, completeOutput(flags, this.outputKinds, this.defaultOutput))
     this.verbosity = flags.v ?? 0
+    this.exitCode = flags['exit-code'] === true
   }
 
   async validateOptions(): Promise<void> {
@@ -317,6 +327,24 @@ export class PassOptions {
         {color},
       ),
     )
+  }
+
+  /**
+   * The exit code of a pass that applies or would apply writes (`dry-run sync`, `reconcile-once`).
+   * Without --exit-code: 1 when a sync failed (it returned an error, or the server refused a write;
+   * said on stderr or in the output), else 0. With it, kubectl diff's convention: 2 when a sync
+   * failed, when nothing was selected but there are Deployments in other namespaces (a typo must
+   * not pass a gate as "nothing changes"), or when the files lack what a status refers to (warned
+   * on stderr: the answer is about the objects given, not the cluster); else 1 when a pass wrote,
+   * or would write, something, 0 when none did. Errors thrown before (a named Deployment that is
+   * missing) exit 2 by BaseCommand's floor.
+   */
+  protected async passExitCode(items: readonly DeploymentResult[]): Promise<number> {
+    const {passFailed, passWrote} = await import('../pass/result.js')
+    const failed = items.some(passFailed)
+    if (!this.exitCode) return failed ? 1 : 0
+    if (failed || this.wrongNamespace || this.inputGaps.length > 0) return 2
+    return items.some(passWrote) ? 1 : 0
   }
 
   /** Set by nothingSelected(): nothing was selected, but there are Deployments in other namespaces. */

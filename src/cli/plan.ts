@@ -12,7 +12,6 @@ import {type PassFlags, PassOptions} from './pass-options.js'
 
 export type PlanFlags = PassFlags & {
   current?: string[]
-  'exit-code': boolean
   'field-manager': string
   'pod-ready-after'?: string
 }
@@ -31,7 +30,6 @@ export class PlanOptions extends PassOptions {
   ]
   protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
   proposedFiles: string[] = []
-  exitCode = false
   fieldManager = DEFAULT_FIELD_MANAGER
   nowGiven = false
   readyAfter: number | undefined
@@ -41,7 +39,6 @@ export class PlanOptions extends PassOptions {
     // -f is PROPOSED here; the pass options' files are the current world (--current).
     await super.complete({...flags, filename: flags.current, 'all-namespaces': false}, args)
     this.proposedFiles = flags.filename ?? []
-    this.exitCode = flags['exit-code']
     this.fieldManager = flags['field-manager']
     this.nowGiven = flags.now !== undefined
     if (flags['pod-ready-after'] !== undefined) {

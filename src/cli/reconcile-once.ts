@@ -45,7 +45,13 @@ export class ReconcileOnceOptions extends PassOptions {
     }
   }
 
-  /** Returns the exit code: 0 when every pass succeeded, 1 otherwise. */
+  /**
+   * Returns the exit code (passExitCode). Without --exit-code: 0 when every pass succeeded, 1
+   * otherwise. With it (kubectl diff's convention, for a command that writes): 0 when the passes
+   * wrote nothing, 1 when one wrote something (with --dry-run=server: would have; on files: the
+   * objects printed differ from the input), 2 when a sync failed or a write was refused, the input
+   * is incomplete or the namespace holds no Deployment while others do.
+   */
   async run(): Promise<number> {
     const world = await this.load()
     return this.isLive ? this.runLive(world) : this.runFiles(world)
@@ -60,7 +66,8 @@ export class ReconcileOnceOptions extends PassOptions {
         this.output,
       ),
     )
-    return this.reportErrors(result.items)
+    this.reportErrors(result.items)
+    return this.passExitCode(result.items)
   }
 
   private async runLive(world: World): Promise<number> {
@@ -80,7 +87,8 @@ export class ReconcileOnceOptions extends PassOptions {
     if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderSyncResult} = await import('../render/sync-result.js')
     await this.print(result, (options) => renderSyncResult(result, {...options, before}))
-    return this.reportErrors(result.items, stops)
+    this.reportErrors(result.items, stops)
+    return this.passExitCode(result.items)
   }
 
   /**
@@ -88,12 +96,11 @@ export class ReconcileOnceOptions extends PassOptions {
    * what the server did not confirm. A conflict is named as the cause even when the pass then
    * failed on something it led to (a ReplicaSet someone else created is not in the pass's read).
    */
-  private reportErrors(results: DeploymentResult[], stops?: Map<DeploymentResult, Stop>): number {
+  private reportErrors(results: DeploymentResult[], stops?: Map<DeploymentResult, Stop>): void {
     const list = (actions: Action[]) =>
       actions
         .map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.name}`)
         .join(', ')
-    let code = 0
     for (const r of results) {
       if (r.error === null) {
         // The controller went on after a refused write (as upstream does): still a failure.
@@ -103,7 +110,6 @@ export class ReconcileOnceOptions extends PassOptions {
         this.io.err(
           `error: ${escapeControl(`sync of deployment ${r.deployment.namespace}/${r.deployment.name}: ${failed.length === 1 ? 'a write was' : 'writes were'} refused: ${what}`)}\n`,
         )
-        code = 1
         continue
       }
       const stop = stops?.get(r)
@@ -124,8 +130,6 @@ export class ReconcileOnceOptions extends PassOptions {
       this.io.err(
         `error: ${escapeControl(`sync of deployment ${r.deployment.namespace}/${r.deployment.name} failed: ${reason}${done}`)}\n`,
       )
-      code = 1
     }
-    return code
   }
 }

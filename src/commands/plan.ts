@@ -4,6 +4,7 @@ import {
   clockFlags,
   connectionFlags,
   deploymentArgs,
+  exitCodeFlag,
   globalFlags,
   inputFlags,
   outputFlags,
@@ -85,10 +86,7 @@ anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or mor
       helpValue: 'NAME',
       description: 'Field manager of the server-side dry-run apply (live mode).',
     }),
-    'exit-code': Flags.boolean({
-      default: false,
-      description: 'Exit 0 when nothing would roll out, 1 when something would, 2 or more on error.',
-    }),
+    ...exitCodeFlag('Exit 0 when nothing would roll out, 1 when something would, 2 or more on error.'),
     ...connectionFlags,
     ...globalFlags,
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {default: 'table'}),
@@ -96,7 +94,6 @@ anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or mor
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Plan)
-    if (flags['exit-code']) this.errorExitFloor = 2
     const options = new PlanOptions(processIO)
     options.columns = process.stdout.columns
     await this.runOptions(options, {...flags, 'all-namespaces': false}, argv)

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
-import {deploymentArgs, MAX_WORKERS, outputFlags, passFlags} from '../cli/flags.js'
+import {deploymentArgs, exitCodeFlag, MAX_WORKERS, outputFlags, passFlags} from '../cli/flags.js'
 import {ReconcileOnceOptions} from '../cli/reconcile-once.js'
 
 export default class ReconcileOnce extends BaseCommand {
@@ -17,11 +17,16 @@ resourceVersion preconditions, and posts the events. A conflict with someone els
 On files (-f): runs the same pass and prints every input object as a kind: List, with the objects the pass wrote \
 updated, the ReplicaSets it created added (after their Deployment's last ReplicaSet) and the ones it deleted removed. \
 Feed the output back with -f - to run the next pass. Pods are not changed: the ReplicaSet controller, the scheduler and \
-the kubelet are not simulated.`
+the kubelet are not simulated.
+
+With --exit-code the exit status tells whether the pass changed anything, as kubectl diff's: 0 it wrote nothing, 1 it \
+wrote something (with --dry-run=server: the server accepted writes it did not store; on files: the objects printed \
+differ from the input), 2 or more an error, a write the server refused, incomplete input (see the warning on stderr) or \
+a namespace with no Deployments while others have some.`
 
   static override usage = [
-    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o FORMAT]',
-    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT]',
+    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o FORMAT] [--exit-code]',
+    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--exit-code]',
   ]
 
   static override examples = [
@@ -32,6 +37,10 @@ the kubelet are not simulated.`
     {
       description: 'Let the API server validate the writes of one pass without storing them:',
       command: '<%= config.bin %> <%= command.id %> deployment/web -n prod --dry-run=server -o wide',
+    },
+    {
+      description: 'Fail a CI step when a pass had to change something, or could not:',
+      command: '<%= config.bin %> <%= command.id %> -n prod --exit-code -o name',
     },
     {
       description: 'The world after one pass of a new Deployment:',
@@ -80,6 +89,9 @@ the kubelet are not simulated.`
       allowNo: true,
       description: "Post the pass's events on the Deployment, as the controller does (live mode).",
     }),
+    ...exitCodeFlag(
+      'Exit 0 when the pass wrote nothing, 1 when it wrote something, 2 or more on error, a refused write, incomplete input or a namespace with no Deployments while others have some.',
+    ),
   }
 
   async run(): Promise<void> {

@@ -1,7 +1,7 @@
 // The result of one controller pass, as `dry-run sync -o json` prints it. This shape is the JSON
 // contract documented in docs/output.md: add fields, never rename or remove them.
 
-import type {Action, RecordedEvent} from '../cluster/action.js'
+import {type Action, isWrite, type RecordedEvent} from '../cluster/action.js'
 import {KUBERNETES_VERSION} from '../controller/features.js'
 import type {Fact} from '../controller/trace.js'
 import {formatTime} from '../util/duration.js'
@@ -41,6 +41,14 @@ export function failedWrites(r: DeploymentResult): Action[] {
 /** Whether a Deployment's pass failed: the sync returned an error, or a write of it was refused. */
 export function passFailed(r: DeploymentResult): boolean {
   return r.error !== null || failedWrites(r).length > 0
+}
+
+/**
+ * Whether a pass changed anything: a write it made, or in `dry-run sync` would make (no outcome);
+ * a refused or skipped write changed nothing. The `get` before an adoption is a read.
+ */
+export function passWrote(r: DeploymentResult): boolean {
+  return r.actions.some((a) => isWrite(a) && (a.outcome === undefined || a.outcome === 'succeeded'))
 }
 
 /**

@@ -69,6 +69,7 @@ beforeAll(async () => {
     objects: [
       ...FORMATS.flatMap((f) => midRollout(`scale-down-${f}`)),
       ...midRollout('scale-down-dry'),
+      ...midRollout('scale-down-gated'),
       deployment({namespace: 'retries'}),
     ],
   })
@@ -107,6 +108,22 @@ describe.concurrent('a refused write reaches the exit code and stderr', SLOW, ()
       }
     },
   )
+
+  it('--exit-code: a refused write is an error, 2 (1 means "wrote something"), said the same way', async () => {
+    const ns = 'scale-down-gated'
+    server.faults.fail(
+      {namespace: ns, resource: 'replicasets', name: 'web-old', method: ['PUT', 'PATCH']},
+      500,
+      {message: 'etcd is down'},
+    )
+    const r = await cli(['reconcile-once', '-n', ns, '--no-record-events', '-o', 'name', '--exit-code'], env)
+    expect(r.stderr).toMatch(
+      /^error: sync of deployment scale-down-gated\/web: a write was refused: (update|patch) replicasets web-old: Internal error occurred: etcd is down\n$/,
+    )
+    // The pass did write (the new ReplicaSet, the status): the refusal still wins.
+    expect(server.store.list('replicasets', ns)).toHaveLength(2)
+    expect(r.code).toBe(2)
+  })
 
   it('--dry-run=server: a refused write exits 1 too', async () => {
     const ns = 'scale-down-dry'

@@ -1,7 +1,6 @@
-import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../../cli/base-command.js'
 import {DryRunSyncOptions} from '../../cli/dry-run-sync.js'
-import {deploymentArgs, outputFlags, passFlags} from '../../cli/flags.js'
+import {deploymentArgs, exitCodeFlag, outputFlags, passFlags} from '../../cli/flags.js'
 
 export default class DryRunSync extends BaseCommand {
   static override summary = 'Run one Deployment controller pass on files and print what it would do'
@@ -55,16 +54,13 @@ ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on st
       description:
         'Output format: table; wide (the writes also with the REPLICAS, REVISION and IMAGES of the object written, and every field that changes); json or yaml (the SyncResult document); name (deployment.apps/NAME); or jsonpath=TEMPLATE.',
     }),
-    'exit-code': Flags.boolean({
-      default: false,
-      description:
-        'Exit 0 when no Deployment would change, 1 when some would, 2 or more on error or incomplete input.',
-    }),
+    ...exitCodeFlag(
+      'Exit 0 when no Deployment would change, 1 when some would, 2 or more on error, incomplete input or a namespace with no Deployments while others have some.',
+    ),
   }
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(DryRunSync)
-    if (flags['exit-code']) this.errorExitFloor = 2
     const options = new DryRunSyncOptions(processIO)
     await this.runOptions(options, flags, argv)
   }
