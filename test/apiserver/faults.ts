@@ -65,7 +65,10 @@ export interface FaultRule extends FaultMatch {
    * every time), as a server whose pagination never ends.
    */
   continueToken?: string
-  /** Answer with this JSON value as the body instead of the real one (the status stays, 200 on success). */
+  /**
+   * Answer with this JSON value as the body instead of the real one (the status stays, 200 on
+   * success); on a watch, send it as the stream's first line, then the real events.
+   */
   body?: unknown
 }
 

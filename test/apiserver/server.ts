@@ -843,6 +843,8 @@ class ApiServerImpl {
     this.watchers.add(w)
     ctx.req.on('close', () => w.close(true))
     res.on('close', () => w.close(true))
+    // A `body` fault on a watch: that value is sent first, as one line of the stream.
+    if ('body' in ctx.decision) res.write(`${JSON.stringify(ctx.decision.body)}\n`)
     if (replay === 'initial') {
       for (const o of this.store.list(def, r.namespace)) {
         if (this.selects(w, o)) this.emit(w, 'ADDED', o)

@@ -4,7 +4,7 @@
 // --as-group, --as-uid and --cluster/--user/--context are applied over the kubeconfig as kubectl
 // applies them (clientcmd's overrides), and no credential given on the command line is ever printed.
 
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -45,6 +45,12 @@ beforeAll(async () => {
   ])
   ca = join(dir, 'ca.pem')
   writeFileSync(ca, server.caPem ?? '')
+  // An exec plugin that leaves a mark when it runs, and gives a token the server refuses.
+  const plugin = join(dir, 'plugin.mjs')
+  writeFileSync(
+    plugin,
+    `import {writeFileSync} from 'node:fs'\nwriteFileSync(${JSON.stringify(join(dir, 'plugin-ran'))}, '')\nprocess.stdout.write(JSON.stringify({apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: {token: 'plugin-token'}}))\n`,
+  )
   kubeconfig = join(dir, 'config')
   writeFileSync(
     kubeconfig,
@@ -56,6 +62,7 @@ clusters:
 users:
 - {name: stale, user: {token: stale-kubeconfig-token}}
 - {name: good, user: {token: ${TOKEN}}}
+- {name: exec, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(plugin)}], interactiveMode: Never}}}
 contexts:
 - {name: stale, context: {cluster: main, user: stale}}
 - {name: away, context: {cluster: elsewhere, user: good}}
@@ -96,6 +103,14 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     expect(wrong.code).toBe(1)
     expectNoCredential(wrong)
     expect(server.requests.some((q) => q.authorization === `Bearer ${WRONG_TOKEN}`)).toBe(true)
+  })
+
+  it("--token over a user with an exec plugin: the plugin does not run, as client-go's does not", async () => {
+    expectSynced(await run(sync('--user', 'exec', `--token=${TOKEN}`)))
+    expect(existsSync(join(dir, 'plugin-ran'))).toBe(false)
+    const viaPlugin = await run(sync('--user', 'exec'))
+    expect(viaPlugin.stderr).toBe('error: You must be logged in to the server (Unauthorized)\n')
+    expect(existsSync(join(dir, 'plugin-ran'))).toBe(true)
   })
 
   it('--server with --certificate-authority and --token needs no kubeconfig', async () => {

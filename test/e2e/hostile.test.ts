@@ -381,7 +381,7 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
   let env: NodeJS.ProcessEnv
   beforeAll(async () => {
     server = await startApiServer({
-      objects: ['a-number', 'an-item-number', 'an-item-without-spec'].map((namespace) =>
+      objects: ['a-number', 'an-item-number', 'an-item-without-spec', 'a-bad-watch-event'].map((namespace) =>
         deployment({namespace}),
       ),
       faults: [
@@ -399,6 +399,12 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
           resource: 'deployments',
           body: {items: [{metadata: {name: 'web', namespace: 'an-item-without-spec'}}]},
           times: Infinity,
+        },
+        {
+          namespace: 'a-bad-watch-event',
+          verb: 'watch',
+          resource: 'deployments',
+          body: {type: 'MODIFIED', object: 1},
         },
       ],
     })
@@ -426,6 +432,15 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
       "error: the server's answer to GET /apis/apps/v1/namespaces/an-item-without-spec/deployments is not a list of deployments: items[0].spec: Required value\n",
     )
     expect(noSpec.code).toBe(1)
+  })
+
+  it('a watch event that is not an object of its kind: a warning, the watch starts over, no stack trace', async () => {
+    const r = await cli(['rollout', 'watch', 'web', '-n', 'a-bad-watch-event', '--timeout', '2s'], env)
+    expect(r.stderr).toBe(
+      'warning: watch of deployments failed: the server sent a watch event of deployments that cannot be used: object: Invalid value: 1: expected an object; retrying in 800 ms\n' +
+        'error: timed out waiting for the condition: deployment "web" rollout did not finish within 2s\n',
+    )
+    expect(r.code).toBe(1)
   })
 
   it("a client key, certificate or CA that is not PEM: the kubeconfig field is named, not OpenSSL's code", async () => {

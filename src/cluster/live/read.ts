@@ -123,7 +123,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * given (an API server always sends them), so that a hostile answer is an error here rather than a
  * JavaScript one later.
  */
-function malformed(item: unknown, resource: ListedResource): FieldError | undefined {
+export function malformed(item: unknown, resource: ListedResource): FieldError | undefined {
   if (!isObject(item)) return typeError([], item, 'an object')
   const meta = item.metadata
   if (!isObject(meta))

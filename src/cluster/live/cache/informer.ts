@@ -5,9 +5,10 @@
 
 import type {KubeObject} from '../../../controller/api/types.js'
 import {deepFreeze} from '../../json.js'
+import {fieldErrorText, required, typeError} from '../../load/problems.js'
 import type {ApiClient} from '../api.js'
 import type {Connection} from '../kubeconfig.js'
-import {collectionPath, type ListedResource, listAll} from '../read.js'
+import {collectionPath, type ListedResource, listAll, malformed} from '../read.js'
 import {type LoopClock, realClock, type TimerHandle} from '../workqueue/clock.js'
 import {openWatch, type WatchEnd, type WatchEvent, type WatchHandle} from './watch.js'
 
@@ -239,6 +240,19 @@ export class Informer<T extends KubeObject> {
 
   private onWatchEvent(e: WatchEvent): void {
     if (this.stopped) return
+    const bad = malformedEvent(e, this.opts.resource)
+    if (bad !== undefined) {
+      // upstream: the reflector's watch handler stops on an event it cannot decode, and starts over.
+      this.errorEnd = {
+        kind: 'error',
+        error: new Error(
+          `the server sent a watch event of ${this.opts.resource} that cannot be used: ${bad}`,
+        ),
+        relist: true,
+      }
+      this.watch?.stop()
+      return
+    }
     const meta = (e.object.metadata ?? {}) as {resourceVersion?: string}
     switch (e.type) {
       case 'BOOKMARK':
@@ -351,6 +365,22 @@ export class Informer<T extends KubeObject> {
       this.sleepTimer = {handle, wake: resolve}
     })
   }
+}
+
+/** What makes a watch event unusable, or undefined: its shape, and its object's as a list item's. */
+function malformedEvent(e: unknown, resource: ListedResource): string | undefined {
+  const event = e as Partial<WatchEvent> | null
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    return fieldErrorText(typeError([], event, 'an object'))
+  }
+  const object = event.object as unknown
+  if (object == null) return fieldErrorText(required(['object']))
+  if (typeof object !== 'object' || Array.isArray(object)) {
+    return fieldErrorText(typeError(['object'], object, 'an object'))
+  }
+  if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return undefined
+  const bad = malformed(object, resource)
+  return bad && fieldErrorText({...bad, path: ['object', ...bad.path]})
 }
 
 function message(err: unknown): string {
