@@ -33,8 +33,26 @@ const DROPPED_TAGS = new Set([
   'tag:yaml.org,2002:pairs',
 ])
 
+// YAML 1.1's float forms match `.`, `-.`, `._` and `e5`, which have no digit before the exponent;
+// kubectl's reader (go-yaml v2 resolve: yamlStyleFloat, strconv.ParseFloat) keeps those strings
+// (`args: [ls, .]`). These are the float forms with a digit required in the mantissa.
+const FLOAT_EXP = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/
+const FLOAT = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/
+const FLOAT_TESTS: Record<string, RegExp> = {
+  '^[-+]?(?:[0-9][0-9_]*)?(?:\\.[0-9_]*)?[eE][-+]?[0-9]+$': FLOAT_EXP,
+  '^[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*$': FLOAT,
+}
+
 const k8sTags = (tags: Tags): Tags =>
-  tags.filter((t) => !(typeof t === 'object' && (t.format === 'TIME' || DROPPED_TAGS.has(t.tag))))
+  tags
+    .filter((t) => !(typeof t === 'object' && (t.format === 'TIME' || DROPPED_TAGS.has(t.tag))))
+    .map((t) => {
+      const test =
+        typeof t === 'object' && 'test' in t && t.test instanceof RegExp
+          ? FLOAT_TESTS[t.test.source]
+          : undefined
+      return test ? {...t, test} : t
+    })
 
 /** The exact reader's options; the fast path resolves plain scalars with this schema's tags. */
 export const YAML_OPTIONS = {version: '1.1', customTags: k8sTags, uniqueKeys: true} as const

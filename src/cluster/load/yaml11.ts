@@ -32,6 +32,7 @@ export const IMPLICIT_SCALARS: readonly ImplicitScalar[] = [
     test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
     resolve: (s) => (s.slice(-3).toLowerCase() === 'nan' ? Number.NaN : s[0] === '-' ? -Infinity : Infinity),
   },
-  {test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/, resolve: float},
-  {test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/, resolve: float},
+  // Both with a digit in the mantissa, as kubectl's reader (./yaml.ts FLOAT_EXP, FLOAT).
+  {test: /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/, resolve: float},
+  {test: /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/, resolve: float},
 ]

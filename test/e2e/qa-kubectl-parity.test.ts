@@ -1,0 +1,37 @@
+// Inputs and flags kubectl accepts, through the built CLI: what a kubectl user feeds in must not be
+// refused (or read differently) here.
+
+import {rmSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {cli, deploymentYaml, tempFiles} from './helpers.js'
+
+const NOW = ['--now', '2026-11-29T10:00:00Z']
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, {recursive: true, force: true})
+})
+
+describe('YAML plain scalars as kubectl reads them', () => {
+  // go-yaml v2 (kubectl's reader) resolves a float only with a digit in its mantissa: `.`, `-.`,
+  // `._` and `e5` stay strings, where YAML 1.1's float forms would make them NaN.
+  it.each(['.', '-.', '._', 'e5', 'E1'])('`- %s` in args is the string kubectl reads', (arg) => {
+    const dir = tempFiles({
+      'd.yaml': `${deploymentYaml('web')}        args:\n        - ls\n        - ${arg}\n`,
+    })
+    dirs.push(dir)
+    const r = cli(['dry-run', 'sync', '-f', join(dir, 'd.yaml'), ...NOW, '-o', 'json'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const created = JSON.parse(r.stdout).items[0].actions[0].object
+    expect(created.spec.template.spec.containers[0].args).toEqual(['ls', arg])
+  })
+
+  it('`.5` stays a number, as kubectl reads it', () => {
+    const dir = tempFiles({'d.yaml': `${deploymentYaml('web')}        args:\n        - .5\n`})
+    dirs.push(dir)
+    const r = cli(['dry-run', 'sync', '-f', join(dir, 'd.yaml'), ...NOW])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('Invalid value: 0.5: expected a string')
+  })
+})
