@@ -15,6 +15,7 @@ import {
   LineCounter,
   type Node,
   Parser,
+  type ScalarTag,
   type Tags,
   type YAMLMap,
 } from 'yaml'
@@ -47,11 +48,9 @@ const k8sTags = (tags: Tags): Tags =>
   tags
     .filter((t) => !(typeof t === 'object' && (t.format === 'TIME' || DROPPED_TAGS.has(t.tag))))
     .map((t) => {
-      const test =
-        typeof t === 'object' && 'test' in t && t.test instanceof RegExp
-          ? FLOAT_TESTS[t.test.source]
-          : undefined
-      return test ? {...t, test} : t
+      if (typeof t !== 'object' || t.collection || !(t.test instanceof RegExp)) return t
+      const test = FLOAT_TESTS[t.test.source]
+      return test ? ({...t, test} as ScalarTag) : t
     })
 
 /** The exact reader's options; the fast path resolves plain scalars with this schema's tags. */
