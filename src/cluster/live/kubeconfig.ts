@@ -203,6 +203,9 @@ function applyOverrides(kc: KubeConfig, flags: ConnectionFlags): void {
   if (flags.token || flags.username || flags.password || flags['client-certificate']) {
     user = {...user, exec: undefined, authProvider: undefined}
   }
+  // upstream: ClientConfig reads the user's credentials only for a TLS transport: over plain http
+  // (kubectl proxy) no token, password, certificate or plugin is sent; impersonation still is.
+  if (cluster.server.startsWith('http:')) user = {name: user.name, impersonateUser: user.impersonateUser}
 
   const context = {name: ctx?.name ?? '', cluster: cluster.name, user: user.name, namespace: ctx?.namespace}
   kc.clusters = [...kc.clusters.filter((c) => c.name !== cluster.name), cluster]
