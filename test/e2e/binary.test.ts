@@ -432,13 +432,20 @@ describe('the executable against the test API server over TLS', SLOW, () => {
       ],
     })
     const b64 = (f: string) => readFileSync(join(dir, f)).toString('base64')
-    // The exec plugin is a shell script: nothing on this PATH runs node.
+    // The exec plugin is a shell script (nothing on this PATH runs node) that hands out the token and
+    // the client certificate, as ExecCredential's status may.
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: {
+        token: TOKEN,
+        clientCertificateData: readFileSync(join(dir, 'client.crt'), 'utf8'),
+        clientKeyData: readFileSync(join(dir, 'client.key'), 'utf8'),
+      },
+    })
+    // One line (JSON escapes the PEM line breaks), no single quote in it: printf is a shell builtin.
     const plugin = join(dir, 'plugin.sh')
-    writeFileSync(
-      plugin,
-      `#!/bin/sh\nprintf '%s' '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${TOKEN}"}}'\n`,
-      {mode: 0o755},
-    )
+    writeFileSync(plugin, `#!/bin/sh\nprintf '%s' '${credential}'\n`, {mode: 0o755})
     kubeconfig = join(dir, 'config')
     writeFileSync(
       kubeconfig,
@@ -450,6 +457,17 @@ clusters:
     server: ${server.url}
     certificate-authority-data: ${Buffer.from(server.caPem ?? '').toString('base64')}
 users:
+- name: exec
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: ${plugin}
+      interactiveMode: Never
+- name: cert-and-token
+  user:
+    client-certificate-data: ${b64('client.crt')}
+    client-key-data: ${b64('client.key')}
+    token: ${TOKEN}
 - name: cert-and-exec
   user:
     client-certificate-data: ${b64('client.crt')}
@@ -462,7 +480,9 @@ users:
   user:
     token: ${TOKEN}
 contexts:
-- {name: tls, context: {cluster: tls, user: cert-and-exec, namespace: shop}}
+- {name: tls, context: {cluster: tls, user: exec, namespace: shop}}
+- {name: cert-and-token, context: {cluster: tls, user: cert-and-token, namespace: shop}}
+- {name: cert-and-exec, context: {cluster: tls, user: cert-and-exec, namespace: shop}}
 - {name: no-cert, context: {cluster: tls, user: no-cert, namespace: shop}}
 current-context: tls
 `,
@@ -474,7 +494,7 @@ current-context: tls
     if (dir) rmSync(dir, {recursive: true, force: true})
   })
 
-  it('verifies the server, presents the client certificate, and sends the exec plugin token', async () => {
+  it('verifies the server, and presents the client certificate and token an exec plugin gives', async () => {
     const before = server.requests.length
     const r = await binaryAsync(['dry-run', 'sync', '-o', 'json', '--now', '2026-11-29T10:05:00Z'], {
       KUBECONFIG: kubeconfig,
@@ -496,6 +516,26 @@ current-context: tls
       env: {KUBECONFIG: kubeconfig},
     })
     expect(r.stdout).toBe(npm.stdout)
+  })
+
+  it('a client certificate and a token from the kubeconfig itself', async () => {
+    const before = server.requests.length
+    const r = await binaryAsync(['dry-run', 'sync', '--context', 'cert-and-token', '-o', 'name'], {
+      KUBECONFIG: kubeconfig,
+    })
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe('deployment.apps/web\n')
+    for (const q of server.requests.slice(before)) {
+      expect(q.clientCN).toBe('deployctl-binary-user')
+      expect(q.authorization).toBe(`Bearer ${TOKEN}`)
+    }
+  })
+
+  it('runs no exec plugin for a user that has a client certificate, as client-go (so no token here)', async () => {
+    // upstream: exec Authenticator.UpdateTransportConfig returns early when the config has cert auth.
+    const r = await binaryAsync(['dry-run', 'sync', '--context', 'cert-and-exec'], {KUBECONFIG: kubeconfig})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('error: You must be logged in to the server (Unauthorized)\n')
   })
 
   it('a connection without the client certificate is refused, with a one-line error', async () => {

@@ -1,6 +1,6 @@
 // Runs the BUILT command line (node bin/run.cjs) as a user would; `npm test` builds first.
 
-import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -115,29 +115,41 @@ ${extra}`
  * this process need it, or the CLI would wait for a server that cannot answer. A run still going
  * after `killAfterMs` is killed: `signal` then says so.
  */
-export function cliAsync(
+/**
+ * The CLI started without waiting for it: `done` settles when it exits (killed after killAfterMs),
+ * `stderr()` is what it has printed so far. stdin is closed after `input` when one is given.
+ */
+export function startCli(
   args: string[],
   options: {input?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number} = {},
-): Promise<RunResult & {signal: NodeJS.Signals | null}> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...options.env},
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c
-    })
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c
-    })
+): {child: ChildProcess; done: Promise<RunResult & {signal: NodeJS.Signals | null}>; stderr: () => string} {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...options.env},
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c
+  })
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c
+  })
+  const done = new Promise<RunResult & {signal: NodeJS.Signals | null}>((resolvePromise, reject) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       resolvePromise({code, signal, stdout, stderr})
     })
-    child.stdin.end(options.input ?? '')
   })
+  if (options.input !== undefined) child.stdin?.end(options.input)
+  return {child, done, stderr: () => stderr}
+}
+
+export function cliAsync(
+  args: string[],
+  options: {input?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number} = {},
+): Promise<RunResult & {signal: NodeJS.Signals | null}> {
+  return startCli(args, {...options, input: options.input ?? ''}).done
 }

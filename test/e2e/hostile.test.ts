@@ -2,7 +2,6 @@
 // exit code, every attempt's writes are reported. Each case has its own namespace of one shared
 // test API server, so the cases run concurrently and the faults of one never touch another.
 
-import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -10,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {deployment, replicaSet} from '../objects.js'
-import {BIN, cliAsync, limiter, ROOT} from './helpers.js'
+import {cliAsync, limiter, startCli} from './helpers.js'
 
 const SLOW = {timeout: 300_000}
 const slot = limiter(3)
@@ -171,29 +170,6 @@ describe('--retries reports every write of every attempt', SLOW, () => {
 })
 
 /** Starts the CLI without waiting for it: a test can signal it, then await its end. */
-function startCli(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...env},
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (c: string) => {
-    stdout += c
-  })
-  child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c
-  })
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  const done = new Promise<{code: number | null; signal: string | null; stdout: string; stderr: string}>(
-    (resolve) =>
-      child.on('close', (code, signal) => {
-        clearTimeout(killer)
-        resolve({code, signal, stdout, stderr})
-      }),
-  )
-  return {child, done, stderr: () => stderr}
-}
 
 async function until(probe: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -246,7 +222,7 @@ describe.concurrent('deadlines', SLOW, () => {
       delayMs: 120_000,
       times: Infinity,
     })
-    const run = startCli(['run', '-n', ns, '--force', '--request-timeout', '0'], env)
+    const run = startCli(['run', '-n', ns, '--force', '--request-timeout', '0'], {env})
     await until(
       () => server.requests.some((q) => q.namespace === ns && q.resource === 'deployments'),
       'the list',
@@ -268,7 +244,7 @@ describe.concurrent('deadlines', SLOW, () => {
   it('rollout watch --timeout 600h waits (no TimeoutOverflowWarning, no early timeout)', async () => {
     const watch = startCli(
       ['rollout', 'watch', 'web', '-n', 'long-watch', '--line-mode', '--timeout', '600h'],
-      env,
+      {env},
     )
     await until(
       () => server.requests.some((q) => q.namespace === 'long-watch' && q.verb === 'watch'),

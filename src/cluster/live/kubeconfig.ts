@@ -196,11 +196,10 @@ function applyOverrides(kc: KubeConfig, flags: ConnectionFlags): void {
     user = {...user, certFile: flags['client-certificate'], certData: undefined}
   if (flags['client-key']) user = {...user, keyFile: flags['client-key'], keyData: undefined}
   checkUser(user)
-  // A token, basic auth or a client certificate given on the command line is used as given: no exec
-  // plugin or auth provider of the kubeconfig user runs (upstream: exec Authenticator's
+  // A token, basic auth or a client certificate, from a flag or the kubeconfig user itself, is used
+  // as given: no exec plugin or auth provider runs (upstream: exec Authenticator's
   // UpdateTransportConfig returns early when the config has token, basic or certificate auth).
-  // A kubeconfig user that holds both keeps running its plugin, as it did before these flags.
-  if (flags.token || flags.username || flags.password || flags['client-certificate']) {
+  if (user.token || user.username || user.password || user.certFile || user.certData) {
     user = {...user, exec: undefined, authProvider: undefined}
   }
   // upstream: ClientConfig reads the user's credentials only for a TLS transport: over plain http
