@@ -22,6 +22,7 @@ const NO_KUBECONFIG = {KUBECONFIG: '/nonexistent/kubeconfig'}
 
 let server: ApiServer
 let certServer: ApiServer
+let plainServer: ApiServer
 let dir: string
 let ca: string
 /** A kubeconfig whose user holds a stale token, with a second context and user. */
@@ -30,7 +31,7 @@ let kubeconfig: string
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'deployctl-credflags-'))
   selfSignedCert(dir, {key: 'client.key', cert: 'client.crt', cn: 'flag-user'})
-  ;[server, certServer] = await Promise.all([
+  ;[server, certServer, plainServer] = await Promise.all([
     startApiServer({
       tls: true,
       requireToken: TOKEN,
@@ -42,6 +43,7 @@ beforeAll(async () => {
       clientCA: readFileSync(join(dir, 'client.crt'), 'utf8'),
       objects: [deployment({namespace: 'default'})],
     }),
+    startApiServer({objects: [deployment({namespace: 'default'})]}),
   ])
   ca = join(dir, 'ca.pem')
   writeFileSync(ca, server.caPem ?? '')
@@ -72,7 +74,7 @@ current-context: stale
 }, 120_000)
 
 afterAll(async () => {
-  await Promise.all([server?.close(), certServer?.close()])
+  await Promise.all([server?.close(), certServer?.close(), plainServer?.close()])
   if (dir) rmSync(dir, {recursive: true, force: true})
 })
 
@@ -111,6 +113,13 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     const viaPlugin = await run(sync('--user', 'exec'))
     expect(viaPlugin.stderr).toBe('error: You must be logged in to the server (Unauthorized)\n')
     expect(existsSync(join(dir, 'plugin-ran'))).toBe(true)
+  })
+
+  it('over plain http (kubectl proxy) no credential is sent, as kubectl sends none', async () => {
+    expectSynced(await run(sync('-s', plainServer.url, `--token=${TOKEN}`, '--as', 'jane'), NO_KUBECONFIG))
+    const sent = plainServer.requests.filter((q) => q.impersonate?.user === 'jane')
+    expect(sent.length).toBeGreaterThan(0)
+    expect(sent.map((q) => q.authorization)).toEqual(sent.map(() => undefined))
   })
 
   it('--server with --certificate-authority and --token needs no kubeconfig', async () => {

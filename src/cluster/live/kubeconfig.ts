@@ -202,6 +202,9 @@ function applyOverrides(kc: KubeConfig, flags: ConnectionFlags): void {
   if (user.token || user.username || user.password || user.certFile || user.certData) {
     user = {...user, exec: undefined, authProvider: undefined}
   }
+  // upstream: ClientConfig reads the user's credentials only for a TLS transport: over plain http
+  // (kubectl proxy) no token, password, certificate or plugin is sent; impersonation still is.
+  if (cluster.server.startsWith('http:')) user = {name: user.name, impersonateUser: user.impersonateUser}
 
   const context = {name: ctx?.name ?? '', cluster: cluster.name, user: user.name, namespace: ctx?.namespace}
   kc.clusters = [...kc.clusters.filter((c) => c.name !== cluster.name), cluster]
