@@ -122,6 +122,15 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     expect(sent.map((q) => q.authorization)).toEqual(sent.map(() => undefined))
   })
 
+  it('--server host:port without a scheme is http, as kubectl reads it; a server that is no URL is said so', async () => {
+    const hostPort = plainServer.url.replace(/^http:\/\//, '')
+    expectSynced(await run(sync('-s', hostPort), NO_KUBECONFIG))
+    expectSynced(await run(sync('-s', hostPort, '--insecure-skip-tls-verify'), NO_KUBECONFIG))
+    const bad = await run(sync('-s', 'a b:1'), NO_KUBECONFIG)
+    expect(bad.stderr).toBe('error: invalid configuration: host must be a URL or a host:port pair: "a b:1"\n')
+    expect(bad.code).toBe(1)
+  })
+
   it('--server with --certificate-authority and --token needs no kubeconfig', async () => {
     expectSynced(
       await run(

@@ -181,6 +181,7 @@ function applyOverrides(kc: KubeConfig, flags: ConnectionFlags): void {
   }
   if (cluster.server === '')
     throw new InputError(`invalid configuration: cluster ${clusterLabel} has no server`)
+  cluster = {...cluster, server: serverURL(cluster.server)}
   if (cluster.skipTLSVerify && (cluster.caFile || cluster.caData) && !cluster.server.startsWith('http:')) {
     throw new InputError(
       'invalid configuration: specifying a root certificates file with the insecure flag is not allowed',
@@ -211,6 +212,20 @@ function applyOverrides(kc: KubeConfig, flags: ConnectionFlags): void {
   kc.users = [...kc.users.filter((u) => u.name !== user.name), user]
   kc.contexts = [...kc.contexts.filter((c) => c.name !== context.name), context]
   kc.setCurrentContext(context.name)
+}
+
+/**
+ * A server given as host:port is http://host:port, as kubectl reads it: clientcmd asks whether the
+ * config is TLS (rest.IsConfigTransportTLS, rest.DefaultServerURL) before it adds the cluster's
+ * CA and insecure-skip-tls-verify, so a server without a scheme is plain http even with them.
+ * upstream: clientcmd DirectClientConfig.ClientConfig.
+ */
+function serverURL(server: string): string {
+  const url = URL.canParse(server) && new URL(server).host !== '' ? server : `http://${server}`
+  if (!URL.canParse(url)) {
+    throw new InputError(`invalid configuration: host must be a URL or a host:port pair: "${server}"`)
+  }
+  return url
 }
 
 /** upstream: validateAuthInfo — one way to authenticate, a key with a certificate, files readable. */
@@ -273,7 +288,7 @@ export async function inClusterConnection(
   // upstream: inClusterClientConfig.ClientConfig — only a server, a token and a CA file override it.
   kc.clusters = kc.clusters.map((c) => ({
     ...c,
-    server: flags.server || c.server,
+    server: flags.server ? serverURL(flags.server) : c.server,
     caFile: flags['certificate-authority'] || (flags['insecure-skip-tls-verify'] ? undefined : c.caFile),
     skipTLSVerify: c.skipTLSVerify || flags['insecure-skip-tls-verify'] === true,
   }))
