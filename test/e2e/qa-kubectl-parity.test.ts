@@ -35,3 +35,14 @@ describe('YAML plain scalars as kubectl reads them', () => {
     expect(r.stderr).toContain('Invalid value: 0.5: expected a string')
   })
 })
+
+describe('-o name as kubectl prints it', () => {
+  it('explain --summary -o name names each Deployment, as explain -o name does', () => {
+    const args = ['explain', '-f', 'examples/multi.yaml', '-A', ...NOW]
+    const summary = cli([...args, '--summary', '-o', 'name'])
+    expect(summary.stderr).toBe('')
+    expect(summary.code).toBe(0)
+    expect(summary.stdout).toBe(cli([...args, '-o', 'name']).stdout)
+    expect(summary.stdout).toMatch(/^deployment\.apps\/api\n/)
+  })
+})
