@@ -27,6 +27,30 @@ describe('YAML plain scalars as kubectl reads them', () => {
     expect(created.spec.template.spec.containers[0].args).toEqual(['ls', arg])
   })
 
+  // kubectl parses integers with Go's strconv.ParseInt(s, 0, 64): its prefixes are numbers too.
+  it.each([
+    ['0o3', 3],
+    ['0O3', 3],
+    ['0o_3', 3],
+    ['0X3', 3],
+    ['0B11', 3],
+  ])('replicas: %s is %d, as kubectl reads it', (text, n) => {
+    const yaml = deploymentYaml('web').replace('replicas: 2', `replicas: ${text}`)
+    const dir = tempFiles({'d.yaml': yaml})
+    dirs.push(dir)
+    const r = cli(['dry-run', 'sync', '-f', join(dir, 'd.yaml'), ...NOW, '-o', 'json'])
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.stdout).items[0].actions[0].object.spec.replicas).toBe(n)
+  })
+
+  it('`0o` alone stays a string, refused where an integer belongs', () => {
+    const dir = tempFiles({'d.yaml': deploymentYaml('web').replace('replicas: 2', 'replicas: 0o')})
+    dirs.push(dir)
+    const r = cli(['dry-run', 'sync', '-f', join(dir, 'd.yaml'), ...NOW])
+    expect(r.stderr).toContain('spec.replicas: Invalid value: "0o": expected an integer')
+    expect(r.code).toBe(1)
+  })
+
   it('`.5` stays a number, as kubectl reads it', () => {
     const dir = tempFiles({'d.yaml': `${deploymentYaml('web')}        args:\n        - .5\n`})
     dirs.push(dir)

@@ -22,6 +22,7 @@ import {
 import {InputError} from '../../errors.js'
 import {MAX_DEPTH, type ParsedDoc, tooDeep} from './doc.js'
 import {formatPath, type Path} from './problems.js'
+import {GO_INT, goInt} from './yaml11.js'
 
 const DROPPED_TAGS = new Set([
   // kubectl's YAML reader has no timestamps (they stay strings) and no sexagesimal numbers.
@@ -44,8 +45,17 @@ const FLOAT_TESTS: Record<string, RegExp> = {
   '^[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*$': FLOAT,
 }
 
+// Go's integer prefixes that YAML 1.1 lacks (./yaml11.ts GO_INT): `0o644`, `0X1F`, `0B11`.
+const goIntTag: ScalarTag = {
+  identify: () => false,
+  default: true,
+  tag: 'tag:yaml.org,2002:int',
+  test: GO_INT,
+  resolve: goInt,
+}
+
 const k8sTags = (tags: Tags): Tags =>
-  tags
+  [...tags, goIntTag]
     .filter((t) => !(typeof t === 'object' && (t.format === 'TIME' || DROPPED_TAGS.has(t.tag))))
     .map((t) => {
       if (typeof t !== 'object' || t.collection || !(t.test instanceof RegExp)) return t

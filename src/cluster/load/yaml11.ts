@@ -18,6 +18,19 @@ function int(offset: number, radix: number) {
   }
 }
 
+// Go's integer prefixes that YAML 1.1 lacks: kubectl's reader parses an integer with
+// strconv.ParseInt(s, 0, 64) (go-yaml v2 resolve), so `0o644`, `0O7`, `0X1F` and `0B11` are numbers.
+// ./yaml.ts gives the exact reader the same tag.
+export const GO_INT = /^[-+]?0(?:[oO]_*[0-7][0-7_]*|X_*[0-9a-fA-F][0-9a-fA-F_]*|B_*[01][01_]*)$/
+const GO_RADIX: Record<string, number> = {o: 8, x: 16, b: 2}
+
+export function goInt(source: string): number {
+  const sign = source[0] === '-' || source[0] === '+' ? 1 : 0
+  const radix = GO_RADIX[source[sign + 1].toLowerCase()]
+  const n = Number.parseInt(source.slice(sign + 2).replace(/_/g, ''), radix)
+  return source[0] === '-' ? -n : n
+}
+
 const float = (source: string): number => Number.parseFloat(source.replace(/_/g, ''))
 
 export const IMPLICIT_SCALARS: readonly ImplicitScalar[] = [
@@ -35,4 +48,5 @@ export const IMPLICIT_SCALARS: readonly ImplicitScalar[] = [
   // Both with a digit in the mantissa, as kubectl's reader (./yaml.ts FLOAT_EXP, FLOAT).
   {test: /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$/, resolve: float},
   {test: /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/, resolve: float},
+  {test: GO_INT, resolve: goInt},
 ]
