@@ -72,6 +72,7 @@ export const connectionFlags = {
   'as-group': Flags.string({
     helpGroup: 'CLUSTER',
     multiple: true,
+    multipleNonGreedy: true,
     description: 'Group to impersonate; repeat for several (live mode).',
   }),
   'as-uid': Flags.string({helpGroup: 'CLUSTER', description: 'UID to impersonate (live mode).'}),
@@ -101,6 +102,7 @@ export const inputFlags = {
   filename: Flags.string({
     char: 'f',
     multiple: true,
+    multipleNonGreedy: true,
     delimiter: ',',
     helpValue: 'FILE',
     description: 'Files or directories with Deployments, ReplicaSets and Pods (YAML or JSON; - for stdin).',

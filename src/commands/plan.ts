@@ -58,6 +58,7 @@ anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or mor
     filename: Flags.string({
       char: 'f',
       multiple: true,
+      multipleNonGreedy: true,
       delimiter: ',',
       helpValue: 'PROPOSED',
       description:
@@ -65,6 +66,7 @@ anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or mor
     }),
     current: Flags.string({
       multiple: true,
+      multipleNonGreedy: true,
       delimiter: ',',
       helpValue: 'FILE',
       description:

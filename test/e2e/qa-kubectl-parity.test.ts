@@ -70,3 +70,34 @@ describe('-o name as kubectl prints it', () => {
     expect(summary.stdout).toMatch(/^deployment\.apps\/api\n/)
   })
 })
+
+describe('list flags take one value each, as kubectl’s', () => {
+  // kubectl's -f, --current-like flags and --as-group are string slices: one value per flag
+  // (or comma-separated); a word after the value is an argument, as `plan -f PROPOSED... [NAME...]`
+  // and `explain [NAME...] -f FILE...` say.
+  it('a Deployment NAME after -f FILE is a NAME, not a file', () => {
+    const r = cli(['explain', '-f', 'examples/stuck-image-pull.yaml', 'api', '-n', 'demo', ...NOW])
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toMatch(/^deployment demo\/api\n/)
+    const plan = cli([
+      'plan',
+      '-f',
+      'examples/plan/web-image.yaml',
+      'web',
+      '--current',
+      'examples/steady.yaml',
+      '-n',
+      'demo',
+    ])
+    expect(plan.stderr).toBe('')
+    expect(plan.stdout).toMatch(/^deployment\.apps\/web: ROLLOUT/)
+  })
+
+  it('several files: -f A -f B or -f A,B', () => {
+    const files = ['examples/stuck-image-pull.yaml', 'examples/steady.yaml']
+    const args = ['explain', '--summary', '-A', '-o', 'name', ...NOW]
+    const repeated = cli([...args, '-f', files[0], '-f', files[1]])
+    expect(repeated.stdout).toBe('deployment.apps/api\ndeployment.apps/web\n')
+    expect(cli([...args, '-f', files.join(',')]).stdout).toBe(repeated.stdout)
+  })
+})
