@@ -347,6 +347,8 @@ describe('rollout watch (live)', () => {
     const missing = await new Watch(server, ['-n', NS], 'nope').exited
     expect(missing.code).toBe(1)
     expect(missing.stderr).toBe('Error from server (NotFound): deployments.apps "nope" not found\n')
+    // Never found: the line is at +0s (it said +56y, the time since 1970).
+    expect(missing.stdout).toMatch(/^nope \[\d\d:\d\d:\d\d \+0s\] Error from server \(NotFound\)/)
   })
 
   it('recovers from a dropped watch: resumes and still sees the rollout finish', async () => {

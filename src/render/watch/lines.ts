@@ -20,6 +20,7 @@ export class LineWriter {
   private lastStatus: string | undefined
   private lastTime = 0
   private lastElapsed = 0
+  private pushed = false
   /** The no-controller warning is printed once. */
   private warned = false
 
@@ -34,6 +35,7 @@ export class LineWriter {
    * rollout status when it changed. The final verdict is left to finish().
    */
   push(u: WatchUpdate): string[] {
+    this.pushed = true
     this.lastTime = u.time
     this.lastElapsed = u.elapsed
     const p = this.prefix(u.time, u.elapsed)
@@ -58,8 +60,14 @@ export class LineWriter {
 
   /** The closing lines: the summary, then the verdict (kubectl's success or error line). */
   finish(outcome: WatchOutcome): string[] {
+    // Without an update before it (a Deployment never found), the end is at +0s, not the time since 1970.
+    if (!this.pushed) return this.finishAt(outcome, outcome.end ?? 0, 0)
     const late = outcome.end !== undefined && outcome.end > this.lastTime ? outcome.end - this.lastTime : 0
-    const p = this.prefix(this.lastTime + late, this.lastElapsed + late)
+    return this.finishAt(outcome, this.lastTime + late, this.lastElapsed + late)
+  }
+
+  private finishAt(outcome: WatchOutcome, time: number, elapsed: number): string[] {
+    const p = this.prefix(time, elapsed)
     const out: string[] = []
     const summary = outcome.summary
     if (summary) {
