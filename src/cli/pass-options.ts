@@ -146,8 +146,14 @@ export class PassOptions {
 
   /** --now +10m with files: from the snapshot's newest timestamp (the current time when it has none). */
   private async anchorClock(world: World, clock: Extract<Clock, {kind: 'relative'}>): Promise<void> {
-    const {newestTimestamp} = await import('../cluster/world.js')
-    const newest = newestTimestamp(world)
+    const [{newestTimestamp}, {SYNTHETIC_CREATION_TIMESTAMP}] = await Promise.all([
+      import('../cluster/world.js'),
+      import('../cluster/load/index.js'),
+    ])
+    let newest = newestTimestamp(world)
+    // Objects without a creationTimestamp get a fixed synthetic one when loaded: that is no time
+    // the files carry, and --now +10m on a hand-written file is ten minutes from now.
+    if (newest === Date.parse(SYNTHETIC_CREATION_TIMESTAMP)) newest = undefined
     const anchor = newest === undefined ? wholeSeconds(Date.now()) : wholeSeconds(newest)
     this.now = anchor + clock.offsetMs
     this.noteClock(

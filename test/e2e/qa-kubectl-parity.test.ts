@@ -101,3 +101,17 @@ describe('list flags take one value each, as kubectl’s', () => {
     expect(cli([...args, '-f', files.join(',')]).stdout).toBe(repeated.stdout)
   })
 })
+
+describe('a relative --now on files without timestamps', () => {
+  it('is relative to the current time, as docs/inputs.md says, not to the synthetic creation time', () => {
+    const yaml = deploymentYaml('web').replace(/ {2}creationTimestamp: .*\n/, '')
+    const dir = tempFiles({'d.yaml': yaml})
+    dirs.push(dir)
+    const r = cli(['explain', '-f', join(dir, 'd.yaml'), '--now', '+10m', '--summary'])
+    expect(r.stderr).toMatch(
+      /^note: --now \+10m is \S+, 10m after the current time \(the files carry no timestamp\)/,
+    )
+    expect(r.stderr).not.toContain('2024-01-01')
+    expect(r.code).toBe(0)
+  })
+})
