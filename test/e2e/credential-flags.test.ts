@@ -131,6 +131,24 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     expect(bad.code).toBe(1)
   })
 
+  it("TLS files a flag gave that hold no PEM are named by their flag, not as the kubeconfig's", async () => {
+    const notPem = join(dir, 'not-pem.txt')
+    writeFileSync(notPem, 'not a certificate\n')
+    const ca = await run(
+      sync('-s', server.url, '--certificate-authority', notPem, `--token=${TOKEN}`),
+      NO_KUBECONFIG,
+    )
+    expect(ca.stderr).toBe(
+      `error: --certificate-authority ${notPem} holds no PEM-encoded certificate (unable to load root certificates)\n`,
+    )
+    expect(ca.code).toBe(1)
+    const key = await run(sync('--client-certificate', join(dir, 'client.crt'), '--client-key', notPem))
+    expect(key.stderr).toBe(
+      `error: --client-key ${notPem} is not a PEM-encoded private key (tls: failed to find any PEM data in key input)\n`,
+    )
+    expect(key.code).toBe(1)
+  })
+
   it('--server with --certificate-authority and --token needs no kubeconfig', async () => {
     expectSynced(
       await run(

@@ -382,6 +382,8 @@ export async function applyConnection(conn: Connection, opts: RequestOptions, ur
 
 const tlsChecked = new WeakSet<Connection>()
 
+type FlagFiles = NonNullable<Connection['flagFiles']>
+
 /** Refuses a key, certificate or CA that TLS cannot use, naming the kubeconfig field it came from. */
 function checkTlsMaterial(conn: Connection, opts: https.RequestOptions): void {
   const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls')
@@ -400,28 +402,35 @@ function checkTlsMaterial(conn: Connection, opts: https.RequestOptions): void {
   if (caIsPem && usable({key, cert, ca})) return
   const user = conn.kc.getCurrentUser()
   const cluster = conn.kc.getCurrentCluster()
-  const field = (data: string | undefined, file: string | undefined, name: string) =>
+  const field = (data: string | undefined, file: string | undefined, name: keyof FlagFiles) =>
     data ? `${name}-data` : `${name}${file ? ` (${file})` : ''}`
-  const keyField = field(user?.keyData, user?.keyFile, 'client-key')
-  const certField = field(user?.certData, user?.certFile, 'client-certificate')
-  const ofUser = `the kubeconfig's user ${JSON.stringify(user?.name ?? '')}`
+  // A file a flag gave is named by its flag: the kubeconfig did not say it.
+  const byFlag = (file: string | undefined, name: keyof FlagFiles) =>
+    file !== undefined && conn.flagFiles?.[name] === file ? `--${name} ${file}` : undefined
+  const keyFlag = byFlag(user?.keyFile, 'client-key')
+  const certFlag = byFlag(user?.certFile, 'client-certificate')
+  const caFlag = byFlag(cluster?.caFile, 'certificate-authority')
+  const keyField = keyFlag ?? field(user?.keyData, user?.keyFile, 'client-key')
+  const certField = certFlag ?? field(user?.certData, user?.certFile, 'client-certificate')
+  const ofUser = `the kubeconfig's user ${JSON.stringify(user?.name ?? '')}: `
   if (key !== undefined && !usable({key})) {
     throw new InputError(
-      `${ofUser}: ${keyField} is not a PEM-encoded private key (tls: failed to find any PEM data in key input)`,
+      `${keyFlag ?? ofUser + keyField} is not a PEM-encoded private key (tls: failed to find any PEM data in key input)`,
     )
   }
   if (cert !== undefined && !usable({cert})) {
     throw new InputError(
-      `${ofUser}: ${certField} is not a PEM-encoded certificate (tls: failed to find any PEM data in certificate input)`,
+      `${certFlag ?? ofUser + certField} is not a PEM-encoded certificate (tls: failed to find any PEM data in certificate input)`,
     )
   }
   if (!caIsPem || (ca !== undefined && !usable({ca}))) {
-    throw new InputError(
-      `the kubeconfig's cluster ${JSON.stringify(cluster?.name ?? '')}: ${field(cluster?.caData, cluster?.caFile, 'certificate-authority')} holds no PEM-encoded certificate (unable to load root certificates)`,
-    )
+    const where =
+      caFlag ??
+      `the kubeconfig's cluster ${JSON.stringify(cluster?.name ?? '')}: ${field(cluster?.caData, cluster?.caFile, 'certificate-authority')}`
+    throw new InputError(`${where} holds no PEM-encoded certificate (unable to load root certificates)`)
   }
   throw new InputError(
-    `${ofUser}: ${keyField} is not the private key of ${certField} (tls: private key does not match public key)`,
+    `${keyFlag || certFlag ? '' : ofUser}${keyField} is not the private key of ${certField} (tls: private key does not match public key)`,
   )
 }
 

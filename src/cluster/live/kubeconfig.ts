@@ -64,6 +64,12 @@ export interface Connection {
   impersonate?: Impersonation
   /** Built from the pod's service account (no kubeconfig was given). */
   inCluster?: boolean
+  /** The TLS files given by flags (--certificate-authority, ...), for errors that name their source. */
+  flagFiles?: {
+    'certificate-authority'?: string
+    'client-certificate'?: string
+    'client-key'?: string
+  }
 }
 
 export interface Impersonation {
@@ -134,6 +140,11 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
     namespace,
     requestTimeoutMs: flags['request-timeout'] ? parseRequestTimeout(flags['request-timeout']) : 0,
     impersonate: impersonation(flags),
+    flagFiles: {
+      'certificate-authority': flags['certificate-authority'],
+      'client-certificate': flags['client-certificate'],
+      'client-key': flags['client-key'],
+    },
   }
 }
 
