@@ -115,3 +115,13 @@ describe('a relative --now on files without timestamps', () => {
     expect(r.code).toBe(0)
   })
 })
+
+describe('-f with a URL, which kubectl reads', () => {
+  it('says that -f reads files and stdin, not that the path is missing', () => {
+    const r = cli(['explain', '-f', 'https://example.invalid/deploy.yaml', '-A'])
+    expect(r.stderr).toBe(
+      'error: the path "https://example.invalid/deploy.yaml" does not exist: -f reads files and stdin, not URLs (curl -fsSL URL | kubectl deployctl ... -f -)\n',
+    )
+    expect(r.code).toBe(1)
+  })
+})

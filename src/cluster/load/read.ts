@@ -35,6 +35,12 @@ export interface InputFile {
 
 function describeFsError(path: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code
+  if ((code === 'ENOENT' || code === 'ENOTDIR') && /^https?:\/\//i.test(path)) {
+    // kubectl -f reads URLs; this tool reads files and stdin only.
+    return new InputError(
+      `the path "${path}" does not exist: -f reads files and stdin, not URLs (curl -fsSL URL | kubectl deployctl ... -f -)`,
+    )
+  }
   if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`the path "${path}" does not exist`)
   if (code === 'EACCES' || code === 'EPERM') return new InputError(`${path}: permission denied`)
   if (code === 'EISDIR') return new InputError(`${path}: is a directory`)
