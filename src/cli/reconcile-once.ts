@@ -86,7 +86,9 @@ export class ReconcileOnceOptions extends PassOptions {
     })
     if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderSyncResult} = await import('../render/sync-result.js')
-    await this.print(result, (options) => renderSyncResult(result, {...options, before}))
+    await this.print(result, (options) =>
+      renderSyncResult(result, {...options, before, serverDryRun: this.serverDryRun}),
+    )
     this.reportErrors(result.items, stops)
     return this.passExitCode(result.items)
   }

@@ -18,6 +18,8 @@ export interface RenderOptions {
   noHeaders?: boolean
   /** The objects as they were before the pass, for the CHANGE column. */
   before: BeforeLookup
+  /** --dry-run=server: each RESULT says so, as kubectl's `(server dry run)`. */
+  serverDryRun?: boolean
   color?: boolean
   /** Wrap to this many columns, at word boundaries (the terminal's); undefined: never wrap. */
   width?: number
@@ -64,7 +66,12 @@ async function renderDeployment(r: DeploymentResult, tracker: ChangeTracker, opt
     ]
     const rows = writes.map((a) => {
       const change = tracker.describe(a)
-      const result = a.outcome === 'failed' ? `failed: ${a.error ?? ''}` : (a.outcome ?? '')
+      const result =
+        a.outcome === 'failed'
+          ? `failed: ${a.error ?? ''}`
+          : a.outcome === 'succeeded' && options.serverDryRun
+            ? 'succeeded (server dry run)'
+            : (a.outcome ?? '')
       return [
         a.verb,
         resource(a),

@@ -213,6 +213,14 @@ describe('reconcile-once against a cluster', () => {
     expect(stored('replicasets')).toEqual([])
   })
 
+  it('--dry-run=server: the table says each write was a server dry run, as kubectl does', async () => {
+    const r = await cliAsync(['reconcile-once', '--dry-run=server'], {env})
+    expect(r.code).toBe(0)
+    const rows = r.stdout.split('\n').filter((l) => /^(create|update|patch|delete) /.test(l))
+    expect(rows.length).toBeGreaterThan(0)
+    for (const row of rows) expect(row).toMatch(/ succeeded \(server dry run\)$/)
+  })
+
   it('--record-events=false posts no event', async () => {
     const r = await cliAsync(['reconcile-once', '--no-record-events'], {env})
     expect(r.code).toBe(0)
