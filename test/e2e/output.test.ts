@@ -252,7 +252,7 @@ describe('reconcile-once against a cluster takes the output vocabulary', () => {
     expect(table.stderr).toBe('')
     expect(table.stdout).toMatch(/^VERB +RESOURCE +NAME +CHANGE +RESULT$/m)
     expect(table.stdout).toMatch(
-      /^create +replicasets +web-\w+ +created \(replicas \d+, revision 1\) +succeeded$/m,
+      /^create +replicasets +web-\w+ +created \(replicas \d+, revision 1\) +succeeded \(server dry run\)$/m,
     )
     const wide = await run('-o', 'wide')
     expect(wide.stdout).toMatch(/^VERB +RESOURCE +NAME +REPLICAS +REVISION +IMAGES +CHANGE +RESULT$/m)
