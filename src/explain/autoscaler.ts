@@ -69,11 +69,11 @@ function metricText(spec: Obj, current: Obj | undefined): string {
   const what = container ? `${name} of container ${container}` : name
   if (target.type === 'Utilization') {
     const at = num(cur.averageUtilization)
-    return `${what} ${at === null ? '?' : `${at}%`} of requests (target ${text(target.averageUtilization) ?? '?'}%)`
+    return `${what} ${at === null ? '<unknown>' : `${at}%`} of requests (target ${text(target.averageUtilization) ?? '<unknown>'}%)`
   }
   const average = target.type === 'AverageValue'
-  const want = text(average ? target.averageValue : target.value) ?? '?'
-  const have = text(average ? cur.averageValue : cur.value) ?? '?'
+  const want = text(average ? target.averageValue : target.value) ?? '<unknown>'
+  const have = text(average ? cur.averageValue : cur.value) ?? '<unknown>'
   return `${type === 'Resource' || type === 'ContainerResource' ? what : `${type.toLowerCase()} metric ${what}`} ${have} (target ${want}${average ? ' per pod' : ''})`
 }
 
@@ -83,7 +83,7 @@ function metricsOf(h: ClusterObject): string[] {
   if (h.apiVersion === 'autoscaling/v1') {
     const target = num(spec.targetCPUUtilizationPercentage)
     const current = num(status.currentCPUUtilizationPercentage)
-    return [`cpu ${current === null ? '?' : `${current}%`} of requests (target ${target ?? 80}%)`]
+    return [`cpu ${current === null ? '<unknown>' : `${current}%`} of requests (target ${target ?? 80}%)`]
   }
   const current = Array.isArray(status.currentMetrics) ? status.currentMetrics.map(obj) : []
   const specs = Array.isArray(spec.metrics) ? spec.metrics.map(obj) : []
@@ -118,7 +118,7 @@ export function explainAutoscaler(
   }
   const replicas = deploymentReplicas(ctx.d)
   const parts = [
-    `HorizontalPodAutoscaler ${info.name} owns spec.replicas (${replicas}): min ${info.minReplicas}, max ${info.maxReplicas}, current ${info.currentReplicas ?? '?'}, desired ${info.desiredReplicas ?? '?'}${info.lastScaleTime ? `, last scaled at ${info.lastScaleTime}` : ''}; ${info.metrics.join(', ')}.`,
+    `HorizontalPodAutoscaler ${info.name} owns spec.replicas (${replicas}): min ${info.minReplicas}, max ${info.maxReplicas}, current ${info.currentReplicas ?? '<unknown>'}, desired ${info.desiredReplicas ?? '<unknown>'}${info.lastScaleTime ? `, last scaled at ${info.lastScaleTime}` : ''}; ${info.metrics.join(', ')}.`,
   ]
   if (info.desiredReplicas !== null && info.desiredReplicas !== replicas) {
     parts.push(

@@ -125,3 +125,38 @@ describe('-f with a URL, which kubectl reads', () => {
     expect(r.code).toBe(1)
   })
 })
+
+describe('an autoscaler that has not acted yet', () => {
+  it('shows what it has not measured as <unknown>, as kubectl get hpa does', () => {
+    const hpa = `---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: demo}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
+`
+    const dir = tempFiles({'hpa.yaml': hpa})
+    dirs.push(dir)
+    const r = cli([
+      'explain',
+      'web',
+      '-n',
+      'demo',
+      '-f',
+      'examples/steady.yaml',
+      '-f',
+      join(dir, 'hpa.yaml'),
+      ...NOW,
+    ])
+    expect(r.code).toBe(0)
+    const text = r.stdout.replace(/\s+/g, ' ')
+    expect(text).toContain(
+      'HorizontalPodAutoscaler web owns spec.replicas (3): min 2, max 10, current <unknown>, desired <unknown>; cpu <unknown> of requests (target 70%).',
+    )
+  })
+})
