@@ -1,10 +1,11 @@
 // Inputs and flags kubectl accepts, through the built CLI: what a kubectl user feeds in must not be
 // refused (or read differently) here.
 
-import {rmSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {cli, deploymentYaml, tempFiles} from './helpers.js'
+import {BIN, cli, deploymentYaml, tempFiles} from './helpers.js'
 
 const NOW = ['--now', '2026-11-29T10:00:00Z']
 const dirs: string[] = []
@@ -158,5 +159,27 @@ spec:
     expect(text).toContain(
       'HorizontalPodAutoscaler web owns spec.replicas (3): min 2, max 10, current <unknown>, desired <unknown>; cpu <unknown> of requests (target 70%).',
     )
+  })
+})
+
+describe('a UTF-16 file, as PowerShell 5 redirects write them', () => {
+  it('is read as kubectl reads it (by its byte order mark), from a file and from stdin', () => {
+    const yaml = deploymentYaml('web')
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(yaml, 'utf16le')])
+    const be = Buffer.from(le.toString('latin1'), 'latin1').swap16()
+    const dir = tempFiles({})
+    dirs.push(dir)
+    writeFileSync(join(dir, 'le.yaml'), le)
+    writeFileSync(join(dir, 'be.yaml'), be)
+    for (const f of ['le.yaml', 'be.yaml']) {
+      const r = cli(['dry-run', 'sync', '-f', join(dir, f), ...NOW, '-o', 'name'])
+      expect(r.stderr).toBe('')
+      expect(r.stdout).toBe('deployment.apps/web\n')
+    }
+    const piped = spawnSync(process.execPath, [BIN, 'dry-run', 'sync', '-f', '-', ...NOW, '-o', 'name'], {
+      input: le,
+      env: {...process.env, NO_COLOR: '1', NODE_ENV: 'production'},
+    })
+    expect(piped.stdout.toString()).toBe('deployment.apps/web\n')
   })
 })

@@ -7,7 +7,7 @@ import {Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
 import {expandPaths, type InputFile, readFile, readStdin} from './read.js'
-import {bytesToText, checkBytes, checkText, MAX_YAML_BYTES, startsLikeJson} from './text.js'
+import {bytesToText, checkBytes, checkText, fromUtf16, MAX_YAML_BYTES, startsLikeJson} from './text.js'
 import {loadExactReader, NeedsExactReader, parseYaml} from './yaml-fast.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
@@ -161,8 +161,9 @@ function readEachOnce(opts: LoadOptions): Reader {
       opts.onFile?.(f.name, undefined)
       const content = await stdin()
       if (typeof content === 'string') return {input: Input.ofText(checkText(f.name, content))}
-      checkBytes(f.name, content)
-      return {input: Input.ofBytes(content)}
+      const bytes = fromUtf16(f.name, content)
+      checkBytes(f.name, bytes)
+      return {input: Input.ofBytes(bytes)}
     }
     const again = kept.get(i)
     if (again) {
@@ -171,8 +172,9 @@ function readEachOnce(opts: LoadOptions): Reader {
     }
     const content = await readFile(f, (size) => opts.onFile?.(f.name, size))
     if ('docs' in content) return content
-    checkBytes(f.name, content.bytes)
-    const input = Input.ofBytes(content.bytes)
+    const bytes = fromUtf16(f.name, content.bytes)
+    checkBytes(f.name, bytes)
+    const input = Input.ofBytes(bytes)
     if (!content.regular) kept.set(i, input)
     return {input}
   }

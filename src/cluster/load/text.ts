@@ -87,6 +87,22 @@ function firstInvalidUtf8(buf: Uint8Array): number {
 }
 
 /**
+ * A UTF-16 file with its byte order mark (what PowerShell 5's `>` writes) as UTF-8 bytes; other
+ * bytes as they are. kubectl reads such files (go-yaml decodes UTF-16 by its mark).
+ */
+export function fromUtf16(file: string, b: Buffer): Buffer {
+  const le = b[0] === 0xff && b[1] === 0xfe
+  if (!le && !(b[0] === 0xfe && b[1] === 0xff)) return b
+  let text: string
+  try {
+    text = new TextDecoder(le ? 'utf-16le' : 'utf-16be', {fatal: true}).decode(b)
+  } catch {
+    throw new InputError(`${file}: not a text file (invalid UTF-16)`)
+  }
+  return Buffer.from(text, 'utf8')
+}
+
+/**
  * Refuses what is not text with an InputError. NUL bytes are refused even though they are valid
  * UTF-8: no manifest contains them, and a binary file usually does.
  */
