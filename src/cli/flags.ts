@@ -83,12 +83,13 @@ export const selectionFlags = {
   namespace: Flags.string({
     char: 'n',
     helpValue: 'NS',
-    description: 'Namespace of the Deployments to sync (default "default").',
+    description:
+      'Namespace of the Deployments (default: the kubeconfig context\'s namespace, or "default"; with -f, "default").',
   }),
   'all-namespaces': Flags.boolean({
     char: 'A',
     default: false,
-    description: 'Sync the Deployments of every namespace.',
+    description: 'The Deployments of every namespace.',
   }),
   selector: Flags.string({
     char: 'l',

@@ -183,3 +183,11 @@ describe('a UTF-16 file, as PowerShell 5 redirects write them', () => {
     expect(piped.stdout.toString()).toBe('deployment.apps/web\n')
   })
 })
+
+describe('help of -n and -A', () => {
+  it('explain does not say it syncs; -n names the live default', () => {
+    const help = cli(['explain', '--help']).stdout.replace(/\s+/g, ' ')
+    expect(help).not.toMatch(/to sync|Sync the Deployments/)
+    expect(help).toContain(`Namespace of the Deployments (default: the kubeconfig context's namespace`)
+  })
+})
