@@ -78,13 +78,14 @@ const SEA_OPTIONS = {disableExperimentalSEAWarning: true}
 // Two bundles: one that warms up in the snapshot, one plain for the platforms without one.
 const example = (f) => join(root, 'examples', f)
 const NOW = ['--now', '2026-11-29T10:05:00Z']
+// Not `__complete`: warming it up made every other call ~2-3 ms slower (a bigger heap to
+// deserialize) and completion itself no faster (docs/benchmarks.md, the executable).
 const warmUp = [
   ['--version'],
   ['dry-run', 'sync', '-f', example('rolling-update.yaml'), '-n', 'demo', '-o', 'json', ...NOW],
   ['dry-run', 'sync', '-f', example('rolling-update.yaml'), '-n', 'demo', ...NOW],
   ['explain', '-f', example('stuck-image-pull.yaml'), '-n', 'demo', ...NOW],
-  ['__complete', ''],
-].filter((args) => args[0] !== '__complete' || existsSync(join(root, 'dist', 'completion', 'main.cjs')))
+]
 const bundles = {}
 async function bundle(snapshot) {
   const key = snapshot ? 'snapshot' : 'plain'
