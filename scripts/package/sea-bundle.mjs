@@ -5,7 +5,7 @@
 import {createHash} from 'node:crypto'
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {build} from 'esbuild'
+import {build, transform} from 'esbuild'
 
 const BRIDGE = "globalThis[Symbol.for('kubectl-deployctl.sea')]"
 
@@ -28,6 +28,8 @@ export async function seaBundle({root, work, warmUp}) {
 
   const esm = esmAssets(dist)
   for (const name of esm.chunks) modules.set(`dist/chunks/${name}`, `dist/chunks/${name}`)
+  const late = await lateAssets(dist)
+  for (const name of late.chunks) modules.set(`dist/chunks/${name}`, `dist/chunks/${name}`)
 
   const entry = join(work, 'sea-entry.cjs')
   writeFileSync(
@@ -41,6 +43,7 @@ ${existsSync(join(dist, 'completion', 'main.cjs')) ? `  complete: () => require(
 ${[...modules].map(([key, rel]) => `    ${JSON.stringify(key)}: () => require(${abs(rel)}),`).join('\n')}
   },
   esm: ${JSON.stringify({hash: esm.hash, files: esm.files})},
+  late: ${JSON.stringify(late.files)},
   warmUp: ${JSON.stringify(warmUp ?? [])},
 })
 `,
@@ -66,6 +69,20 @@ ${[...modules].map(([key, rel]) => `    ${JSON.stringify(key)}: () => require(${
           b.onResolve({filter: /startup[\\/]import-esm\.cjs$/}, () => ({path: seaImportEsm}))
         },
       },
+      {
+        // A late chunk's require() becomes a call that compiles it from its asset on first use.
+        name: 'sea-late-chunks',
+        setup(b) {
+          b.onResolve({filter: LATE}, (args) => ({
+            path: args.path.replace(/^.*[\\/]/, ''),
+            namespace: 'sea-late',
+          }))
+          b.onLoad({filter: /.*/, namespace: 'sea-late'}, (args) => ({
+            contents: `module.exports = ${BRIDGE}.late(${JSON.stringify(args.path)})`,
+            loader: 'js',
+          }))
+        },
+      },
     ],
     // dist/ is built already: oclif's dynamic requires of tsx and its kind stay calls at run time.
     logLevel: 'error',
@@ -75,7 +92,43 @@ ${[...modules].map(([key, rel]) => `    ${JSON.stringify(key)}: () => require(${
     // a start ~4 ms shorter (docs/benchmarks.md). Names are kept, so messages and stacks still read.
     minifyWhitespace: true,
   })
-  return {main, assets: esm.assets}
+  return {main, assets: {...esm.assets, ...late.assets}}
+}
+
+/**
+ * Chunks that only live mode runs (client-node: about half the bundle) stay out of the bundle, and
+ * so out of the start-up snapshot that every call deserializes: each is a SEA asset, whitespace
+ * removed, compiled on its first require() (scripts/package/sea/runtime.cjs, late()). The shared
+ * CommonJS chunks it requires are the bundle's own, as for the ES module chunks.
+ */
+const LATE = /(^|[\\/])kube-[A-Z0-9]+\.cjs$/
+
+async function lateAssets(dist) {
+  const chunksDir = join(dist, 'chunks')
+  const names = readdirSync(chunksDir).filter((n) => LATE.test(n))
+  if (names.length === 0)
+    throw new Error('no client-node chunk (kube-*.cjs) in dist/chunks: the bundle changed')
+  const files = {}
+  const assets = {}
+  const chunks = new Set()
+  for (const name of names) {
+    const text = readFileSync(join(chunksDir, name), 'utf8')
+    for (const m of text.matchAll(/require\("\.\/([^"]+)"\)/g)) {
+      if (LATE.test(m[1])) throw new Error(`${name} requires another late chunk, ${m[1]}`)
+      chunks.add(m[1])
+    }
+    if (/\bimport\(|require\("\.\.\//.test(text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '')))
+      throw new Error(`${name} imports what a late chunk cannot (import() or a file outside dist/chunks)`)
+    const {code} = await transform(text, {
+      minifyWhitespace: true,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node24',
+    })
+    files[name] = `late/${name}`
+    assets[`late/${name}`] = code
+  }
+  return {files, assets, chunks: [...chunks]}
 }
 
 /**

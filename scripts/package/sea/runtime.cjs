@@ -31,12 +31,14 @@ function virtualRoot() {
  *   main: () => {execute: Function}, complete: () => {main: Function},
  *   modules: Record<string, () => unknown>,
  *   esm: {hash: string, files: Record<string, string>},
+ *   late?: Record<string, string>,
  *   warmUp?: string[][],
  * }} app
  */
 exports.start = function start(app) {
   const state = {root: virtualRoot()}
   const modules = app.modules
+  const lateModules = new Map()
   const manifestText = JSON.stringify(app.manifest)
 
   globalThis[BRIDGE] = {
@@ -59,6 +61,25 @@ exports.start = function start(app) {
       return load()
     },
     importEsm: (name) => importEsm(app.esm, name),
+    /** A chunk kept out of the bundle (live mode's client-node), compiled from its asset once. */
+    late(name) {
+      const loaded = lateModules.get(name)
+      if (loaded) return loaded.exports
+      const key = app.late?.[name]
+      if (!key) throw new Error(`kubectl-deployctl: no late chunk ${name}`)
+      const filename = path.join(state.root, 'dist', 'chunks', name)
+      const compiled = require('node:vm').compileFunction(
+        require('node:sea').getAsset(key, 'utf8'),
+        ['exports', 'require', 'module', '__filename', '__dirname'],
+        {filename},
+      )
+      const module = {exports: {}}
+      lateModules.set(name, module)
+      const bridge = globalThis[BRIDGE]
+      const chunkRequire = (id) => (id.startsWith('./') ? bridge.chunk(id.slice(2)) : require(id))
+      compiled.call(module.exports, module.exports, chunkRequire, module, filename, path.dirname(filename))
+      return module.exports
+    },
   }
 
   // oclif reads its manifest with fs/promises' readFile (through a property access at each call).
