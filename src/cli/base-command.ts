@@ -58,6 +58,8 @@ export interface CommandOptions<F> {
   validateOptions(): Promise<void>
   /** The exit code. */
   run(): Promise<number>
+  /** Errors about part of the request (a missing name among several), printed after the output. */
+  partialErrors?(): readonly string[]
 }
 
 export abstract class BaseCommand extends Command {
@@ -71,7 +73,10 @@ export abstract class BaseCommand extends Command {
     if ((flags as {'exit-code'?: boolean})['exit-code'] === true) this.errorExitFloor = 2
     await options.complete(flags, argv as string[])
     await options.validateOptions()
-    process.exitCode = await options.run()
+    const code = await options.run()
+    const partial = options.partialErrors?.() ?? []
+    for (const message of partial) processIO.err(`error: ${escapeControl(message)}\n`)
+    process.exitCode = partial.length > 0 ? Math.max(code, this.errorExitFloor) : code
   }
 
   /**

@@ -234,19 +234,55 @@ export class PassOptions {
     return namespaceHint(this.selection, found, this.isLive ? 'cluster' : 'files', name)
   }
 
-  /** A named Deployment that is not in the namespace but elsewhere: kubectl's NotFound with the hint. */
+  /** The named Deployments that were not found, when others were (kubectl get's partial answer). */
+  private notFound: string[] = []
+
+  /** Whether NAME arguments select from the loaded world (not so for plan, whose are in PROPOSED). */
+  protected namesSelectFromWorld = true
+
+  /**
+   * Named Deployments that are missing: kubectl's NotFound, with where else they are as a hint.
+   * When every name is missing, that is the error; when only some are, the others are processed and
+   * the missing ones are errors after the output (partialErrors), as `kubectl get deploy a b` does.
+   */
   private async checkNames(world: World): Promise<void> {
     const names = this.selection.names ?? []
-    if (names.length === 0 || this.selection.allNamespaces) return
+    if (names.length === 0) return
     const {namespaceOf, DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
     const namespace = this.selection.namespace || DEFAULT_NAMESPACE
-    for (const name of names) {
-      if (world.deployments.some((d) => d.metadata.name === name && namespaceOf(d) === namespace)) continue
-      const hint = await this.namespaceHint(world, name)
-      if (hint !== undefined) {
-        throw new InputError(`deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`)
+    const all = this.selection.allNamespaces === true
+    const present = new Set(
+      world.deployments.filter((d) => all || namespaceOf(d) === namespace).map((d) => d.metadata.name),
+    )
+    const missing = names.filter((n) => !present.has(n))
+    if (missing.length === 0) return
+    if (!this.namesSelectFromWorld) {
+      // The names are found elsewhere (plan: in PROPOSED); one that is in another namespace of the
+      // world is still worth the hint.
+      for (const name of all ? [] : missing) {
+        const hint = await this.namespaceHint(world, name)
+        if (hint !== undefined)
+          throw new InputError(`deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`)
       }
+      return
     }
+    const messages: string[] = []
+    for (const name of missing) {
+      const hint = all ? undefined : await this.namespaceHint(world, name)
+      messages.push(
+        hint === undefined
+          ? `deployments.apps "${name}" not found`
+          : `deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`,
+      )
+    }
+    if (missing.length === names.length) throw new InputError(messages[0] ?? '')
+    this.notFound = messages
+    this.selection = {...this.selection, names: names.filter((n) => present.has(n))}
+  }
+
+  /** Errors to print after the output: the named Deployments that were not found. */
+  partialErrors(): readonly string[] {
+    return this.notFound
   }
 
   /** Connects to the cluster of the connection flags (requests logged at -v 6). */

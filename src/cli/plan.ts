@@ -29,6 +29,7 @@ export class PlanOptions extends PassOptions {
     'jsonpath',
   ]
   protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
+  protected override namesSelectFromWorld = false
   proposedFiles: string[] = []
   fieldManager = DEFAULT_FIELD_MANAGER
   nowGiven = false

@@ -191,3 +191,47 @@ describe('help of -n and -A', () => {
     expect(help).toContain(`Namespace of the Deployments (default: the kubeconfig context's namespace`)
   })
 })
+
+describe('names of which only some exist, as kubectl get deploy a b answers', () => {
+  const file = 'examples/rolling-update.yaml'
+  const at = ['--now', '2026-11-29T10:00:10Z']
+
+  it('the found ones are processed and printed, then one error per missing name; exit 1 (2 with --exit-code)', () => {
+    const r = cli(['dry-run', 'sync', 'web', 'nope', '-f', file, '-n', 'demo', ...at, '-o', 'name'])
+    expect(r.stdout).toBe('deployment.apps/web\n')
+    expect(r.stderr).toBe('error: deployments.apps "nope" not found\n')
+    expect(r.code).toBe(1)
+    const gate = cli(['dry-run', 'sync', 'web', 'nope', '-f', file, '-n', 'demo', ...at, '--exit-code'])
+    expect(gate.stderr).toBe('error: deployments.apps "nope" not found\n')
+    expect(gate.code).toBe(2)
+  })
+
+  it('explain explains the found one; -o json holds only it', () => {
+    const r = cli(['explain', 'nope', 'web', '-f', file, '-n', 'demo', ...at, '-o', 'json'])
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout).items.map((i: {deployment: {name: string}}) => i.deployment.name)).toEqual([
+      'web',
+    ])
+    expect(r.stderr).toBe('error: deployments.apps "nope" not found\n')
+  })
+
+  it('a name in another namespace keeps its hint; when every name is missing it is the one error', () => {
+    const r = cli([
+      'dry-run',
+      'sync',
+      'web',
+      'api',
+      '-f',
+      file,
+      '-f',
+      'examples/stuck-image-pull.yaml',
+      ...at,
+    ])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^error: deployments\.apps "web" not found in namespace "default": .*-n demo/m)
+    const none = cli(['dry-run', 'sync', 'nope', 'neither', '-f', file, '-n', 'demo', ...at])
+    expect(none.stdout).toBe('')
+    expect(none.stderr).toBe('error: deployments.apps "nope" not found\n')
+    expect(none.code).toBe(1)
+  })
+})
