@@ -4,13 +4,12 @@
 // into a temp dir. Bounded time and memory are checked by running those with a kill timeout and a
 // V8 heap limit: the test fails if the process is killed or runs out of heap, not on a stopwatch.
 
-import {spawn} from 'node:child_process'
 import {closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import type {SyncResult} from '../../src/pass/result.js'
-import {BIN, limiter, ROOT} from './helpers.js'
+import {limiter, startCli} from './helpers.js'
 
 const NOW = '2026-11-29T10:00:00Z'
 const BAD = 'test/fixtures/bad'
@@ -41,31 +40,13 @@ function run(args: string[], opts: RunOptions = {}): Promise<Run> {
 }
 
 function spawnCli(args: string[], opts: RunOptions = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const node = opts.heapMb ? [`--max-old-space-size=${opts.heapMb}`] : []
-    const child = spawn(process.execPath, [...node, BIN, ...args], {
-      cwd: ROOT,
-      env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...opts.env},
-      stdio: [opts.stdinFd ?? 'pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c
-    })
-    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000)
-    child.on('error', reject)
-    // The CLI may refuse input before reading all of it.
-    child.stdin?.on('error', () => {})
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code, signal, stdout, stderr})
-    })
-    child.stdin?.end(opts.input ?? '')
-  })
+  return startCli(args, {
+    input: opts.stdinFd === undefined ? (opts.input ?? '') : undefined,
+    stdinFd: opts.stdinFd,
+    env: opts.env,
+    killAfterMs: opts.timeoutMs,
+    nodeArgs: opts.heapMb ? [`--max-old-space-size=${opts.heapMb}`] : [],
+  }).done
 }
 
 // One process per distinct command line: tests that look at the same run share it.

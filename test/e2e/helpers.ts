@@ -110,23 +110,32 @@ spec:
 ${extra}`
 }
 
-/**
- * The same as cli(), without blocking the event loop: tests that serve a test API server from
- * this process need it, or the CLI would wait for a server that cannot answer. A run still going
- * after `killAfterMs` is killed: `signal` then says so.
- */
+export interface StartOptions {
+  /** Written to stdin, which is then closed (when given). */
+  input?: string | Buffer
+  /** A file descriptor to give the CLI as its stdin instead of a pipe. */
+  stdinFd?: number
+  env?: NodeJS.ProcessEnv
+  killAfterMs?: number
+  /** Node's own flags before the script (e.g. a V8 heap limit). */
+  nodeArgs?: string[]
+}
+
 /**
  * The CLI started without waiting for it: `done` settles when it exits (killed after killAfterMs),
  * `stderr()` is what it has printed so far. stdin is closed after `input` when one is given.
  */
 export function startCli(
   args: string[],
-  options: {input?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number} = {},
+  options: StartOptions = {},
 ): {child: ChildProcess; done: Promise<RunResult & {signal: NodeJS.Signals | null}>; stderr: () => string} {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     cwd: ROOT,
     env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...options.env},
+    stdio: [options.stdinFd ?? 'pipe', 'pipe', 'pipe'],
   })
+  // The CLI may refuse input before reading all of it.
+  child.stdin?.on('error', () => {})
   let stdout = ''
   let stderr = ''
   child.stdout?.setEncoding('utf8').on('data', (c: string) => {
@@ -147,6 +156,11 @@ export function startCli(
   return {child, done, stderr: () => stderr}
 }
 
+/**
+ * The same as cli(), without blocking the event loop: tests that serve a test API server from
+ * this process need it, or the CLI would wait for a server that cannot answer. A run still going
+ * after `killAfterMs` is killed: `signal` then says so.
+ */
 export function cliAsync(
   args: string[],
   options: {input?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number} = {},
