@@ -157,11 +157,10 @@ items:
       const cur = String.fromCharCode(97 + i)
       lines.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(',')}]`)
     }
-    const started = Date.now()
+    // The count of expanded nodes is what stops it (no wall-clock bound here: npm run bench times things).
     expect(errorOf(() => loadWorldFromText(`${lines.join('\n')}\n`, 'lol.yaml'))).toBe(
       'lol.yaml:1: YAML aliases expand too much (refusing a possible "billion laughs" document)',
     )
-    expect(Date.now() - started).toBeLessThan(5000)
   })
 
   it('refuses aliases that contain themselves', () => {
