@@ -4,8 +4,11 @@
 
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
+import type {Input, ParserOutput} from '@oclif/core/interfaces'
 import {exitCodeFor, isExpected} from '../errors.js'
+import {createLogger} from '../run/log.js'
 import {escapeControl, terminalText} from '../util/terminal.js'
+import {type FlagSpec, pflagBooleans} from './pflag.js'
 import {unknownFlagMessage} from './suggest.js'
 
 /** Where a command writes; commands never touch process.stdout directly, so they can be driven in tests. */
@@ -62,7 +65,37 @@ export interface CommandOptions<F> {
   partialErrors?(): readonly string[]
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: oclif's own bound of parsed flags and args (FlagOutput)
+type OclifOutput = Record<string, any>
+
 export abstract class BaseCommand extends Command {
+  /**
+   * oclif's parse, with kubectl's grammar for boolean flags (cli/pflag.ts): they are taken out of
+   * the command line first and their values set over oclif's, so `--x=false` is false on every
+   * command. At -v 1 and above every flag's value is logged, as kube-controller-manager logs its
+   * flags (component-base cliflag.PrintFlags).
+   */
+  protected override async parse<F extends OclifOutput, B extends OclifOutput, A extends OclifOutput>(
+    options?: Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<ParserOutput<F, B, A>> {
+    const input = options ?? (this.ctor as unknown as Input<F, B, A>)
+    const specs = (input.flags ?? {}) as unknown as Record<string, FlagSpec>
+    let stripped: ReturnType<typeof pflagBooleans>
+    try {
+      stripped = pflagBooleans(argv, specs)
+    } catch (err) {
+      // A bad boolean value is a parse error like oclif's: the command did parse.
+      this.parsed = true
+      throw err
+    }
+    const out = await super.parse(options, stripped.argv)
+    Object.assign(out.flags as Record<string, unknown>, stripped.booleans)
+    const flags = out.flags as Record<string, unknown>
+    if (typeof flags.v === 'number' && flags.v >= 1) logFlags(flags, specs, flags['log-format'] === 'json')
+    return out
+  }
+
   /** Completes, validates and runs the options; the exit code becomes the process's. */
   protected async runOptions<F>(
     options: CommandOptions<F>,
@@ -123,6 +156,33 @@ export function oneLine(message: string): string {
     .filter((l) => l !== '')
     .join(' ')
   return `${text} (see --help)`
+}
+
+/** Flags whose values are never printed, not even in the -v 1 flag log. */
+const SECRET_FLAGS = new Set(['token', 'password'])
+
+/**
+ * One line per flag on stderr, sorted by name: `FLAG: --name="value"`, in run's log format (klog's
+ * text, or JSON with --log-format json). upstream: component-base cliflag.PrintFlags.
+ */
+function logFlags(values: Record<string, unknown>, specs: Record<string, FlagSpec>, json: boolean): void {
+  const logger = createLogger({
+    format: json ? 'json' : 'text',
+    verbosity: 1,
+    write: (line) => processIO.err(`${line}\n`),
+  })
+  for (const name of Object.keys(specs).sort()) {
+    const raw = values[name]
+    const text =
+      raw === undefined
+        ? ''
+        : SECRET_FLAGS.has(name)
+          ? '<redacted>'
+          : Array.isArray(raw)
+            ? `[${raw.join(',')}]`
+            : String(raw)
+    logger.debug(1, `FLAG: --${name}=${JSON.stringify(text)}`)
+  }
 }
 
 /** The -v level from raw arguments (errors can happen before flags are parsed). */

@@ -141,7 +141,8 @@ export const globalFlags = {
     min: 0,
     default: 0,
     helpGroup: 'GLOBAL',
-    description: 'Log level; 6 or more prints stack traces of unexpected errors.',
+    description:
+      "Log level: 1 or more logs every flag's value, 6 or more every API request and stack traces of unexpected errors.",
   }),
 }
 

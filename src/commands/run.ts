@@ -127,7 +127,7 @@ Deployment's last sync succeeded, 1 otherwise.`
       default: 0,
       helpGroup: 'GLOBAL',
       description:
-        'Log level: 2 one line per sync, 4 the path of each sync and watch activity, 6 every request.',
+        "Log level: 1 every flag's value, 2 one line per sync, 4 the path of each sync and watch activity, 6 every request.",
     }),
   }
 
