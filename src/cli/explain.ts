@@ -139,7 +139,7 @@ export class ExplainOptions extends PassOptions {
     )
     const {failOnStates} = await import('../explain/summary.js')
     return this.gate(
-      result.items.map((e) => ({...e.deployment, matches: failOnStates(e.verdict, e.progress)})),
+      result.items.map((e) => ({deployment: e.deployment, matches: failOnStates(e.verdict, e.progress)})),
     )
   }
 
@@ -159,14 +159,17 @@ export class ExplainOptions extends PassOptions {
   }
 
   /** --fail-on: 1 when any Deployment matches (named on stderr), or when the namespace was a mistake. */
-  private gate(rows: Array<{namespace: string; name: string; matches: FailOn[]}>): number {
+  private gate(rows: Array<{deployment: {namespace: string; name: string}; matches: FailOn[]}>): number {
     if (this.failOn.length === 0) return 0
     if (this.wrongNamespace) return 1
     const hit = rows.filter((r) => r.matches.some((m) => this.failOn.includes(m)))
     if (hit.length === 0) return 0
     const shown = hit
       .slice(0, 10)
-      .map((r) => `${r.namespace}/${r.name} (${r.matches.filter((m) => this.failOn.includes(m)).join(', ')})`)
+      .map(
+        (r) =>
+          `${r.deployment.namespace}/${r.deployment.name} (${r.matches.filter((m) => this.failOn.includes(m)).join(', ')})`,
+      )
     const more = hit.length - shown.length
     this.io.err(
       `--fail-on ${this.failOn.join(',')}: ${hit.length} of ${rows.length} ${rows.length === 1 ? 'Deployment matches' : 'Deployments match'}: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}\n`,

@@ -8,8 +8,8 @@ import {deploymentReplicas} from '../controller/util/deployment-util.js'
 import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {runPasses} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
-import {rolloutContext, stateOf} from '../status/index.js'
-import type {ClockState, ProgressClock, Verdict, VerdictCode} from '../status/types.js'
+import {type DeploymentItem, deploymentItem, rolloutStateOf} from '../status/item.js'
+import type {ClockState, ProgressClock, Verdict} from '../status/types.js'
 import {seconds} from '../util/duration.js'
 import type {ExplainOptions} from './index.js'
 
@@ -17,11 +17,8 @@ import type {ExplainOptions} from './index.js'
 export const FAIL_ON = ['stuck', 'deadline', 'incomplete', 'invalid'] as const
 export type FailOn = (typeof FAIL_ON)[number]
 
-export interface SummaryRow {
-  namespace: string
-  name: string
-  verdict: VerdictCode
-  reason: string
+/** The Deployment's item (status/item.ts) and its counts; v1alpha2 had namespace, name, verdict and reason at the top. */
+export interface SummaryRow extends DeploymentItem {
   /** status.readyReplicas of the Deployment as given, and spec.replicas. */
   ready: number
   desired: number
@@ -82,22 +79,17 @@ export async function summarizeWorld(
 ): Promise<ExplainSummary> {
   const pass = await runPasses(world, selection, {now: options.now, gates: options.gates, collectFacts: true})
   const rows = pass.result.items.map((r): SummaryRow => {
-    const ctx = rolloutContext(world, pass.store, r, options)
-    const state = stateOf(ctx)
-    const d: Deployment = ctx.d
+    const state = rolloutStateOf(world, pass.store, r, options)
+    const d = pass.store.initial('deployments', r.deployment.namespace, r.deployment.name) as Deployment
     const p = state.progress
-    return {
-      namespace: ctx.namespace,
-      name: ctx.name,
-      verdict: state.verdict.code,
-      reason: state.verdict.reason,
+    return deploymentItem(r.deployment, state.verdict, {
       ready: d.status?.readyReplicas ?? 0,
       desired: deploymentReplicas(d),
       updated: d.status?.updatedReplicas ?? 0,
       available: d.status?.availableReplicas ?? 0,
       deadline: {state: p.state, at: p.deadline, secondsLeft: p.secondsLeft, text: clockText(p)},
       matches: failOnStates(state.verdict, p),
-    }
+    })
   })
   return envelope('ExplainSummary', options.now, options.gates, rows)
 }

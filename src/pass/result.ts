@@ -65,8 +65,11 @@ export interface ResultEnvelope<Kind extends string, Item> {
   items: Item[]
 }
 
-/** v1alpha2: the list key is `items` in every document (v1alpha1 said `results` and `explanations`). */
-export const API_VERSION = 'deployctl.kubectl.io/v1alpha2'
+/**
+ * v1alpha3: one item shape (status/item.ts), `deployment` and `verdict` first in every item, and
+ * reconcile-once prints its SyncResult on files too; v1alpha2 made the list key `items` everywhere.
+ */
+export const API_VERSION = 'deployctl.kubectl.io/v1alpha3'
 
 export type SyncResult = ResultEnvelope<'SyncResult', DeploymentResult>
 

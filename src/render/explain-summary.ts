@@ -10,8 +10,8 @@ export async function renderSummary(
 ): Promise<string> {
   const head = ['DEPLOYMENT', 'VERDICT', 'READY', 'UPDATED', 'AVAILABLE', 'DEADLINE']
   const rows = summary.items.map((r) => [
-    `${r.namespace}/${r.name}`,
-    r.reason === r.verdict ? r.verdict : `${r.verdict} (${r.reason})`,
+    `${r.deployment.namespace}/${r.deployment.name}`,
+    r.verdict.reason === r.verdict.code ? r.verdict.code : `${r.verdict.code} (${r.verdict.reason})`,
     `${r.ready}/${r.desired}`,
     String(r.updated),
     String(r.available),

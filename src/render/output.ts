@@ -76,7 +76,7 @@ const RESOURCE: Record<string, string> = {
 
 /**
  * kubectl's -o name: `deployment.apps/web`, one per object. An envelope names its Deployments
- * (each item's `deployment`, or a summary row's `name`), a List its objects.
+ * (each item's `deployment`), a List its objects.
  */
 export function namesOf(doc: unknown): string[] {
   const d = doc as {kind?: string; items?: unknown[]}
@@ -84,12 +84,9 @@ export function namesOf(doc: unknown): string[] {
     const i = item as {
       deployment?: {name?: string}
       kind?: string
-      name?: string
       metadata?: {name?: string}
     }
     if (i.deployment) return `deployment.apps/${i.deployment.name ?? ''}`
-    // explain --summary: one row per Deployment, named by its own `name`.
-    if (d.kind === 'ExplainSummary') return `deployment.apps/${i.name ?? ''}`
     const resource = RESOURCE[i.kind ?? ''] ?? (i.kind ?? '').toLowerCase()
     return `${resource}/${i.metadata?.name ?? ''}`
   })

@@ -397,10 +397,19 @@ describe('a fleet gate: explain -A --summary --fail-on', () => {
   it('-o json gives the same rows, with the states each matches', () => {
     const r = cli(['explain', '--summary', ...MULTI, '-o', 'json'])
     expect(r.code).toBe(0)
-    const doc = JSON.parse(r.stdout) as {kind: string; items: Array<Record<string, unknown>>}
+    const doc = JSON.parse(r.stdout) as {
+      kind: string
+      items: Array<{
+        deployment: {namespace: string; name: string}
+        verdict: {code: string; reason: string; message: string}
+        matches: string[]
+      }>
+    }
     expect(doc.kind).toBe('ExplainSummary')
     expect(
-      doc.items.map((x) => `${x.namespace}/${x.name} ${x.verdict} ${(x.matches as string[]).join(',')}`),
+      doc.items.map(
+        (x) => `${x.deployment.namespace}/${x.deployment.name} ${x.verdict.code} ${x.matches.join(',')}`,
+      ),
     ).toEqual([
       'demo/api Progressing ',
       'demo/web Complete ',
@@ -416,6 +425,10 @@ describe('a fleet gate: explain -A --summary --fail-on', () => {
       available: 3,
       deadline: {state: 'Running', at: '2026-11-29T10:09:41Z', secondsLeft: 581},
     })
+    // The same verdict, whole, as explain -o json gives it for the same Deployment.
+    const full = JSON.parse(cli(['explain', ...MULTI, '-o', 'json']).stdout) as typeof doc
+    expect(doc.items.map((x) => x.verdict)).toEqual(full.items.map((x) => x.verdict))
+    expect(doc.items[0]?.verdict.message).not.toBe('')
   })
 
   it('incomplete input and a wrong namespace fail the gate; a bad state name is a usage error', () => {

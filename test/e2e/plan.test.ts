@@ -47,7 +47,7 @@ describe('plan, offline', () => {
     const {code, doc} = plan(['-f', 'examples/plan/web-image.yaml', '--current', 'examples/steady.yaml'])
     expect(code).toBe(1)
     expect(doc.kind).toBe('PlanResult')
-    expect(doc.apiVersion).toBe('deployctl.kubectl.io/v1alpha2')
+    expect(doc.apiVersion).toBe('deployctl.kubectl.io/v1alpha3')
     const [item] = doc.items
     expect(item?.rollout).toBe(true)
     expect(item?.newReplicaSet).toBe('create')

@@ -36,7 +36,7 @@ describe('explain -o json', () => {
     }
     expect(readExplain(JSON.stringify(v1), 'demo', 'web')).toEqual({state: 'waiting', message: WAITING})
     const v2 = {
-      apiVersion: 'deployctl.kubectl.io/v1alpha2',
+      apiVersion: 'deployctl.kubectl.io/v1alpha3',
       items: [explanation(`error: ${DEADLINE}`, false, true)],
     }
     expect(readExplain(JSON.stringify(v2), 'demo', 'web')).toEqual({

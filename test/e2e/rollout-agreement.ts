@@ -38,7 +38,7 @@ interface ExplainDocument {
   apiVersion?: string
   /** deployctl.kubectl.io/v1alpha1 */
   explanations?: Explanation[]
-  /** deployctl.kubectl.io/v1alpha2 (issue 16's one envelope for every command) */
+  /** deployctl.kubectl.io/v1alpha3 (issue 16's one envelope for every command) */
   items?: Explanation[]
 }
 

@@ -150,7 +150,7 @@ describe('CHANGE column', () => {
 function result(results: DeploymentResult[]): SyncResult {
   return {
     kind: 'SyncResult',
-    apiVersion: 'deployctl.kubectl.io/v1alpha2',
+    apiVersion: 'deployctl.kubectl.io/v1alpha3',
     now: '2026-11-29T10:05:00Z',
     kubernetesVersion: 'v1.36',
     featureGates: {},
