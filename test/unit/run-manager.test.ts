@@ -159,6 +159,27 @@ describe('client hooks', () => {
     await expect(hooks.before?.('GET', url)).resolves.toBeUndefined()
   })
 
+  it('a guard that closes while the credentials are applied still stops the write as it leaves', async () => {
+    const server = await startApiServer()
+    servers.push(server)
+    const conn = await connect({kubeconfig: server.kubeconfigPath})
+    let may = true
+    const apply = conn.kc.applyToHTTPSOptions.bind(conn.kc)
+    conn.kc.applyToHTTPSOptions = async (opts) => {
+      await apply(opts)
+      may = false // the renewal's 404 arrives while a token is read or an exec plugin runs
+    }
+    const {ApiClient} = await import('../../src/cluster/live/api.js')
+    const api = new ApiClient(conn, undefined, undefined, {hooks: clientHooks({mayWrite: () => may})})
+    const write = api.request({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/configmaps',
+      body: {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x'}},
+    })
+    await expect(write).rejects.toBeInstanceOf(NotLeaderError)
+    expect(server.requests.filter((q) => q.method === 'POST')).toEqual([])
+  })
+
   it('token bucket (rate.Limiter): burst at once, then one per 1/qps, debts add up', async () => {
     const clock = new VirtualClock()
     const b = new TokenBucket(20, 30, clock)

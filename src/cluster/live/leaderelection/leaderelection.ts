@@ -5,9 +5,15 @@
 // Expiry is judged only by the local clock, from when this candidate last saw the record change
 // (observedTime). The holder's renewTime is never compared with our clock, so clock skew between
 // candidates does not matter; only their clocks' rates do.
+//
+// Beyond upstream, so that no replica writes after another holds the Lease: a leader's writes are
+// held from the moment a renewal is answered 404 or 409 (the Lease deleted or changed under it)
+// until it has written the Lease again as its holder; a leader that sees another holder stops
+// leading at once; and a candidate that finds the Lease deleted while the holder it last saw still
+// had time left waits that time out before creating it, as it would for a held Lease.
 
 import {hostname} from 'node:os'
-import {isConflict, isNotFound} from '../../../controller/api/errors.js'
+import {isAlreadyExists, isConflict, isNotFound} from '../../../controller/api/errors.js'
 import {type LoopClock, realClock, type TimerHandle} from '../workqueue/clock.js'
 import {type LeaderElectionRecord, microTime, type ResourceLock} from './leaselock.js'
 
@@ -76,6 +82,9 @@ export function defaultIdentity(): string {
   return `${hostname()}_${crypto.randomUUID()}`
 }
 
+/** observedRawRecord while the Lease last seen held by another candidate is missing. */
+const DELETED_RECORD = '<deleted>'
+
 const EMPTY_RECORD: LeaderElectionRecord = {
   holderIdentity: '',
   leaseDurationSeconds: 0,
@@ -98,6 +107,12 @@ export class LeaderElector {
   private leading = false
   /** When the last successful acquire or renew was started (local clock). */
   private lastRenewStartedAt = Number.NEGATIVE_INFINITY
+  /**
+   * A renewal was answered 404 or 409: writes are held until this candidate has written the Lease
+   * as its holder again. Set synchronously where the answer is handled, so the next write's guard
+   * check already sees it.
+   */
+  private renewalRefused = false
 
   constructor(readonly config: LeaderElectionConfig) {
     const problem = validateLeaderElectionConfig(config)
@@ -140,14 +155,16 @@ export class LeaderElector {
   }
 
   /**
-   * Whether the work the lease guards may write now: this candidate leads, its renewal has not
-   * failed, and its last successful renewal started less than a lease duration ago. The last part
-   * is beyond upstream: a process that was paused past its lease (a stopped VM, a long GC) must not
-   * let a worker write before the renew loop has noticed.
+   * Whether the work the lease guards may write now: this candidate leads, no renewal since its
+   * last successful one was answered 404 or 409, and its last successful renewal started less than
+   * a lease duration ago. The last two are beyond upstream: a Lease deleted or taken under the
+   * leader, and a process that was paused past its lease (a stopped VM, a long GC), must not let a
+   * worker write before the renew loop has sorted it out.
    */
   mayWrite(): boolean {
     return (
       this.leading &&
+      !this.renewalRefused &&
       this.isLeader() &&
       this.clock.now() - this.lastRenewStartedAt < this.config.leaseDurationMs
     )
@@ -231,6 +248,8 @@ export class LeaderElector {
         if (deadline.signal.aborted) return false
         const tick = this.clock.now() + this.config.retryPeriodMs
         if (await this.tryAcquireOrRenew(deadline.signal)) return !deadline.signal.aborted
+        // Beyond upstream (which polls on until the deadline): another holder is final.
+        if (!this.isLeader()) return false
         const rest = tick - this.clock.now()
         if (rest > 0) await sleep(this.clock, rest, deadline.signal)
       }
@@ -265,10 +284,10 @@ export class LeaderElector {
       record.leaderTransitions = old.leaderTransitions
       try {
         await lock.update(record, signal)
-        this.setObservedRecord(record)
-        this.lastRenewStartedAt = started
+        this.renewed(record, started)
         return true
       } catch (err) {
+        this.holdWritesIfRefused(err)
         if (signal.aborted) return false
         log?.debug(2, 'Failed to update lease optimistically, falling back to slow path', {
           lock: lock.describe(),
@@ -282,20 +301,37 @@ export class LeaderElector {
     try {
       observed = await lock.get(signal)
     } catch (err) {
+      this.holdWritesIfRefused(err)
       if (!isNotFound(err)) {
         if (!signal.aborted)
           log?.error('Error retrieving lease lock', {lock: lock.describe(), err: message(err)})
         return false
       }
+      // Beyond upstream: the Lease is gone, but the holder last seen may still act (it may have
+      // renewed after our last look, just before the deletion): its lease counts from when we
+      // first saw the Lease missing, by our clock, as for any change of the record.
+      if (this.observedRecord.holderIdentity !== '' && !this.isLeader()) {
+        if (this.observedRawRecord !== DELETED_RECORD) {
+          this.observedRawRecord = DELETED_RECORD
+          this.observedTime = started
+        }
+      }
+      if (this.observedRawRecord === DELETED_RECORD && this.isLeaseValid(started)) {
+        log?.debug(4, 'Lease was deleted; waiting out the lease of its last holder', {
+          lock: lock.describe(),
+          holder: this.observedRecord.holderIdentity,
+        })
+        return false
+      }
       try {
         await lock.create(record, signal)
       } catch (createErr) {
+        this.holdWritesIfRefused(createErr)
         if (!signal.aborted)
           log?.error('Error initially creating lease lock', {lock: lock.describe(), err: message(createErr)})
         return false
       }
-      this.setObservedRecord(record)
-      this.lastRenewStartedAt = started
+      this.renewed(record, started)
       return true
     }
 
@@ -323,12 +359,30 @@ export class LeaderElector {
     try {
       await lock.update(record, signal)
     } catch (err) {
+      this.holdWritesIfRefused(err)
       if (!signal.aborted) log?.error('Failed to update lease', {lock: lock.describe(), err: message(err)})
       return false
     }
+    this.renewed(record, started)
+    return true
+  }
+
+  /** This candidate wrote the Lease as its holder: the record is current, writes may go on. */
+  private renewed(record: LeaderElectionRecord, started: number): void {
     this.setObservedRecord(record)
     this.lastRenewStartedAt = started
-    return true
+    this.renewalRefused = false
+  }
+
+  /** A leader's renewal answered 404 (Lease deleted) or 409 (changed, or created by another). */
+  private holdWritesIfRefused(err: unknown): void {
+    if (!this.leading || this.renewalRefused) return
+    if (!isNotFound(err) && !isConflict(err) && !isAlreadyExists(err)) return
+    this.renewalRefused = true
+    this.config.log?.info('Lease renewal refused: holding writes until the Lease is ours again', {
+      lock: this.config.lock.describe(),
+      err: message(err),
+    })
   }
 
   /**
