@@ -87,7 +87,7 @@ export async function runManager(opts: ManagerOptions): Promise<number> {
     for (const w of warnings) logger.log('W', `Warning: ${w}`)
     if (signs.length > 0) {
       throw new InputError(
-        `another Deployment controller seems to be active: ${signs.join('; ')}. Two controllers would fight over the same ReplicaSets; pass --force to start anyway`,
+        `another Deployment controller is active: ${signs.join('; ')}. Two controllers would fight over the same ReplicaSets; pass --force to start anyway`,
       )
     }
   }
