@@ -101,7 +101,7 @@ class LeaseServer {
     }
     if (down !== undefined) {
       call.status = down
-      throw new StatusError('InternalError', down, 'injected')
+      throw new StatusError(down === 403 ? 'Forbidden' : 'InternalError', down, 'injected')
     }
     const body = spec.body as Lease | undefined
     const fail = (code: number, reason: StatusError['reason'], msg: string) => {
@@ -612,6 +612,60 @@ describe('HealthzAdaptor (upstream: TestLeaderElectionHealthChecker)', () => {
     await settle()
     clock.jump(1_000_000)
     expect(adaptor.check()).toBeUndefined()
+  })
+})
+
+describe('readiness (beyond upstream, issue 28)', () => {
+  it('fails once every Lease request has been refused for authorization for longer than the tolerance, and says so', async () => {
+    const {clock, server} = setup()
+    server.down.set('a', 403)
+    const a = start(elector(server, clock, 'a'))
+    await settle()
+    expect(a.elector.readiness(5000)).toBeUndefined()
+    await clock.advance(5000)
+    expect(a.elector.readiness(5000)).toBeUndefined()
+    await clock.advance(1000 * (1 + JITTER_FACTOR))
+    expect(a.elector.readiness(5000)?.message).toMatch(
+      /^the API server has refused this replica's requests for the Lease kube-system\/kubectl-deployctl for [67]s \(403 Forbidden\): check its RBAC for leases$/,
+    )
+    // Allowed again: the next try acquires, and it is ready.
+    server.down.delete('a')
+    await clock.advanceUntil(() => a.leading, 5000)
+    expect(a.elector.readiness(5000)).toBeUndefined()
+  })
+
+  it('a standby is ready while the holder renews, and while waiting out a Lease that just stopped', async () => {
+    const {clock, server} = setup()
+    const a = start(elector(server, clock, 'a'))
+    await settle()
+    const b = start(elector(server, clock, 'b'))
+    await clock.advance(30_000)
+    expect(b.elector.readiness(5000)).toBeUndefined()
+    server.down.set('a', 0)
+    await clock.advanceUntil(() => b.leading, 20_000)
+    expect(b.elector.readiness(5000)).toBeUndefined()
+  })
+
+  it('a forged Lease claiming 2147483647 s: the standby is not ready once it has not moved for its lease duration plus the tolerance, and takes it over at the cap', async () => {
+    const {clock, server} = setup()
+    server.poke({
+      holderIdentity: 'forged',
+      leaseDurationSeconds: 2_147_483_647,
+      renewTime: microTime(clock.now()),
+    })
+    const b = start(elector(server, clock, 'b'))
+    await clock.advance(4000 + 5000)
+    expect(b.elector.readiness(5000)).toBeUndefined()
+    await clock.advance(100)
+    expect(b.elector.readiness(5000)?.message).toBe(
+      'the Lease kube-system/kubectl-deployctl is held by forged, who has not renewed it for 9s (it claims 2147483647s; at most 40s are honoured)',
+    )
+    expect(b.leading).toBe(false)
+    // The claim is honoured for at most 10 × our own lease duration (4 s).
+    const took = await clock.advanceUntil(() => b.leading, 60_000)
+    expect(9100 + took).toBeGreaterThanOrEqual(40_000)
+    expect(9100 + took).toBeLessThanOrEqual(40_000 + 1000 * (1 + JITTER_FACTOR) + 10)
+    expect(b.elector.readiness(5000)).toBeUndefined()
   })
 })
 

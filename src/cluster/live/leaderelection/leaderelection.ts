@@ -13,12 +13,19 @@
 // had time left waits that time out before creating it, as it would for a held Lease.
 
 import {hostname} from 'node:os'
-import {isAlreadyExists, isConflict, isNotFound} from '../../../controller/api/errors.js'
+import {isAlreadyExists, isConflict, isNotFound, StatusError} from '../../../controller/api/errors.js'
 import {type LoopClock, realClock, type TimerHandle} from '../workqueue/clock.js'
 import {type LeaderElectionRecord, microTime, type ResourceLock} from './leaselock.js'
 
 /** upstream: JitterFactor — acquire retries wait between RetryPeriod and 2.2 × RetryPeriod. */
 export const JITTER_FACTOR = 1.2
+
+/**
+ * Beyond upstream: a Lease's own leaseDurationSeconds is honoured up to this many times this
+ * candidate's lease duration. Candidates of one Deployment share the flag, so the cap never bites
+ * among them; a forged claim (2147483647 s) no longer blocks a takeover for ever.
+ */
+export const MAX_LEASE_CLAIM_FACTOR = 10
 
 export interface LeaderCallbacks {
   /** Called (not awaited) once leadership is acquired; the signal aborts when it is lost or given up. */
@@ -59,6 +66,8 @@ export interface LeaderElectionConfig {
   random?: () => number
   log?: ElectionLog
   metrics?: LeaderMetrics
+  /** The most a Lease may claim (ms); default MAX_LEASE_CLAIM_FACTOR × leaseDurationMs. */
+  maxLeaseClaimMs?: number
 }
 
 /**
@@ -113,6 +122,10 @@ export class LeaderElector {
    * check already sees it.
    */
   private renewalRefused = false
+  /** Since when (local clock) the server has refused this candidate's Lease requests (401, 403). */
+  private refusedSince: number | undefined
+  /** The last such refusal, as a status code and reason (our words, not the server's message). */
+  private refusal = ''
 
   constructor(readonly config: LeaderElectionConfig) {
     const problem = validateLeaderElectionConfig(config)
@@ -178,6 +191,30 @@ export class LeaderElector {
     if (!this.isLeader()) return undefined
     if (this.clock.now() - this.observedTime > this.config.leaseDurationMs + maxTolerableExpiredMs) {
       return new Error(`failed election to renew leadership on lease ${this.config.name}`)
+    }
+    return undefined
+  }
+
+  /**
+   * Beyond upstream (which has no readiness for leader election): an error while this candidate
+   * cannot take part in the election (its Lease requests refused for authorization for longer than
+   * toleranceMs), or while, as a standby, it has seen the Lease unrenewed for longer than its own
+   * lease duration plus toleranceMs (a dead holder nobody takes over, or a claim beyond the cap).
+   */
+  readiness(toleranceMs: number): Error | undefined {
+    const now = this.clock.now()
+    const lock = this.config.lock.describe()
+    if (this.refusedSince !== undefined && now - this.refusedSince > toleranceMs) {
+      return new Error(
+        `the API server has refused this replica's requests for the Lease ${lock} for ${seconds(now - this.refusedSince)} (${this.refusal}): check its RBAC for leases`,
+      )
+    }
+    const holder = this.observedRecord.holderIdentity
+    const unrenewed = now - this.observedTime
+    if (holder !== '' && !this.isLeader() && unrenewed > this.config.leaseDurationMs + toleranceMs) {
+      return new Error(
+        `the Lease ${lock} is held by ${holder}, who has not renewed it for ${seconds(unrenewed)} (it claims ${this.observedRecord.leaseDurationSeconds}s; at most ${seconds(this.maxClaimMs())} are honoured)`,
+      )
     }
     return undefined
   }
@@ -288,6 +325,7 @@ export class LeaderElector {
         return true
       } catch (err) {
         this.holdWritesIfRefused(err)
+        this.noteRefusal(err)
         if (signal.aborted) return false
         log?.debug(2, 'Failed to update lease optimistically, falling back to slow path', {
           lock: lock.describe(),
@@ -302,6 +340,7 @@ export class LeaderElector {
       observed = await lock.get(signal)
     } catch (err) {
       this.holdWritesIfRefused(err)
+      this.noteRefusal(err)
       if (!isNotFound(err)) {
         if (!signal.aborted)
           log?.error('Error retrieving lease lock', {lock: lock.describe(), err: message(err)})
@@ -327,6 +366,7 @@ export class LeaderElector {
         await lock.create(record, signal)
       } catch (createErr) {
         this.holdWritesIfRefused(createErr)
+        this.noteRefusal(createErr)
         if (!signal.aborted)
           log?.error('Error initially creating lease lock', {lock: lock.describe(), err: message(createErr)})
         return false
@@ -341,6 +381,8 @@ export class LeaderElector {
       this.observedRawRecord = observed.raw
     }
     if (observed.record.holderIdentity !== '' && this.isLeaseValid(started) && !this.isLeader()) {
+      // Waiting for a held Lease is taking part: nothing refused this candidate.
+      this.refusedSince = undefined
       log?.debug(4, 'Lease is held by and has not yet expired', {
         lock: lock.describe(),
         holder: observed.record.holderIdentity,
@@ -360,6 +402,7 @@ export class LeaderElector {
       await lock.update(record, signal)
     } catch (err) {
       this.holdWritesIfRefused(err)
+      this.noteRefusal(err)
       if (!signal.aborted) log?.error('Failed to update lease', {lock: lock.describe(), err: message(err)})
       return false
     }
@@ -372,6 +415,18 @@ export class LeaderElector {
     this.setObservedRecord(record)
     this.lastRenewStartedAt = started
     this.renewalRefused = false
+    this.refusedSince = undefined
+  }
+
+  /** A Lease request refused for authorization starts (or continues) the readiness clock. */
+  private noteRefusal(err: unknown): void {
+    if (!(err instanceof StatusError) || (err.code !== 401 && err.code !== 403)) return
+    this.refusedSince ??= this.clock.now()
+    this.refusal = `${err.code} ${err.reason}`
+  }
+
+  private maxClaimMs(): number {
+    return this.config.maxLeaseClaimMs ?? MAX_LEASE_CLAIM_FACTOR * this.config.leaseDurationMs
   }
 
   /** A leader's renewal answered 404 (Lease deleted) or 409 (changed, or created by another). */
@@ -442,9 +497,11 @@ export class LeaderElector {
     if (cb) queueMicrotask(() => cb(this.reportedLeader))
   }
 
-  // upstream: isLeaseValid — observedTime plus the observed record's lease duration is ahead of now.
+  // upstream: isLeaseValid — observedTime plus the observed record's lease duration is ahead of now
+  // (the duration capped, beyond upstream, at maxClaimMs).
   private isLeaseValid(now: number): boolean {
-    return this.observedTime + this.observedRecord.leaseDurationSeconds * 1000 > now
+    const claimed = Math.min(this.observedRecord.leaseDurationSeconds * 1000, this.maxClaimMs())
+    return this.observedTime + claimed > now
   }
 
   // upstream: setObservedRecord — the record, and now as the time it was observed.
@@ -467,6 +524,10 @@ function sleep(clock: LoopClock, ms: number, signal: AbortSignal): Promise<void>
     handle = clock.setTimer(ms, done)
     signal.addEventListener('abort', done, {once: true})
   })
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)}s`
 }
 
 function message(err: unknown): string {
