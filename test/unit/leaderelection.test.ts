@@ -636,7 +636,7 @@ describe('readiness (beyond upstream, issue 28)', () => {
 
   it('a standby is ready while the holder renews, and while waiting out a Lease that just stopped', async () => {
     const {clock, server} = setup()
-    const a = start(elector(server, clock, 'a'))
+    start(elector(server, clock, 'a'))
     await settle()
     const b = start(elector(server, clock, 'b'))
     await clock.advance(30_000)
