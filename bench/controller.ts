@@ -8,7 +8,8 @@
 // - steady state: syncs per minute on a quiet cluster, by cause;
 // - memory: peak RSS with 5,000 Deployments cached;
 // - failover: Lease takeover after kill -9 and after SIGTERM (lease 4s, renew 3s, retry 1s), and
-//   20 rollouts with the leader killed at seeded random moments.
+//   20 rollouts with the leader killed at seeded random moments;
+// - the Lease deleted under the leader, 20 trials: writes made while another replica held it.
 //
 //   tsx bench/controller.ts [--quick] [--out FILE]
 
@@ -33,6 +34,7 @@ const CHANGES = quick ? 30 : 100
 const STEADY_MS = quick ? 20_000 : 60_000
 const FAILOVER_TRIALS = quick ? 3 : 5
 const RANDOM_ROLLOUTS = quick ? 6 : 20
+const LEASE_DELETED_TRIALS = quick ? 6 : 20
 
 const cli = join(root, 'bin', 'run.cjs')
 const kubectlBin = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
@@ -442,6 +444,84 @@ async function randomKills(): Promise<void> {
   results.randomKills = row
 }
 
+/**
+ * Issue 28: the Lease deleted under the leader during a rollout, just after it renewed, its next
+ * renewal held at the server 0-2.5 s (so the standby's polls find the Lease missing first). Counts
+ * the writes a replica made while the Lease named another holder (must be 0).
+ */
+async function leaseDeleted(): Promise<void> {
+  const server = await serve([], true)
+  const live = [new Replica(server), new Replica(server)]
+  const t0 = performance.now()
+  if ((await kubectl(server, 'create', 'deployment', 'web', '--image=nginx:1.0', '--replicas=4')).code !== 0)
+    throw new Error('create failed')
+  if ((await kubectl(server, 'rollout', 'status', 'deployment/web', '--timeout=120s')).code !== 0)
+    throw new Error('first rollout failed')
+  const delays = [0, 500, 1000, 1500, 2000, 2500]
+  const badByTrial: number[] = []
+  let takeovers = 0
+  let converged = 0
+  let exits = 0
+  for (let i = 1; i <= LEASE_DELETED_TRIALS; i++) {
+    // A replica that lost the Lease exits 1, as kube-controller-manager does: start another.
+    for (const [k, r] of live.entries()) {
+      if (r.child.exitCode === null) continue
+      exits++
+      live[k] = new Replica(server)
+    }
+    while (!live.some((r) => r.identity !== '' && r.identity === holder(server))) await sleep(20)
+    const before = holder(server)
+    const from = server.writes.length
+    await kubectl(server, 'set', 'image', 'deployment/web', `nginx=nginx:2.${i}`)
+    const seen = server.requests.length
+    while (
+      !server.requests
+        .slice(seen)
+        .some((q) => q.method === 'PUT' && q.resource === 'leases' && q.userAgent?.endsWith(before))
+    )
+      await sleep(10)
+    const delayMs = delays[(i - 1) % delays.length] as number
+    if (delayMs > 0) server.faults.add({verb: 'update', resource: 'leases', delayMs})
+    await kubectl(server, 'delete', 'lease', '-n', 'kube-system', 'kubectl-deployctl')
+    if ((await kubectl(server, 'rollout', 'status', 'deployment/web', '--timeout=120s')).code === 0)
+      converged++
+    while (holder(server) === '') await sleep(20)
+    if (holder(server) !== before) takeovers++
+    badByTrial.push(writesWhileAnotherHolds(server.writes.slice(from), before))
+    log(
+      `trial ${i} (renewal held ${delayMs} ms): ${badByTrial.at(-1)} writes while another held the Lease; holder ${holder(server) === before ? 'kept' : 'changed'}`,
+    )
+  }
+  await Promise.all(live.map((r) => r.stop()))
+  await server.close()
+  const row = {
+    trials: LEASE_DELETED_TRIALS,
+    trialsWithWritesWhileAnotherHeld: badByTrial.filter((n) => n > 0).length,
+    writesWhileAnotherHeld: badByTrial.reduce((a, b) => a + b, 0),
+    takeovers,
+    replicaExits: exits,
+    converged,
+    seconds: round((performance.now() - t0) / 1000),
+  }
+  log(`Lease deleted under the leader: ${JSON.stringify(row)}`)
+  results.leaseDeleted = row
+}
+
+/** Writes by a deployment-controller client while the Lease named someone else (`holder`: at the start). */
+function writesWhileAnotherHolds(writes: ApiServer['writes'], holderAtStart: string): number {
+  let current = holderAtStart
+  let bad = 0
+  for (const w of writes) {
+    if (w.resource === 'leases' && w.name === 'kubectl-deployctl') {
+      current = w.holder ?? ''
+      continue
+    }
+    const m = / deployment-controller (\S+)$/.exec(w.writer)
+    if (m && current !== '' && m[1] !== current) bad++
+  }
+  return bad
+}
+
 try {
   for (const [name, fn] of [
     ['cold start', coldStart],
@@ -450,6 +530,7 @@ try {
     ['memory', memory],
     ['failover', failover],
     ['random kills', randomKills],
+    ['lease deleted', leaseDeleted],
   ] as const) {
     if (only && !only.split(',').includes(name)) continue
     process.stderr.write(`controller: ${name}\n`)

@@ -32,9 +32,9 @@ does (optimistic concurrency, status subresource, events from deployment-control
 client-go's rate limiter (5ms doubling to 1000s, 10 qps / burst 100, 15 retries); progress deadlines are requeued \
 to fire on time.
 
-It refuses to start (unless --force) when another Deployment controller seems active: recent ScalingReplicaSet \
-events from deployment-controller that it did not post, or a held and freshly renewed kube-controller-manager Lease \
-in kube-system.
+It refuses to start (unless --force) while kube-controller-manager runs: its Lease in kube-system is held and \
+freshly renewed (only the control plane can write it). Deployments whose status kube-controller-manager wrote in \
+the last 5 minutes (their managedFields) only make it warn, as anyone who may update a Deployment can write those.
 
 Logs go to stderr: --v 2 adds one line per sync (key, duration, result), --v 4 why the key was queued, the path \
 through the controller, its writes, events and watch activity. SIGINT or SIGTERM finishes the syncs in progress and \

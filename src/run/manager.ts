@@ -10,7 +10,7 @@
 
 import {ApiClient} from '../cluster/live/api.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
-import {HealthzAdaptor} from '../cluster/live/leaderelection/healthz.js'
+import {HealthzAdaptor, KCM_HEALTHZ_TIMEOUT_MS} from '../cluster/live/leaderelection/healthz.js'
 import type {LeaderElector} from '../cluster/live/leaderelection/leaderelection.js'
 import type {Lease} from '../cluster/live/leaderelection/leaselock.js'
 import type {ControllerMetrics} from '../cluster/live/metrics/index.js'
@@ -54,6 +54,11 @@ export interface ManagerOptions {
   signals: SignalSource
   /** How the process ends at once (lost lease, second signal). */
   exit: (code: number) => void
+  /**
+   * How long leader election may keep failing for authorization, or a standby see the Lease
+   * unrenewed past its lease duration, before /readyz fails (default KCM_HEALTHZ_TIMEOUT_MS).
+   */
+  leaderReadyToleranceMs?: number
   /** Called once the servers listen and the controller starts (tests). */
   onStarted?: (m: {loop: ControllerLoop; elector?: LeaderElector; servers: RunningServer[]}) => void
 }
@@ -87,7 +92,7 @@ export async function runManager(opts: ManagerOptions): Promise<number> {
     for (const w of warnings) logger.log('W', `Warning: ${w}`)
     if (signs.length > 0) {
       throw new InputError(
-        `another Deployment controller seems to be active: ${signs.join('; ')}. Two controllers would fight over the same ReplicaSets; pass --force to start anyway`,
+        `another Deployment controller is active: ${signs.join('; ')}. Two controllers would fight over the same ReplicaSets; pass --force to start anyway`,
       )
     }
   }
@@ -99,7 +104,14 @@ export async function runManager(opts: ManagerOptions): Promise<number> {
     await Promise.all(servers.splice(0).map((s) => s.close()))
   }
   try {
-    await startServers(opts, metrics, healthz, () => loop, servers)
+    await startServers(
+      opts,
+      metrics,
+      healthz,
+      () => loop,
+      () => elector,
+      servers,
+    )
   } catch (err) {
     await closeServers()
     throw err
@@ -177,9 +189,11 @@ async function startServers(
   metrics: ControllerMetrics | undefined,
   healthz: HealthzAdaptor,
   loop: () => ControllerLoop | undefined,
+  elector: () => LeaderElector | undefined,
   servers: RunningServer[],
 ): Promise<void> {
   const {serve, checksHandler, metricsHandler} = await import('./serve.js')
+  const tolerance = opts.leaderReadyToleranceMs ?? KCM_HEALTHZ_TIMEOUT_MS
   const probes = opts.probesBind
     ? [
         checksHandler('/healthz', opts.leaderElection ? [healthz] : []),
@@ -188,6 +202,9 @@ async function startServers(
             name: 'informer-sync',
             check: () => (loop()?.cachesSynced ? undefined : new Error('caches not synced')),
           },
+          ...(opts.leaderElection
+            ? [{name: 'leaderElection', check: () => elector()?.readiness(tolerance)}]
+            : []),
         ]),
       ]
     : []

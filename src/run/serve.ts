@@ -54,7 +54,11 @@ export function checksHandler(path: '/healthz' | '/readyz', checks: HealthCheck[
     const results = run.map((c) => ({name: c.name, error: safeCheck(c)}))
     const failed = results.filter((r) => r.error)
     const verbose = url.searchParams.has('verbose')
-    const lines = results.map((r) => (r.error ? `[-]${r.name} failed: reason withheld` : `[+]${r.name} ok`))
+    // Upstream withholds the reason; ours are our own words (no server text, which goes to the
+    // log), and a failing probe should say why to whoever curls it.
+    const lines = results.map((r) =>
+      r.error ? `[-]${r.name} failed: ${r.error.message}` : `[+]${r.name} ok`,
+    )
     if (failed.length > 0) {
       text(res, 500, `${lines.join('\n')}\n${kind} check failed\n`)
     } else if (verbose) {

@@ -40,6 +40,8 @@ class LeaseServer {
   readonly calls: Call[] = []
   /** Per candidate: requests fail with this status, or hang (0) until aborted. */
   readonly down = new Map<string, number>()
+  /** Per candidate: requests of this method hang until aborted or until `unhang` is called. */
+  readonly hangs = new Map<string, {method: string; release?: () => void}>()
 
   constructor(private readonly clock: VirtualClock) {}
 
@@ -58,6 +60,18 @@ class LeaseServer {
     }
   }
 
+  /** Someone deletes the Lease (kubectl delete lease). */
+  remove(): void {
+    this.lease = undefined
+  }
+
+  /** Lets the hung request of a candidate go on. */
+  unhang(by: string): void {
+    const h = this.hangs.get(by)
+    this.hangs.delete(by)
+    h?.release?.()
+  }
+
   writes(): Call[] {
     return this.calls.filter((c) => c.method !== 'GET' && c.status === 200)
   }
@@ -65,6 +79,15 @@ class LeaseServer {
   private async handle(by: string, spec: RequestSpec): Promise<unknown> {
     const call: Call = {method: spec.method, by, at: this.clock.now(), status: 200}
     this.calls.push(call)
+    const hang = this.hangs.get(by)
+    if (hang?.method === spec.method) {
+      await new Promise<void>((resolve, reject) => {
+        hang.release = resolve
+        spec.signal?.addEventListener('abort', () => reject(new Error('The operation was aborted')), {
+          once: true,
+        })
+      })
+    }
     const down = this.down.get(by)
     if (down === 0) {
       return new Promise((_resolve, reject) => {
@@ -78,7 +101,7 @@ class LeaseServer {
     }
     if (down !== undefined) {
       call.status = down
-      throw new StatusError('InternalError', down, 'injected')
+      throw new StatusError(down === 403 ? 'Forbidden' : 'InternalError', down, 'injected')
     }
     const body = spec.body as Lease | undefined
     const fail = (code: number, reason: StatusError['reason'], msg: string) => {
@@ -395,6 +418,103 @@ describe('renew deadline', () => {
   })
 })
 
+describe('the write guard: a Lease deleted or taken under the leader (issue 28)', () => {
+  const posts = (server: LeaseServer, by: string) =>
+    server.calls.filter((c) => c.by === by && c.method === 'POST').length
+
+  it('a renewal answered 404 closes the guard before the elector does anything else; recreating the Lease reopens it', async () => {
+    const {clock, server} = setup()
+    const a = start(elector(server, clock, 'a'))
+    await settle()
+    expect(a.elector.mayWrite()).toBe(true)
+    server.remove()
+    server.hangs.set('a', {method: 'POST'})
+    // a's next renewal: PUT 404, GET 404, then the POST that recreates the Lease hangs.
+    await clock.advanceUntil(() => posts(server, 'a') === 2, 2000)
+    expect(
+      server.calls
+        .filter((c) => c.by === 'a')
+        .map((c) => `${c.method} ${c.status}`)
+        .slice(-3),
+    ).toEqual(['PUT 404', 'GET 404', 'POST 200'])
+    expect(a.elector.mayWrite()).toBe(false)
+    expect(a.leading).toBe(true)
+    server.unhang('a')
+    await settle()
+    expect(server.lease?.spec?.holderIdentity).toBe('a')
+    expect(a.elector.mayWrite()).toBe(true)
+  })
+
+  it('a renewal answered 409 closes the guard until the re-read Lease is renewed', async () => {
+    const {clock, server} = setup()
+    const a = start(elector(server, clock, 'a'))
+    await settle()
+    server.poke(server.lease?.spec)
+    server.hangs.set('a', {method: 'GET'})
+    await clock.advanceUntil(() => server.calls.at(-1)?.method === 'GET', 2000)
+    expect(server.calls.at(-2)).toMatchObject({method: 'PUT', status: 409})
+    expect(a.elector.mayWrite()).toBe(false)
+    server.unhang('a')
+    await settle()
+    expect(server.calls.at(-1)).toMatchObject({method: 'PUT', status: 200})
+    expect(a.elector.mayWrite()).toBe(true)
+  })
+
+  it('a Lease another holder took ends leadership at the renewal that sees it, not at the renew deadline', async () => {
+    const {clock, server} = setup()
+    const a = start(elector(server, clock, 'a'))
+    await settle()
+    server.poke({holderIdentity: 'x', leaseDurationSeconds: 4, leaseTransitions: 1})
+    const took = await clock.advanceUntil(() => !a.leading, 10_000)
+    expect(took).toBeLessThanOrEqual(1000 + 10)
+    expect(a.elector.mayWrite()).toBe(false)
+    await a.done
+    expect(a.stoppedLeading).toBe(1)
+    expect(server.lease?.spec?.holderIdentity).toBe('x')
+  })
+
+  it('deleted at any moment of the renew cycle: the standby never holds the Lease while the old leader may write', async () => {
+    for (let offset = 0; offset < 3200; offset += 200) {
+      const {clock, server} = setup()
+      const a = start(elector(server, clock, 'a'))
+      await settle()
+      const b = start(elector(server, clock, 'b'))
+      await clock.advance(3000 + offset)
+      server.remove()
+      for (let t = 0; t < 6000; t += 10) {
+        await clock.advance(10)
+        const overlap = server.lease?.spec?.holderIdentity === 'b' && a.elector.mayWrite()
+        expect(overlap, `deleted ${offset} ms into the cycle, ${t} ms later`).toBe(false)
+        expect(a.elector.mayWrite() && b.elector.mayWrite()).toBe(false)
+      }
+      // a was alive and renewing: it recreated the Lease and still leads.
+      expect(server.lease?.spec?.holderIdentity).toBe('a')
+      a.stop.abort()
+      b.stop.abort()
+    }
+  })
+
+  it('a deleted Lease whose leader has stopped answering is taken over once the lease the standby last saw has run out', async () => {
+    const {clock, server} = setup()
+    const a = start(elector(server, clock, 'a'))
+    await settle()
+    const b = start(elector(server, clock, 'b'))
+    await clock.advance(3000)
+    server.down.set('a', 0)
+    server.remove()
+    const removedAt = clock.now()
+    let overlap = false
+    await clock.advanceUntil(() => {
+      overlap ||= server.lease?.spec?.holderIdentity === 'b' && a.elector.mayWrite()
+      return b.leading
+    }, 20_000)
+    expect(overlap).toBe(false)
+    // b last saw a's record change at most one poll (1.6 s) before the deletion; it waits out 4 s from then.
+    expect(clock.now() - removedAt).toBeGreaterThanOrEqual(4000 - 1600)
+    expect(clock.now() - removedAt).toBeLessThanOrEqual(4000 + 1600 + 10)
+  })
+})
+
 describe('release (upstream: TestReleaseLeaseLeases, TestReleaseOnCancellation_Leases)', () => {
   it('on cancel the holder is cleared with lease duration 1 s and the transitions kept; a standby takes over at its next try', async () => {
     const {clock, server} = setup()
@@ -492,6 +612,60 @@ describe('HealthzAdaptor (upstream: TestLeaderElectionHealthChecker)', () => {
     await settle()
     clock.jump(1_000_000)
     expect(adaptor.check()).toBeUndefined()
+  })
+})
+
+describe('readiness (beyond upstream, issue 28)', () => {
+  it('fails once every Lease request has been refused for authorization for longer than the tolerance, and says so', async () => {
+    const {clock, server} = setup()
+    server.down.set('a', 403)
+    const a = start(elector(server, clock, 'a'))
+    await settle()
+    expect(a.elector.readiness(5000)).toBeUndefined()
+    await clock.advance(5000)
+    expect(a.elector.readiness(5000)).toBeUndefined()
+    await clock.advance(1000 * (1 + JITTER_FACTOR))
+    expect(a.elector.readiness(5000)?.message).toMatch(
+      /^the API server has refused this replica's requests for the Lease kube-system\/kubectl-deployctl for [67]s \(403 Forbidden\): check its RBAC for leases$/,
+    )
+    // Allowed again: the next try acquires, and it is ready.
+    server.down.delete('a')
+    await clock.advanceUntil(() => a.leading, 5000)
+    expect(a.elector.readiness(5000)).toBeUndefined()
+  })
+
+  it('a standby is ready while the holder renews, and while waiting out a Lease that just stopped', async () => {
+    const {clock, server} = setup()
+    start(elector(server, clock, 'a'))
+    await settle()
+    const b = start(elector(server, clock, 'b'))
+    await clock.advance(30_000)
+    expect(b.elector.readiness(5000)).toBeUndefined()
+    server.down.set('a', 0)
+    await clock.advanceUntil(() => b.leading, 20_000)
+    expect(b.elector.readiness(5000)).toBeUndefined()
+  })
+
+  it('a forged Lease claiming 2147483647 s: the standby is not ready once it has not moved for its lease duration plus the tolerance, and takes it over at the cap', async () => {
+    const {clock, server} = setup()
+    server.poke({
+      holderIdentity: 'forged',
+      leaseDurationSeconds: 2_147_483_647,
+      renewTime: microTime(clock.now()),
+    })
+    const b = start(elector(server, clock, 'b'))
+    await clock.advance(4000 + 5000)
+    expect(b.elector.readiness(5000)).toBeUndefined()
+    await clock.advance(100)
+    expect(b.elector.readiness(5000)?.message).toBe(
+      'the Lease kube-system/kubectl-deployctl is held by forged, who has not renewed it for 9s (it claims 2147483647s; at most 40s are honoured)',
+    )
+    expect(b.leading).toBe(false)
+    // The claim is honoured for at most 10 × our own lease duration (4 s).
+    const took = await clock.advanceUntil(() => b.leading, 60_000)
+    expect(9100 + took).toBeGreaterThanOrEqual(40_000)
+    expect(9100 + took).toBeLessThanOrEqual(40_000 + 1000 * (1 + JITTER_FACTOR) + 10)
+    expect(b.elector.readiness(5000)).toBeUndefined()
   })
 })
 

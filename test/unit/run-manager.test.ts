@@ -37,6 +37,20 @@ async function eventually<T>(probe: () => T | undefined | false, what: string, m
   }
 }
 
+async function eventuallyAsync<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 function deployment(name: string, image: string) {
   return {
     apiVersion: 'apps/v1',
@@ -65,42 +79,49 @@ async function request(
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
 }
 
+/** runManager in this process with leader election (lease 4s, renew 3s, retry 1s); its log as JSON. */
+async function startManager(server: ApiServer, overrides: Partial<ManagerOptions> = {}) {
+  const conn = await connect({kubeconfig: server.kubeconfigPath})
+  const lines: Record<string, unknown>[] = []
+  const exits: number[] = []
+  const signals = new EventEmitter()
+  const identity = 'test-host_1'
+  const done = runManager({
+    conn,
+    loop: {
+      namespace: undefined,
+      workers: 2,
+      serverDryRun: false,
+      gates: {values: {}} as never,
+      verbosity: 2,
+      onceSynced: false,
+      resyncMs: 0,
+    },
+    logger: createLogger({format: 'json', verbosity: 2, write: (l) => lines.push(JSON.parse(l))}),
+    leaderElection: {
+      leaseDurationMs: 4000,
+      renewDeadlineMs: 3000,
+      retryPeriodMs: 1000,
+      resourceName: 'kubectl-deployctl',
+      resourceNamespace: 'kube-system',
+      identity,
+    },
+    qps: 20,
+    burst: 30,
+    userAgent: 'kubectl-deployctl/test (test)',
+    force: true,
+    signals: signals as unknown as ManagerOptions['signals'],
+    exit: (code) => exits.push(code),
+    ...overrides,
+  })
+  return {done, lines, exits, identity, stop: () => signals.emit('SIGTERM')}
+}
+
 describe('runManager with leader election', () => {
   it('a sync in flight when the Lease is lost sends no further write; the process exits 1', async () => {
     const server = await startApiServer({simulate: {podReadyAfterMs: 100, terminateAfterMs: 100}})
     servers.push(server)
-    const conn = await connect({kubeconfig: server.kubeconfigPath})
-    const lines: Record<string, unknown>[] = []
-    const exits: number[] = []
-    const signals = new EventEmitter() as unknown as ManagerOptions['signals']
-    const identity = 'test-host_1'
-    const done = runManager({
-      conn,
-      loop: {
-        namespace: undefined,
-        workers: 2,
-        serverDryRun: false,
-        gates: {values: {}} as never,
-        verbosity: 2,
-        onceSynced: false,
-        resyncMs: 0,
-      },
-      logger: createLogger({format: 'json', verbosity: 2, write: (l) => lines.push(JSON.parse(l))}),
-      leaderElection: {
-        leaseDurationMs: 4000,
-        renewDeadlineMs: 3000,
-        retryPeriodMs: 1000,
-        resourceName: 'kubectl-deployctl',
-        resourceNamespace: 'kube-system',
-        identity,
-      },
-      qps: 20,
-      burst: 30,
-      userAgent: 'kubectl-deployctl/test (test)',
-      force: true,
-      signals,
-      exit: (code) => exits.push(code),
-    })
+    const {done, lines, exits, identity} = await startManager(server)
     await eventually(() => lines.some((l) => l.msg === 'leading: starting 2 workers'), 'leadership')
     await request(
       server,
@@ -143,6 +164,40 @@ describe('runManager with leader election', () => {
   }, 40_000)
 })
 
+describe('/readyz and leader election (issue 28)', () => {
+  it('is not ready, and says why, while the Lease requests keep being refused for authorization', async () => {
+    const server = await startApiServer({})
+    servers.push(server)
+    const refused = server.faults.fail({resource: 'leases'}, 403, {times: Number.POSITIVE_INFINITY})
+    let probes = ''
+    const m = await startManager(server, {
+      probesBind: {host: '127.0.0.1', port: 0},
+      leaderReadyToleranceMs: 1500,
+      onStarted: ({servers: s}) => {
+        probes = s[0]?.address ?? ''
+      },
+    })
+    const readyz = async () => {
+      const res = await fetch(`http://${probes}/readyz`)
+      return {status: res.status, body: await res.text()}
+    }
+    await eventually(() => probes !== '', 'the probes to listen')
+    // Refused for longer than the tolerance: not ready, with the reason, and healthz stays ok.
+    const r = await eventuallyAsync(async () => {
+      const x = await readyz()
+      return x.status === 500 ? x : undefined
+    }, 'readyz to fail')
+    expect(r.body).toMatch(
+      /^\[\+\]ping ok\n\[\+\]informer-sync ok\n\[-\]leaderElection failed: the API server has refused this replica's requests for the Lease kube-system\/kubectl-deployctl for \ds \(403 Forbidden\): check its RBAC for leases\nreadyz check failed\n$/,
+    )
+    expect((await fetch(`http://${probes}/healthz`)).status).toBe(200)
+    refused.remove()
+    await eventuallyAsync(async () => (await readyz()).status === 200 || undefined, 'ready again')
+    m.stop()
+    expect(await m.done).toBe(0)
+  }, 40_000)
+})
+
 describe('client hooks', () => {
   it('refuse a write when this replica may not write, before and after waiting for a token', async () => {
     let may = true
@@ -157,6 +212,27 @@ describe('client hooks', () => {
     await expect(hooks.before?.('POST', url)).rejects.toBeInstanceOf(NotLeaderError)
     may = false
     await expect(hooks.before?.('GET', url)).resolves.toBeUndefined()
+  })
+
+  it('a guard that closes while the credentials are applied still stops the write as it leaves', async () => {
+    const server = await startApiServer()
+    servers.push(server)
+    const conn = await connect({kubeconfig: server.kubeconfigPath})
+    let may = true
+    const apply = conn.kc.applyToHTTPSOptions.bind(conn.kc)
+    conn.kc.applyToHTTPSOptions = async (opts) => {
+      await apply(opts)
+      may = false // the renewal's 404 arrives while a token is read or an exec plugin runs
+    }
+    const {ApiClient} = await import('../../src/cluster/live/api.js')
+    const api = new ApiClient(conn, undefined, undefined, {hooks: clientHooks({mayWrite: () => may})})
+    const write = api.request({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/configmaps',
+      body: {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x'}},
+    })
+    await expect(write).rejects.toBeInstanceOf(NotLeaderError)
+    expect(server.requests.filter((q) => q.method === 'POST')).toEqual([])
   })
 
   it('token bucket (rate.Limiter): burst at once, then one per 1/qps, debts add up', async () => {

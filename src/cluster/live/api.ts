@@ -41,6 +41,11 @@ export interface RequestSpec {
 export interface RequestHooks {
   /** Before each attempt, retries included: may wait (the rate limiter) or throw (a refused write). */
   before?(method: string, url: URL, signal?: AbortSignal): Promise<void> | void
+  /**
+   * Synchronously as the request leaves (after the credentials are in place): may throw, so a guard
+   * flipped during before()'s or the credentials' waits still stops it.
+   */
+  sending?(method: string, url: URL): void
   /** After each attempt: the status code ('<error>' when there was no response) and the time it took. */
   after?(method: string, url: URL, code: string, seconds: number): void
 }
@@ -137,6 +142,7 @@ export class ApiClient {
       },
     }
     await applyConnection(this.conn, opts, url)
+    hooks?.sending?.(spec.method, url)
     const mod = url.protocol === 'https:' ? https : http
     const started = Date.now()
     const entry: RequestLogEntry = {

@@ -21,7 +21,7 @@ export class NotLeaderError extends Error {
 export interface ClientHooksOptions {
   observer?: RequestObserver
   limiter?: {wait(signal?: AbortSignal): Promise<number>}
-  /** Whether a write may be sent now; checked before and after the rate limiter's wait. */
+  /** Whether a write may be sent now; checked before and after the rate limiter's wait, and as it leaves. */
   mayWrite?: () => boolean
 }
 
@@ -36,6 +36,7 @@ export function clientHooks({observer, limiter, mayWrite}: ClientHooksOptions): 
       observer?.observeRateLimiter(method, url, waited / 1000)
       guard(method, url)
     },
+    sending: guard,
     after(method, url, code, seconds) {
       observer?.observeRequest(method, url, code, seconds)
     },

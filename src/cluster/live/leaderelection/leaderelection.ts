@@ -5,14 +5,27 @@
 // Expiry is judged only by the local clock, from when this candidate last saw the record change
 // (observedTime). The holder's renewTime is never compared with our clock, so clock skew between
 // candidates does not matter; only their clocks' rates do.
+//
+// Beyond upstream, so that no replica writes after another holds the Lease: a leader's writes are
+// held from the moment a renewal is answered 404 or 409 (the Lease deleted or changed under it)
+// until it has written the Lease again as its holder; a leader that sees another holder stops
+// leading at once; and a candidate that finds the Lease deleted while the holder it last saw still
+// had time left waits that time out before creating it, as it would for a held Lease.
 
 import {hostname} from 'node:os'
-import {isConflict, isNotFound} from '../../../controller/api/errors.js'
+import {isAlreadyExists, isConflict, isNotFound, StatusError} from '../../../controller/api/errors.js'
 import {type LoopClock, realClock, type TimerHandle} from '../workqueue/clock.js'
 import {type LeaderElectionRecord, microTime, type ResourceLock} from './leaselock.js'
 
 /** upstream: JitterFactor — acquire retries wait between RetryPeriod and 2.2 × RetryPeriod. */
 export const JITTER_FACTOR = 1.2
+
+/**
+ * Beyond upstream: a Lease's own leaseDurationSeconds is honoured up to this many times this
+ * candidate's lease duration. Candidates of one Deployment share the flag, so the cap never bites
+ * among them; a forged claim (2147483647 s) no longer blocks a takeover for ever.
+ */
+export const MAX_LEASE_CLAIM_FACTOR = 10
 
 export interface LeaderCallbacks {
   /** Called (not awaited) once leadership is acquired; the signal aborts when it is lost or given up. */
@@ -53,6 +66,8 @@ export interface LeaderElectionConfig {
   random?: () => number
   log?: ElectionLog
   metrics?: LeaderMetrics
+  /** The most a Lease may claim (ms); default MAX_LEASE_CLAIM_FACTOR × leaseDurationMs. */
+  maxLeaseClaimMs?: number
 }
 
 /**
@@ -76,6 +91,9 @@ export function defaultIdentity(): string {
   return `${hostname()}_${crypto.randomUUID()}`
 }
 
+/** observedRawRecord while the Lease last seen held by another candidate is missing. */
+const DELETED_RECORD = '<deleted>'
+
 const EMPTY_RECORD: LeaderElectionRecord = {
   holderIdentity: '',
   leaseDurationSeconds: 0,
@@ -98,6 +116,16 @@ export class LeaderElector {
   private leading = false
   /** When the last successful acquire or renew was started (local clock). */
   private lastRenewStartedAt = Number.NEGATIVE_INFINITY
+  /**
+   * A renewal was answered 404 or 409: writes are held until this candidate has written the Lease
+   * as its holder again. Set synchronously where the answer is handled, so the next write's guard
+   * check already sees it.
+   */
+  private renewalRefused = false
+  /** Since when (local clock) the server has refused this candidate's Lease requests (401, 403). */
+  private refusedSince: number | undefined
+  /** The last such refusal, as a status code and reason (our words, not the server's message). */
+  private refusal = ''
 
   constructor(readonly config: LeaderElectionConfig) {
     const problem = validateLeaderElectionConfig(config)
@@ -140,14 +168,16 @@ export class LeaderElector {
   }
 
   /**
-   * Whether the work the lease guards may write now: this candidate leads, its renewal has not
-   * failed, and its last successful renewal started less than a lease duration ago. The last part
-   * is beyond upstream: a process that was paused past its lease (a stopped VM, a long GC) must not
-   * let a worker write before the renew loop has noticed.
+   * Whether the work the lease guards may write now: this candidate leads, no renewal since its
+   * last successful one was answered 404 or 409, and its last successful renewal started less than
+   * a lease duration ago. The last two are beyond upstream: a Lease deleted or taken under the
+   * leader, and a process that was paused past its lease (a stopped VM, a long GC), must not let a
+   * worker write before the renew loop has sorted it out.
    */
   mayWrite(): boolean {
     return (
       this.leading &&
+      !this.renewalRefused &&
       this.isLeader() &&
       this.clock.now() - this.lastRenewStartedAt < this.config.leaseDurationMs
     )
@@ -161,6 +191,30 @@ export class LeaderElector {
     if (!this.isLeader()) return undefined
     if (this.clock.now() - this.observedTime > this.config.leaseDurationMs + maxTolerableExpiredMs) {
       return new Error(`failed election to renew leadership on lease ${this.config.name}`)
+    }
+    return undefined
+  }
+
+  /**
+   * Beyond upstream (which has no readiness for leader election): an error while this candidate
+   * cannot take part in the election (its Lease requests refused for authorization for longer than
+   * toleranceMs), or while, as a standby, it has seen the Lease unrenewed for longer than its own
+   * lease duration plus toleranceMs (a dead holder nobody takes over, or a claim beyond the cap).
+   */
+  readiness(toleranceMs: number): Error | undefined {
+    const now = this.clock.now()
+    const lock = this.config.lock.describe()
+    if (this.refusedSince !== undefined && now - this.refusedSince > toleranceMs) {
+      return new Error(
+        `the API server has refused this replica's requests for the Lease ${lock} for ${seconds(now - this.refusedSince)} (${this.refusal}): check its RBAC for leases`,
+      )
+    }
+    const holder = this.observedRecord.holderIdentity
+    const unrenewed = now - this.observedTime
+    if (holder !== '' && !this.isLeader() && unrenewed > this.config.leaseDurationMs + toleranceMs) {
+      return new Error(
+        `the Lease ${lock} is held by ${holder}, who has not renewed it for ${seconds(unrenewed)} (it claims ${this.observedRecord.leaseDurationSeconds}s; at most ${seconds(this.maxClaimMs())} are honoured)`,
+      )
     }
     return undefined
   }
@@ -231,6 +285,8 @@ export class LeaderElector {
         if (deadline.signal.aborted) return false
         const tick = this.clock.now() + this.config.retryPeriodMs
         if (await this.tryAcquireOrRenew(deadline.signal)) return !deadline.signal.aborted
+        // Beyond upstream (which polls on until the deadline): another holder is final.
+        if (!this.isLeader()) return false
         const rest = tick - this.clock.now()
         if (rest > 0) await sleep(this.clock, rest, deadline.signal)
       }
@@ -265,10 +321,11 @@ export class LeaderElector {
       record.leaderTransitions = old.leaderTransitions
       try {
         await lock.update(record, signal)
-        this.setObservedRecord(record)
-        this.lastRenewStartedAt = started
+        this.renewed(record, started)
         return true
       } catch (err) {
+        this.holdWritesIfRefused(err)
+        this.noteRefusal(err)
         if (signal.aborted) return false
         log?.debug(2, 'Failed to update lease optimistically, falling back to slow path', {
           lock: lock.describe(),
@@ -282,20 +339,39 @@ export class LeaderElector {
     try {
       observed = await lock.get(signal)
     } catch (err) {
+      this.holdWritesIfRefused(err)
+      this.noteRefusal(err)
       if (!isNotFound(err)) {
         if (!signal.aborted)
           log?.error('Error retrieving lease lock', {lock: lock.describe(), err: message(err)})
         return false
       }
+      // Beyond upstream: the Lease is gone, but the holder last seen may still act (it may have
+      // renewed after our last look, just before the deletion): its lease counts from when we
+      // first saw the Lease missing, by our clock, as for any change of the record.
+      if (this.observedRecord.holderIdentity !== '' && !this.isLeader()) {
+        if (this.observedRawRecord !== DELETED_RECORD) {
+          this.observedRawRecord = DELETED_RECORD
+          this.observedTime = started
+        }
+      }
+      if (this.observedRawRecord === DELETED_RECORD && this.isLeaseValid(started)) {
+        log?.debug(4, 'Lease was deleted; waiting out the lease of its last holder', {
+          lock: lock.describe(),
+          holder: this.observedRecord.holderIdentity,
+        })
+        return false
+      }
       try {
         await lock.create(record, signal)
       } catch (createErr) {
+        this.holdWritesIfRefused(createErr)
+        this.noteRefusal(createErr)
         if (!signal.aborted)
           log?.error('Error initially creating lease lock', {lock: lock.describe(), err: message(createErr)})
         return false
       }
-      this.setObservedRecord(record)
-      this.lastRenewStartedAt = started
+      this.renewed(record, started)
       return true
     }
 
@@ -305,6 +381,8 @@ export class LeaderElector {
       this.observedRawRecord = observed.raw
     }
     if (observed.record.holderIdentity !== '' && this.isLeaseValid(started) && !this.isLeader()) {
+      // Waiting for a held Lease is taking part: nothing refused this candidate.
+      this.refusedSince = undefined
       log?.debug(4, 'Lease is held by and has not yet expired', {
         lock: lock.describe(),
         holder: observed.record.holderIdentity,
@@ -323,12 +401,43 @@ export class LeaderElector {
     try {
       await lock.update(record, signal)
     } catch (err) {
+      this.holdWritesIfRefused(err)
+      this.noteRefusal(err)
       if (!signal.aborted) log?.error('Failed to update lease', {lock: lock.describe(), err: message(err)})
       return false
     }
+    this.renewed(record, started)
+    return true
+  }
+
+  /** This candidate wrote the Lease as its holder: the record is current, writes may go on. */
+  private renewed(record: LeaderElectionRecord, started: number): void {
     this.setObservedRecord(record)
     this.lastRenewStartedAt = started
-    return true
+    this.renewalRefused = false
+    this.refusedSince = undefined
+  }
+
+  /** A Lease request refused for authorization starts (or continues) the readiness clock. */
+  private noteRefusal(err: unknown): void {
+    if (!(err instanceof StatusError) || (err.code !== 401 && err.code !== 403)) return
+    this.refusedSince ??= this.clock.now()
+    this.refusal = `${err.code} ${err.reason}`
+  }
+
+  private maxClaimMs(): number {
+    return this.config.maxLeaseClaimMs ?? MAX_LEASE_CLAIM_FACTOR * this.config.leaseDurationMs
+  }
+
+  /** A leader's renewal answered 404 (Lease deleted) or 409 (changed, or created by another). */
+  private holdWritesIfRefused(err: unknown): void {
+    if (!this.leading || this.renewalRefused) return
+    if (!isNotFound(err) && !isConflict(err) && !isAlreadyExists(err)) return
+    this.renewalRefused = true
+    this.config.log?.info('Lease renewal refused: holding writes until the Lease is ours again', {
+      lock: this.config.lock.describe(),
+      err: message(err),
+    })
   }
 
   /**
@@ -388,9 +497,11 @@ export class LeaderElector {
     if (cb) queueMicrotask(() => cb(this.reportedLeader))
   }
 
-  // upstream: isLeaseValid — observedTime plus the observed record's lease duration is ahead of now.
+  // upstream: isLeaseValid — observedTime plus the observed record's lease duration is ahead of now
+  // (the duration capped, beyond upstream, at maxClaimMs).
   private isLeaseValid(now: number): boolean {
-    return this.observedTime + this.observedRecord.leaseDurationSeconds * 1000 > now
+    const claimed = Math.min(this.observedRecord.leaseDurationSeconds * 1000, this.maxClaimMs())
+    return this.observedTime + claimed > now
   }
 
   // upstream: setObservedRecord — the record, and now as the time it was observed.
@@ -413,6 +524,10 @@ function sleep(clock: LoopClock, ms: number, signal: AbortSignal): Promise<void>
     handle = clock.setTimer(ms, done)
     signal.addEventListener('abort', done, {once: true})
   })
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)}s`
 }
 
 function message(err: unknown): string {
