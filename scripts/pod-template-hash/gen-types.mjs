@@ -243,9 +243,13 @@ while (queue.length > 0) {
       const type = encode(fd.type, pkgId, decl.imports, need)
       const json = tagValue(fd.tag, 'json')
       const jsonName = json === undefined ? null : json.split(',')[0]
-      const inline = json?.split(',').includes('inline') ?? false
+      // encoding/json promotes the fields of an embedded struct whose tag gives no name: ",inline"
+      // (k8s.io/api to v0.36) and "" (v0.37) both say so; the "inline" option itself means nothing to it.
+      const inline =
+        (json?.split(',').includes('inline') ?? false) ||
+        (fd.embedded && json !== undefined && jsonName === '')
       const exported = /^[A-Z]/.test(fd.name)
-      // JSON key: the tag's name; "" for ,inline (fields read from the enclosing object); null when
+      // JSON key: the tag's name; "" for inline (fields read from the enclosing object); null when
       // encoding/json never fills it (unexported, "-", or no tag on a non-embedded unexported one).
       let jsonKey = null
       if (exported && jsonName !== '-') jsonKey = inline ? '' : jsonName || fd.name

@@ -1,5 +1,6 @@
 // metav1.Status errors with the messages, reasons and details the real API server produces.
 
+import type {ErrorType} from '../../src/cluster/validation/index.js'
 import type {Obj} from './util.js'
 
 export interface StatusCause {
@@ -72,7 +73,8 @@ export function conflict(gr: GroupResource, name: string, why: string = OBJECT_M
 }
 
 export interface FieldError {
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueNotSupported'
+  /** field.ErrorType, a Status cause's reason. */
+  type: ErrorType
   field: string
   /** The part after the field path, e.g. `Invalid value: -1: must be greater than or equal to 0`. */
   body: string

@@ -3,8 +3,9 @@
 
 import {defaultPodSpec} from '../../src/cluster/load/defaults.js'
 import {type FieldError, fieldErr} from './errors.js'
-import {formatLabelSelector, fromLabelSelector, matchesLabels} from './selectors.js'
-import {child, humanDuration, isObj, num, type Obj, str, stringMap} from './util.js'
+import {formatLabelSelector, fromLabelSelector} from './selectors.js'
+import {child, humanDuration, isObj, num, type Obj, str} from './util.js'
+import {appsValidator, podValidator, statusUpdateValidator} from './validation.js'
 
 export interface TableColumn {
   name: string
@@ -122,210 +123,11 @@ function defaultPod(o: Obj): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Validation (pkg/apis/apps/validation, pkg/apis/core/validation): the checks kubectl's commands
-// and the controller's writes can trip.
+// Validation: apps/v1 and core/v1 are validated as the file loader validates them (./validation.ts).
 
-const PERCENT = /^(\d+)%$/
-
-function intOrPercent(v: unknown, field: string, errs: FieldError[]): number | undefined {
-  if (typeof v === 'number') {
-    if (v < 0) errs.push(fieldErr.invalid(field, v, 'must be greater than or equal to 0'))
-    return v
-  }
-  if (typeof v === 'string') {
-    const m = v.match(PERCENT)
-    if (!m) {
-      errs.push(
-        fieldErr.invalid(
-          field,
-          v,
-          "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-        ),
-      )
-      return undefined
-    }
-    const pct = Number(m[1])
-    return pct
-  }
-  return undefined
-}
-
-function nonNegative(v: unknown, field: string, errs: FieldError[]): void {
-  if (typeof v === 'number' && v < 0)
-    errs.push(fieldErr.invalid(field, v, 'must be greater than or equal to 0'))
-}
-
-function validatePodSpec(spec: unknown, path: string, errs: FieldError[], onlyAlways: boolean): void {
-  if (!isObj(spec)) {
-    errs.push(fieldErr.required(`${path}.containers`))
-    return
-  }
-  const containers = spec.containers
-  if (!Array.isArray(containers) || containers.length === 0) {
-    errs.push(fieldErr.required(`${path}.containers`))
-  } else {
-    const seen = new Set<string>()
-    containers.forEach((c, i) => {
-      const cp = `${path}.containers[${i}]`
-      if (!isObj(c)) return
-      const name = str(c.name) ?? ''
-      if (name === '') errs.push(fieldErr.required(`${cp}.name`))
-      else if (!DNS1123_LABEL.test(name) || name.length > 63)
-        errs.push(
-          fieldErr.invalid(
-            `${cp}.name`,
-            name,
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-          ),
-        )
-      else if (seen.has(name))
-        errs.push({type: 'FieldValueInvalid', field: `${cp}.name`, body: `Duplicate value: "${name}"`})
-      seen.add(name)
-      if ((str(c.image) ?? '').trim() === '') errs.push(fieldErr.required(`${cp}.image`))
-      const policy = c.imagePullPolicy
-      if (policy !== undefined && !['Always', 'IfNotPresent', 'Never'].includes(String(policy))) {
-        errs.push(fieldErr.notSupported(`${cp}.imagePullPolicy`, policy, ['Always', 'IfNotPresent', 'Never']))
-      }
-    })
-  }
-  const rp = spec.restartPolicy
-  if (onlyAlways && rp !== undefined && rp !== 'Always') {
-    errs.push(fieldErr.notSupported(`${path}.restartPolicy`, rp, ['Always']))
-  } else if (rp !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(rp))) {
-    errs.push(fieldErr.notSupported(`${path}.restartPolicy`, rp, ['Always', 'OnFailure', 'Never']))
-  }
-}
-
-function goLabelMap(labels: Record<string, string>): string {
-  const entries = Object.entries(labels).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
-  return `map[string]string{${entries.join(', ')}}`
-}
-
-function validateSelectorAndTemplate(spec: Obj, errs: FieldError[], kindWord: string): void {
-  const selector = spec.selector
-  if (!isObj(selector)) {
-    errs.push(fieldErr.required('spec.selector'))
-  } else {
-    const reqs = fromLabelSelector(selector) ?? []
-    if (reqs.length === 0) {
-      errs.push(fieldErr.invalid('spec.selector', selector, `empty selector is invalid for ${kindWord}`))
-    }
-    const tpl = isObj(spec.template) ? spec.template : {}
-    const tplLabels = isObj(tpl.metadata) ? tpl.metadata.labels : undefined
-    if (reqs.length > 0 && !matchesLabels(reqs, tplLabels)) {
-      errs.push({
-        type: 'FieldValueInvalid',
-        field: 'spec.template.metadata.labels',
-        body: `Invalid value: ${goLabelMap(stringMap(tplLabels))}: \`selector\` does not match template \`labels\``,
-      })
-    }
-  }
-}
-
-function validateDeployment(o: Obj, old?: Obj): FieldError[] {
-  const errs = nameErrors(o, false)
-  const spec = isObj(o.spec) ? o.spec : {}
-  nonNegative(spec.replicas, 'spec.replicas', errs)
-  validateSelectorAndTemplate(spec, errs, 'deployment')
-  const tpl = isObj(spec.template) ? spec.template : {}
-  validatePodSpec(tpl.spec, 'spec.template.spec', errs, true)
-  const strategy = isObj(spec.strategy) ? spec.strategy : {}
-  const type = strategy.type
-  if (type !== 'RollingUpdate' && type !== 'Recreate') {
-    errs.push(fieldErr.notSupported('spec.strategy.type', type, ['Recreate', 'RollingUpdate']))
-  }
-  if (type === 'Recreate' && strategy.rollingUpdate !== undefined && strategy.rollingUpdate !== null) {
-    errs.push(
-      fieldErr.forbidden(
-        'spec.strategy.rollingUpdate',
-        "may not be specified when strategy `type` is 'Recreate'",
-      ),
-    )
-  }
-  if (type === 'RollingUpdate' && isObj(strategy.rollingUpdate)) {
-    const ru = strategy.rollingUpdate
-    const mu = intOrPercent(ru.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable', errs)
-    const ms = intOrPercent(ru.maxSurge, 'spec.strategy.rollingUpdate.maxSurge', errs)
-    if (mu === 0 && ms === 0) {
-      const v = ru.maxUnavailable
-      const go =
-        typeof v === 'string'
-          ? `intstr.IntOrString{Type:1, IntVal:0, StrVal:"${v}"}`
-          : 'intstr.IntOrString{Type:0, IntVal:0, StrVal:""}'
-      errs.push({
-        type: 'FieldValueInvalid',
-        field: 'spec.strategy.rollingUpdate.maxUnavailable',
-        body: `Invalid value: ${go}: may not be 0 when \`maxSurge\` is 0`,
-      })
-    }
-    if (typeof ru.maxUnavailable === 'string' && mu !== undefined && mu > 100) {
-      errs.push(
-        fieldErr.invalid(
-          'spec.strategy.rollingUpdate.maxUnavailable',
-          ru.maxUnavailable,
-          'must not be greater than 100%',
-        ),
-      )
-    }
-  }
-  nonNegative(spec.minReadySeconds, 'spec.minReadySeconds', errs)
-  nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit', errs)
-  const pds = num(spec.progressDeadlineSeconds)
-  if (pds !== undefined) {
-    nonNegative(pds, 'spec.progressDeadlineSeconds', errs)
-    if (pds <= (num(spec.minReadySeconds) ?? 0)) {
-      errs.push(fieldErr.invalid('spec.progressDeadlineSeconds', pds, 'must be greater than minReadySeconds'))
-    }
-  }
-  if (old) immutableSelector(o, old, errs)
-  return errs
-}
-
-function goSelector(sel: unknown): string {
-  const s = isObj(sel) ? sel : {}
-  const ml = stringMap(s.matchLabels)
-  const hasExpr = Array.isArray(s.matchExpressions) && s.matchExpressions.length > 0
-  return `v1.LabelSelector{MatchLabels:${goLabelMap(ml)}, MatchExpressions:${hasExpr ? '[]v1.LabelSelectorRequirement{...}' : '[]v1.LabelSelectorRequirement(nil)'}}`
-}
-
-function immutableSelector(o: Obj, old: Obj, errs: FieldError[]): void {
-  const a = isObj(o.spec) ? o.spec.selector : undefined
-  const b = isObj(old.spec) ? old.spec.selector : undefined
-  const fa = fromLabelSelector(a)
-  const fb = fromLabelSelector(b)
-  if (formatLabelSelector(fa ?? []) !== formatLabelSelector(fb ?? [])) {
-    errs.push({
-      type: 'FieldValueInvalid',
-      field: 'spec.selector',
-      body: `Invalid value: ${goSelector(a)}: field is immutable`,
-    })
-  }
-}
-
-function validateReplicaSet(o: Obj, old?: Obj): FieldError[] {
-  const errs = nameErrors(o, false)
-  const spec = isObj(o.spec) ? o.spec : {}
-  nonNegative(spec.replicas, 'spec.replicas', errs)
-  nonNegative(spec.minReadySeconds, 'spec.minReadySeconds', errs)
-  validateSelectorAndTemplate(spec, errs, 'deployment')
-  const tpl = isObj(spec.template) ? spec.template : {}
-  validatePodSpec(tpl.spec, 'spec.template.spec', errs, true)
-  if (old) immutableSelector(o, old, errs)
-  return errs
-}
-
-function validateStatusCounts(o: Obj, fields: string[]): FieldError[] {
-  const errs: FieldError[] = []
-  const status = isObj(o.status) ? o.status : {}
-  for (const f of fields) nonNegative(status[f], `status.${f}`, errs)
-  return errs
-}
-
-function validatePod(o: Obj): FieldError[] {
-  const errs = nameErrors(o, false)
-  validatePodSpec(o.spec, 'spec', errs, false)
-  return errs
-}
+const validateDeployment = appsValidator('Deployment')
+const validateReplicaSet = appsValidator('ReplicaSet')
+const validatePod = podValidator
 
 // ---------------------------------------------------------------------------------------------
 // Tables (pkg/printers/internalversion/printers.go)
@@ -904,59 +706,11 @@ export function findByObject(o: Obj): ResourceDef | undefined {
   return RESOURCES.find((d) => d.group === group && d.version === version && d.kind === kind)
 }
 
-const STATUS_COUNT_FIELDS: Record<string, string[]> = {
-  deployments: [
-    'observedGeneration',
-    'replicas',
-    'updatedReplicas',
-    'readyReplicas',
-    'availableReplicas',
-    'unavailableReplicas',
-    'terminatingReplicas',
-    'collisionCount',
-  ],
-  replicasets: [
-    'replicas',
-    'fullyLabeledReplicas',
-    'readyReplicas',
-    'availableReplicas',
-    'observedGeneration',
-    'terminatingReplicas',
-  ],
-}
-
 /** ValidateDeploymentStatusUpdate / ValidateReplicaSetStatusUpdate. */
 export function validateStatus(def: ResourceDef, o: Obj, old: Obj): FieldError[] {
-  const fields = STATUS_COUNT_FIELDS[def.resource]
-  if (!fields) return []
-  const errs = validateStatusCounts(o, fields)
-  const s = isObj(o.status) ? o.status : {}
-  const n = (k: string): number => num(s[k]) ?? 0
-  const bounded =
-    def.resource === 'deployments'
-      ? ['updatedReplicas', 'readyReplicas', 'availableReplicas']
-      : ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']
-  for (const k of bounded) {
-    if (n(k) > n('replicas'))
-      errs.push(fieldErr.invalid(`status.${k}`, n(k), 'cannot be greater than status.replicas'))
-  }
-  if (n('availableReplicas') > n('readyReplicas')) {
-    errs.push(
-      fieldErr.invalid(
-        'status.availableReplicas',
-        n('availableReplicas'),
-        'cannot be greater than readyReplicas',
-      ),
-    )
-  }
-  if (def.resource === 'deployments') {
-    const before = isObj(old.status) ? num(old.status.collisionCount) : undefined
-    const after = num(s.collisionCount)
-    if (before !== undefined && (after === undefined || after < before)) {
-      errs.push(fieldErr.invalid('status.collisionCount', after ?? 0, 'cannot be decremented'))
-    }
-  }
-  return errs
+  if (def.resource === 'deployments') return statusUpdateValidator('Deployment', o, old)
+  if (def.resource === 'replicasets') return statusUpdateValidator('ReplicaSet', o, old)
+  return []
 }
 
 export function scaleSelector(o: Obj): string {

@@ -6,12 +6,13 @@ import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api
 import {RevisionAnnotation} from '../../controller/util/deployment-util.js'
 import {parseInt64} from '../../controller/util/go.js'
 import {InputError} from '../../errors.js'
+import {validateDeployment, validatePod, validateReplicaSet} from '../validation/index.js'
 import {type ClusterObject, emptyWorld, type KubeEvent, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
 import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
 import {decodeCheck, type KeptKind} from './schema.js'
-import {unknownFields, validateDeployment, validatePod, validateReplicaSet} from './validate.js'
+import {unknownFields} from './unknown-fields.js'
 
 export type ValidateMode = 'strict' | 'warn' | 'ignore'
 

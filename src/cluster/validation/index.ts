@@ -1,0 +1,13 @@
+// One validation for everything that checks objects as an API server would: the file loader (-f)
+// and the test API server call these, so both refuse the same inputs with the same messages.
+// Each entry takes the object as JSON, defaulted as the API server defaults it before validating.
+
+export {
+  validateDeployment,
+  validateReplicaSet,
+  validateSelectorUnchanged,
+  validateStatusUpdate,
+} from './apps.js'
+export {type ErrorType, type FieldError, fieldErrorText, formatPath} from './field.js'
+export {isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue} from './names.js'
+export {validatePod} from './pod-object.js'

@@ -1,0 +1,120 @@
+// apimachinery's pkg/util/validation: the name, label and key formats, with its messages byte for
+// byte (RegexError's double space included).
+
+const maxLenError = (n: number): string => `must be no more than ${n} characters`
+
+// upstream: validation.RegexError
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`
+  let out = `${msg} (e.g. `
+  examples.forEach((e, i) => {
+    if (i > 0) out += ' or '
+    out += `'${e}', `
+  })
+  return `${out}regex used for validation is '${fmt}')`
+}
+
+const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'
+const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`)
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+const LABEL_VALUE_FMT = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'
+const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`)
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?'
+const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`)
+const DNS1123_LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`
+const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`)
+const DNS1123_SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+const PERCENT_FMT = '[0-9]+%'
+const PERCENT_RE = new RegExp(`^${PERCENT_FMT}$`)
+export const PERCENT_MSG = regexError(
+  "a valid percent string must be a numeric string followed by an ending '%'",
+  PERCENT_FMT,
+  '1%',
+  '93%',
+)
+
+// upstream: validation.IsDNS1123Subdomain
+export function isDNS1123Subdomain(v: string): string[] {
+  const errs: string[] = []
+  if (v.length > 253) errs.push(maxLenError(253))
+  if (!DNS1123_SUBDOMAIN_RE.test(v))
+    errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'))
+  return errs
+}
+
+// upstream: validation.IsDNS1123Label
+export function isDNS1123Label(v: string): string[] {
+  const errs: string[] = []
+  if (v.length > 63) errs.push(maxLenError(63))
+  if (!DNS1123_LABEL_RE.test(v))
+    errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'))
+  return errs
+}
+
+// upstream: validation.IsQualifiedName
+export function isQualifiedName(v: string): string[] {
+  const errs: string[] = []
+  const parts = v.split('/')
+  let name: string
+  if (parts.length === 1) name = parts[0] ?? ''
+  else if (parts.length === 2) {
+    const prefix = parts[0] ?? ''
+    name = parts[1] ?? ''
+    if (prefix.length === 0) errs.push('prefix part must be non-empty')
+    else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`)
+  } else {
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ]
+  }
+  if (name.length === 0) errs.push('name part must be non-empty')
+  else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`)
+  if (!QUALIFIED_NAME_RE.test(name)) {
+    errs.push(
+      `name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`,
+    )
+  }
+  return errs
+}
+
+// upstream: validation.IsValidLabelValue
+export function isValidLabelValue(v: string): string[] {
+  const errs: string[] = []
+  if (v.length > 63) errs.push(maxLenError(63))
+  if (!LABEL_VALUE_RE.test(v))
+    errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'))
+  return errs
+}
+
+// upstream: validation.IsValidPercent
+export function isValidPercent(v: string): string[] {
+  return PERCENT_RE.test(v) ? [] : [PERCENT_MSG]
+}
+
+// Label keys, annotation keys and label values repeat across a snapshot's objects (app,
+// pod-template-hash, ...): their verdicts are remembered, within a bound, instead of re-run.
+const MEMO_LIMIT = 10_000
+const NO_ERRORS: string[] = []
+
+function memoized(check: (v: string) => string[]): (v: string) => string[] {
+  const memo = new Map<string, string[]>()
+  return (v) => {
+    let r = memo.get(v)
+    if (r === undefined) {
+      r = check(v)
+      if (r.length === 0) r = NO_ERRORS
+      if (memo.size >= MEMO_LIMIT) memo.clear()
+      memo.set(v, r)
+    }
+    return r
+  }
+}
+
+export const qualifiedNameMemo = memoized(isQualifiedName)
+export const labelValueMemo = memoized(isValidLabelValue)

@@ -1,0 +1,39 @@
+// The test API server validates apps/v1 and core/v1 objects with the same module as the file loader
+// (src/cluster/validation), and hands its errors back as metav1.Status causes.
+
+import {
+  formatPath,
+  type FieldError as SharedFieldError,
+  validateDeployment,
+  validatePod,
+  validateReplicaSet,
+  validateSelectorUnchanged,
+  validateStatusUpdate,
+} from '../../src/cluster/validation/index.js'
+import type {FieldError} from './errors.js'
+import type {Obj} from './util.js'
+
+function asCauses(errs: SharedFieldError[]): FieldError[] {
+  return errs.map((e) => ({
+    type: e.type ?? 'FieldValueInvalid',
+    field: formatPath(e.path),
+    body: e.detail,
+  }))
+}
+
+/** The create or update validation of apps/v1 Deployments and ReplicaSets (the selector is immutable). */
+export function appsValidator(kind: 'Deployment' | 'ReplicaSet'): (o: Obj, old?: Obj) => FieldError[] {
+  return (o, old) => {
+    const errs = kind === 'Deployment' ? validateDeployment(o) : validateReplicaSet(o)
+    if (old) validateSelectorUnchanged(o, old, errs)
+    return asCauses(errs)
+  }
+}
+
+export function podValidator(o: Obj): FieldError[] {
+  return asCauses(validatePod(o))
+}
+
+export function statusUpdateValidator(kind: 'Deployment' | 'ReplicaSet', o: Obj, old: Obj): FieldError[] {
+  return asCauses(validateStatusUpdate(kind, o, old))
+}
