@@ -3,7 +3,8 @@
 // `readyAfter`; a failing one stays in ImagePullBackOff or in CrashLoopBackOff with a growing
 // restart count; a terminating one disappears after `terminateAfter`. An image whose registry host
 // ends in `.invalid` never pulls. Pure: every function takes the time and returns new objects (the
-// store freezes the ones it is given). The file simulator (`rollout watch -f`) advances it on a
+// store freezes the ones it is given). A container whose command is a script that exits
+// (container-script.ts) crash loops. The file simulator (`rollout watch -f`) advances it on a
 // virtual clock, the test API server's simulated cluster (test/apiserver/simulate.ts) on timers.
 
 import {hexDigest} from '../cluster/digest.js'
@@ -20,6 +21,7 @@ import {
 } from '../status/pods.js'
 import type {SimEvent} from '../status/update.js'
 import {formatTime} from '../util/duration.js'
+import {containerRun, crashingContainer} from './container-script.js'
 
 export type FailureMode = 'ImagePullBackOff' | 'CrashLoopBackOff'
 
@@ -121,7 +123,7 @@ export function planForInputPod(
     }
   }
   const bad = unpullableImage(pod)
-  const failing = bad !== undefined ? {failure: 'ImagePullBackOff' as const, container: bad} : {}
+  const failing = failureOf(pod) ?? {}
   if (nodeOf(pod) === '') {
     return {
       stage: 'unscheduled',
@@ -138,7 +140,15 @@ export function planForInputPod(
       ...failing,
     }
   }
-  return {stage: 'creating', createdAt, nextAt: Math.max(createdAt + timings.readyAfter, start)}
+  return {stage: 'creating', createdAt, nextAt: Math.max(createdAt + timings.readyAfter, start), ...failing}
+}
+
+/** What keeps a new pod failing by itself: an image that never pulls, else a container that exits. */
+function failureOf(pod: Pod): {failure: FailureMode; container: number} | undefined {
+  const bad = unpullableImage(pod)
+  if (bad !== undefined) return {failure: 'ImagePullBackOff', container: bad}
+  const crashing = crashingContainer(pod.spec?.containers ?? [])
+  return crashing === undefined ? undefined : {failure: 'CrashLoopBackOff', container: crashing}
 }
 
 /**
@@ -151,13 +161,7 @@ export function planForNewPod(
   failure?: FailureMode,
   pod?: Pod,
 ): PodPlan {
-  const bad = failure === undefined && pod ? unpullableImage(pod) : undefined
-  const failing =
-    failure !== undefined
-      ? {failure}
-      : bad !== undefined
-        ? {failure: 'ImagePullBackOff' as const, container: bad}
-        : {}
+  const failing = failure !== undefined ? {failure} : ((pod && failureOf(pod)) ?? {})
   return {stage: 'unscheduled', createdAt, nextAt: createdAt + scheduleAfter(timings), ...failing}
 }
 
@@ -472,7 +476,7 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
             type: 'Warning',
             reason: 'BackOff',
             object: ref,
-            message: `Back-off restarting failed container ${container} in pod ${podRef}`,
+            message: `Back-off restarting failed container ${containerName} in pod ${podRef}`,
             source: 'kubelet',
           },
         ],
@@ -656,14 +660,15 @@ function containerStatus(
     case 'crash-running':
       return {...running(undefined), restartCount: shape.restarts ?? 0}
     case 'crash-backoff': {
+      const exitCode = containerRun(c).exitCode ?? 1
       return {
         ...base,
         imageID: imageId(c.image),
         restartCount: shape.restarts ?? 0,
         lastState: {
           terminated: {
-            exitCode: 1,
-            reason: 'Error',
+            exitCode,
+            reason: exitCode === 0 ? 'Completed' : 'Error',
             startedAt: prev?.state?.running?.startedAt,
             finishedAt: ts,
           } as NonNullable<NonNullable<ContainerStatus['state']>['terminated']>,

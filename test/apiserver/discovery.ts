@@ -4,7 +4,7 @@
 // leaves validation to the server (it sends fieldValidation=Strict) and never downloads OpenAPI v2.
 
 import {createHash} from 'node:crypto'
-import {groupVersion, RESOURCES, type ResourceDef} from './resources.js'
+import {groupVersion, type ResourceDef} from './resources.js'
 import type {Obj} from './util.js'
 
 export const SERVER_VERSION = {
@@ -19,9 +19,12 @@ export const SERVER_VERSION = {
   platform: 'linux/amd64',
 }
 
-export function groupVersions(): {group: string; version: string}[] {
+// Every document is made from `defs`, the kinds one server serves (kinds.ts): a CRD's kinds appear
+// in discovery once it is created.
+
+export function groupVersions(defs: readonly ResourceDef[]): {group: string; version: string}[] {
   const seen = new Map<string, {group: string; version: string}>()
-  for (const d of RESOURCES) seen.set(groupVersion(d), {group: d.group, version: d.version})
+  for (const d of defs) seen.set(groupVersion(d), {group: d.group, version: d.version})
   return [...seen.values()]
 }
 
@@ -33,29 +36,33 @@ export function apiVersions(serverAddress: string): Obj {
   }
 }
 
-function apiGroup(group: string): Obj {
-  const versions = groupVersions()
+function apiGroup(defs: readonly ResourceDef[], group: string): Obj {
+  const versions = groupVersions(defs)
     .filter((gv) => gv.group === group)
     .map((gv) => ({groupVersion: `${group}/${gv.version}`, version: gv.version}))
   return {name: group, versions, preferredVersion: versions[0]}
 }
 
-export function apiGroupList(): Obj {
-  const groups = [...new Set(groupVersions().map((gv) => gv.group))].filter((g) => g !== '')
-  return {kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(apiGroup)}
+export function apiGroupList(defs: readonly ResourceDef[]): Obj {
+  const groups = [...new Set(groupVersions(defs).map((gv) => gv.group))].filter((g) => g !== '')
+  return {kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => apiGroup(defs, g))}
 }
 
-export function apiGroupDoc(group: string): Obj | undefined {
-  if (!groupVersions().some((gv) => gv.group === group)) return undefined
-  return {kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group)}
+export function apiGroupDoc(defs: readonly ResourceDef[], group: string): Obj | undefined {
+  if (!groupVersions(defs).some((gv) => gv.group === group)) return undefined
+  return {kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(defs, group)}
 }
 
 function storageVersionHash(d: ResourceDef): string {
   return createHash('sha256').update(`${d.group}/${d.version}/${d.kind}`).digest('base64').slice(0, 11)
 }
 
-export function apiResourceList(group: string, version: string): Obj | undefined {
-  const defs = RESOURCES.filter((d) => d.group === group && d.version === version)
+export function apiResourceList(
+  all: readonly ResourceDef[],
+  group: string,
+  version: string,
+): Obj | undefined {
+  const defs = all.filter((d) => d.group === group && d.version === version)
   if (defs.length === 0) return undefined
   const resources: Obj[] = []
   for (const d of defs) {
@@ -91,8 +98,8 @@ function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`
 }
 
-export function openAPIV3Doc(group: string, version: string): Obj | undefined {
-  const defs = RESOURCES.filter((d) => d.group === group && d.version === version)
+export function openAPIV3Doc(all: readonly ResourceDef[], group: string, version: string): Obj | undefined {
+  const defs = all.filter((d) => d.group === group && d.version === version)
   if (defs.length === 0) return undefined
   const paths: Obj = {}
   const param = (name: string): Obj => ({name, in: 'query', uniqueItems: true, schema: {type: 'string'}})
@@ -141,12 +148,12 @@ export function openAPIV3Doc(group: string, version: string): Obj | undefined {
   }
 }
 
-export function openAPIV3Index(): Obj {
+export function openAPIV3Index(defs: readonly ResourceDef[]): Obj {
   const paths: Obj = {}
-  for (const {group, version} of groupVersions()) {
+  for (const {group, version} of groupVersions(defs)) {
     const p = gvPath(group, version)
     const hash = createHash('sha512')
-      .update(JSON.stringify(openAPIV3Doc(group, version)))
+      .update(JSON.stringify(openAPIV3Doc(defs, group, version)))
       .digest('hex')
       .toUpperCase()
     paths[p] = {serverRelativeURL: `/openapi/v3/${p}?hash=${hash.slice(0, 128)}`}

@@ -27,7 +27,13 @@ export interface ResourceDef {
   shortNames: string[]
   categories: string[]
   verbs: string[]
-  subresources: {name: 'status' | 'scale'; kind: string; group?: string; version?: string; verbs: string[]}[]
+  subresources: {
+    name: 'status' | 'scale' | 'log'
+    kind: string
+    group?: string
+    version?: string
+    verbs: string[]
+  }[]
   /** How metadata.generation moves: never set, bumped by spec changes, or by spec+annotation changes. */
   generation: 'none' | 'spec' | 'spec+annotations'
   /** apps/v1 deletes dependents by default; core/v1 pods have no dependents to speak of. */
@@ -38,6 +44,8 @@ export interface ResourceDef {
   knownSpecKeys?: string[]
   /** Top-level keys besides apiVersion, kind, metadata, spec and status (RBAC's rules, subjects...). */
   extraTopLevelKeys?: string[]
+  /** Any top-level key is kept (custom resources: no schema is checked here). */
+  freeForm?: boolean
   default(o: Obj): void
   /** The status strategy's PrepareForUpdate: copy from the stored object what a status write may not change. */
   resetForStatus(next: Obj, old: Obj): void
@@ -56,7 +64,7 @@ const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 
-function nameErrors(o: Obj, label: boolean): FieldError[] {
+export function nameErrors(o: Obj, label: boolean): FieldError[] {
   const md = isObj(o.metadata) ? o.metadata : {}
   const name = str(md.name) ?? ''
   if (name === '') return [fieldErr.required('metadata.name', 'name or generateName is required')]
@@ -218,11 +226,11 @@ function metaFields(o: Obj): Record<string, string> {
   return {'metadata.name': str(md.name) ?? '', 'metadata.namespace': str(md.namespace) ?? ''}
 }
 
-const clearStatus = (o: Obj): void => {
+export const clearStatus = (o: Obj): void => {
   o.status = {}
 }
 
-function base(
+export function base(
   partial: Partial<ResourceDef> & Pick<ResourceDef, 'group' | 'version' | 'resource' | 'kind'>,
 ): ResourceDef {
   return {
@@ -295,7 +303,11 @@ export const RESOURCES: ResourceDef[] = [
     kind: 'Pod',
     shortNames: ['po'],
     categories: ['all'],
-    subresources: [{name: 'status', kind: 'Pod', verbs: ['get', 'patch', 'update']}],
+    subresources: [
+      {name: 'status', kind: 'Pod', verbs: ['get', 'patch', 'update']},
+      // Served by pod-logs.ts for simulated pods, as the kubelet answers through the API server.
+      {name: 'log', kind: 'Pod', verbs: ['get']},
+    ],
     selectableFields: (o) => {
       const spec = isObj(o.spec) ? o.spec : {}
       const status = isObj(o.status) ? o.status : {}
@@ -692,18 +704,6 @@ function eventsDef(group: string, version: string, shortNames: string[]): Resour
         }
       : undefined,
   })
-}
-
-export function findByResource(group: string, version: string, resource: string): ResourceDef | undefined {
-  return RESOURCES.find((d) => d.group === group && d.version === version && d.resource === resource)
-}
-
-/** The definition an object belongs to, from its apiVersion and kind. */
-export function findByObject(o: Obj): ResourceDef | undefined {
-  const apiVersion = str(o.apiVersion) ?? ''
-  const kind = str(o.kind) ?? ''
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion]
-  return RESOURCES.find((d) => d.group === group && d.version === version && d.kind === kind)
 }
 
 /** ValidateDeploymentStatusUpdate / ValidateReplicaSetStatusUpdate. */

@@ -48,17 +48,12 @@ import {
   type RequestInfo,
   type Verb,
 } from './faults.js'
+import type {Kinds} from './kinds.js'
 import {JsonPatchError, jsonPatch, mergePatch, PATCH_TYPES, strategicMergePatch} from './patch.js'
+import {podLog} from './pod-logs.js'
 import {decodeKubernetesProtobuf} from './protobuf.js'
 import {admitPod} from './quota.js'
-import {
-  findByResource,
-  groupVersion,
-  RESOURCES,
-  type ResourceDef,
-  scaleSelector,
-  validateStatus,
-} from './resources.js'
+import {groupVersion, RESOURCES, type ResourceDef, scaleSelector, validateStatus} from './resources.js'
 import {
   type FieldRequirement,
   type LabelSelector,
@@ -224,7 +219,7 @@ type Route =
 
 const HEALTH = new Set(['healthz', 'livez', 'readyz'])
 
-function route(path: string): Route {
+function route(path: string, kinds: Kinds): Route {
   const seg = path.split('/').filter((s) => s !== '')
   if (seg.length === 1 && seg[0] === 'version') return {type: 'version'}
   if (seg.length >= 1 && HEALTH.has(seg[0] as string)) return {type: 'health'}
@@ -270,7 +265,7 @@ function route(path: string): Route {
     rest = rest.slice(2)
   }
   if (rest.length > 3) return {type: 'notfound'}
-  const def = findByResource(group, version, rest[0] as string)
+  const def = kinds.byResource(group, version, rest[0] as string)
   if (!def) return {type: 'notfound'}
   const name = rest[1]
   const subresource = rest[2]
@@ -408,7 +403,7 @@ class ApiServerImpl {
       for (const item of Array.isArray(o.items) ? o.items : []) this.seed(item)
       return
     }
-    const def = defFor(o)
+    const def = this.store.defFor(o)
     const copy = clone(o)
     def.default(copy)
     this.store.put(copy)
@@ -462,7 +457,7 @@ class ApiServerImpl {
     }
     try {
       this.authenticate(ctx)
-      const r = route(ctx.path)
+      const r = route(ctx.path, this.store.kinds)
       const info: RequestInfo = {method, path: ctx.path}
       if (r.type === 'resource') {
         info.verb = verbFor(method, r, ctx.query)
@@ -520,21 +515,21 @@ class ApiServerImpl {
       case 'api':
         return this.send(ctx, 200, apiVersions(ctx.req.headers.host ?? '127.0.0.1'))
       case 'apis':
-        return this.send(ctx, 200, apiGroupList())
+        return this.send(ctx, 200, apiGroupList(this.store.kinds.all()))
       case 'group': {
-        const doc = apiGroupDoc(r.group)
+        const doc = apiGroupDoc(this.store.kinds.all(), r.group)
         if (!doc) throw TABLE_ONLY_RESOURCE_NOT_FOUND
         return this.send(ctx, 200, doc)
       }
       case 'resourceList': {
-        const doc = apiResourceList(r.group, r.version)
+        const doc = apiResourceList(this.store.kinds.all(), r.group, r.version)
         if (!doc) throw TABLE_ONLY_RESOURCE_NOT_FOUND
         return this.send(ctx, 200, doc)
       }
       case 'openapiv3':
-        return this.send(ctx, 200, openAPIV3Index())
+        return this.send(ctx, 200, openAPIV3Index(this.store.kinds.all()))
       case 'openapiv3gv': {
-        const doc = openAPIV3Doc(r.group, r.version)
+        const doc = openAPIV3Doc(this.store.kinds.all(), r.group, r.version)
         if (!doc) throw TABLE_ONLY_RESOURCE_NOT_FOUND
         return this.send(ctx, 200, doc)
       }
@@ -729,6 +724,15 @@ class ApiServerImpl {
   private get(ctx: Ctx, r: ResourceRoute) {
     const o = this.mustGet(r.def, r.namespace, r.name as string)
     if (r.subresource === 'scale') return this.send(ctx, 200, scaleOf(o))
+    if (r.subresource === 'log') {
+      const text = podLog(o, ctx.query)
+      ctx.res.writeHead(200, {
+        'Content-Type': 'text/plain',
+        'Content-Length': String(Buffer.byteLength(text)),
+      })
+      ctx.res.end(text)
+      return
+    }
     this.send(ctx, 200, this.represent(ctx, r.def, o))
   }
 
@@ -1024,14 +1028,10 @@ class ApiServerImpl {
         this.checkTypeMeta(def, next)
         return this.applyUpdate(internalCtx(), route(def, namespace, name, 'status'), next, false).obj
       },
-      serves: (kind) => {
-        try {
-          defOf(kind)
-          return true
-        } catch {
-          return false
-        }
-      },
+      // Only the kinds whose objects the simulation manages: owners of inert kinds (StatefulSets,
+      // Jobs, custom resources) are left alone, as their controllers, which would act on their
+      // dependents, do not run here.
+      serves: (kind) => RESOURCES.some((d) => groupVersion(d) === kind.apiVersion && d.kind === kind.kind),
       bind: (namespace, name, node, status) => {
         const current = this.store.get(pods, namespace, name)
         if (!current) throw notFound(this.gr(pods), name)
@@ -1117,7 +1117,8 @@ class ApiServerImpl {
         }
       }
     }
-    if (def.resource !== 'events') prune(o, [...TOP_LEVEL_KEYS, ...(def.extraTopLevelKeys ?? [])], '')
+    if (def.resource !== 'events' && !def.freeForm)
+      prune(o, [...TOP_LEVEL_KEYS, ...(def.extraTopLevelKeys ?? [])], '')
     if (isObj(o.metadata)) prune(o.metadata, METADATA_KEYS, 'metadata.')
     if (def.knownSpecKeys && isObj(o.spec)) prune(o.spec, def.knownSpecKeys, 'spec.')
     if (unknown.length === 0) return
@@ -1482,14 +1483,14 @@ class ApiServerImpl {
     const name = str(md.name) as string
     const ns = str(md.namespace)
     if (def.resource === 'namespaces') {
-      for (const d of RESOURCES) {
+      for (const d of this.store.kinds.all()) {
         if (!d.namespaced) continue
         for (const x of this.store.list(d, name)) this.store.remove(d, name, str(metaOf(x).name) as string)
       }
     }
     const last = this.store.remove(def, ns, name) ?? o
     const uid = md.uid
-    for (const d of RESOURCES) {
+    for (const d of this.store.kinds.all()) {
       if (!d.namespaced) continue
       for (const dep of this.store.list(d, ns)) {
         const dm = metaOf(dep)

@@ -333,7 +333,7 @@ describe('the garbage collector', () => {
     await eventually(() => pods(s).length === 0, 'its pods gone')
   })
 
-  it('leaves a dependent alone when an owner is of a kind the server does not serve (it cannot be looked up)', async () => {
+  it('leaves a dependent alone when an owner is of a kind whose controller is not simulated (a StatefulSet)', async () => {
     const s = await start()
     const refs = [
       {apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'b3c1a9e0-0000-4000-8000-000000000001'},

@@ -2,6 +2,7 @@
 // bounded history of changes for watch replay (older versions get 410 Gone, as after etcd compaction).
 
 import {randomUUID} from 'node:crypto'
+import {BUILT_IN_KINDS, byObjectIn, Kinds, resolveIn} from './kinds.js'
 import {groupVersion, RESOURCES, type ResourceDef} from './resources.js'
 import {child, clone, isObj, metaOf, type Obj, rfc3339, str} from './util.js'
 
@@ -25,19 +26,9 @@ export function objectKey(ns: string | undefined, name: string): string {
   return ns ? `${ns}/${name}` : name
 }
 
-/** Resolves `deployments`, `deploy`, `Deployment`, `deployments.apps` or `apps/v1/deployments`. */
+/** A built-in resource by `deployments`, `deploy`, `Deployment`, `deployments.apps` or `apps/v1/deployments`. */
 export function resolveResource(name: string): ResourceDef {
-  const lower = name.toLowerCase()
-  const found =
-    RESOURCES.find((d) => `${groupVersion(d)}/${d.resource}` === lower) ??
-    RESOURCES.find((d) => (d.group ? `${d.resource}.${d.group}` : d.resource) === lower) ??
-    RESOURCES.find(
-      (d) =>
-        d.resource === lower ||
-        d.singular === lower ||
-        d.kind.toLowerCase() === lower ||
-        d.shortNames.includes(lower),
-    )
+  const found = resolveIn(BUILT_IN_KINDS, name)
   if (!found) throw new Error(`unknown resource ${name}`)
   return found
 }
@@ -49,6 +40,8 @@ export class Store {
   /** Changes with rv <= compactedRV are no longer retained; watching from before it gets 410. */
   compactedRV: number
   private readonly listeners = new Set<(c: Change) => void>()
+  /** What this store holds: the built-in kinds and those its CRDs define. */
+  readonly kinds = new Kinds()
 
   constructor(
     readonly historyLimit = 10_000,
@@ -84,20 +77,34 @@ export class Store {
 
   /** The stored object (a copy), by definition or resource name. */
   get(resource: ResourceDef | string, namespace: string | undefined, name: string): Obj | undefined {
-    const def = typeof resource === 'string' ? resolveResource(resource) : resource
+    const def = typeof resource === 'string' ? this.resolve(resource) : resource
     const o = this.bucket(def).get(objectKey(def.namespaced ? namespace : undefined, name))
     return o ? clone(o) : undefined
   }
 
   /** Stored objects (copies) in key order, optionally in one namespace. */
   list(resource: ResourceDef | string, namespace?: string): Obj[] {
-    const def = typeof resource === 'string' ? resolveResource(resource) : resource
+    const def = typeof resource === 'string' ? this.resolve(resource) : resource
     const out: Obj[] = []
     for (const [k, o] of this.bucket(def)) {
       if (namespace && def.namespaced && !k.startsWith(`${namespace}/`)) continue
       out.push(clone(o))
     }
     return out.sort((a, b) => cmp(keyFor(def, a), keyFor(def, b)))
+  }
+
+  /** A resource this store serves, by any of the names resolveResource takes. */
+  resolve(name: string): ResourceDef {
+    const found = this.kinds.resolve(name)
+    if (!found) throw new Error(`unknown resource ${name}`)
+    return found
+  }
+
+  /** The resource of an object's apiVersion and kind, custom ones included. */
+  defFor(obj: Obj): ResourceDef {
+    const def = this.kinds.byObject(obj)
+    if (!def) throw new Error(`unsupported object ${String(obj.apiVersion)} ${String(obj.kind)}`)
+    return def
   }
 
   /** Writes an object as is (no validation, no defaulting) with a new resourceVersion. */
@@ -112,6 +119,8 @@ export class Store {
     obj.kind = def.kind
     const stored = clone(obj)
     bucket.set(key, stored)
+    if (def.kind === 'CustomResourceDefinition' && def.group === 'apiextensions.k8s.io')
+      this.kinds.define(stored)
     this.record({rv: this.rv, type: previous ? 'MODIFIED' : 'ADDED', def, object: clone(stored), previous})
     return clone(stored)
   }
@@ -122,6 +131,12 @@ export class Store {
     const bucket = this.bucket(def)
     const previous = bucket.get(key)
     if (!previous) return undefined
+    if (def.kind === 'CustomResourceDefinition' && def.group === 'apiextensions.k8s.io') {
+      // upstream: the CRD's cleanup finalizer deletes every custom resource of it first.
+      for (const d of this.kinds.undefine(name)) {
+        for (const o of this.list(d)) this.remove(d, str(metaOf(o).namespace), str(metaOf(o).name) ?? '')
+      }
+    }
     bucket.delete(key)
     this.rv++
     const last = clone(previous)
@@ -158,7 +173,7 @@ export class Store {
   put(input: unknown): Obj {
     if (!isObj(input)) throw new Error('put: object expected')
     const obj = clone(input)
-    const def = defFor(obj)
+    const def = this.defFor(obj)
     const md = metaOf(obj)
     if (def.namespaced) md.namespace ??= 'default'
     else delete md.namespace
@@ -178,14 +193,10 @@ export class Store {
   }
 }
 
+/** The built-in resource of an object's apiVersion and kind. */
 export function defFor(obj: Obj): ResourceDef {
-  const apiVersion = str(obj.apiVersion) ?? ''
-  const kind = str(obj.kind) ?? ''
-  const [group, version] = apiVersion.includes('/')
-    ? (apiVersion.split('/') as [string, string])
-    : ['', apiVersion]
-  const def = RESOURCES.find((d) => d.group === group && d.version === version && d.kind === kind)
-  if (!def) throw new Error(`unsupported object ${apiVersion} ${kind}`)
+  const def = byObjectIn(BUILT_IN_KINDS, obj)
+  if (!def) throw new Error(`unsupported object ${String(obj.apiVersion)} ${String(obj.kind)}`)
   return def
 }
 
