@@ -8,8 +8,8 @@
 // that list were not seen.
 
 /** The group of the project's own documents (docs/output.md); the timeline is its first v1alpha1 kind. */
-export const TIMELINE_API_VERSION = 'deployctl.kubectl.io/v1alpha1'
-export const TIMELINE_KIND = 'Timeline'
+export const TIMELINE_API_VERSION = 'deployctl.kubectl.io/v1alpha1' as const
+export const TIMELINE_KIND = 'Timeline' as const
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED'
 export const CHANGE_TYPES: readonly string[] = ['ADDED', 'MODIFIED', 'DELETED']
