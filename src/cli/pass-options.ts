@@ -18,6 +18,8 @@ import {parseDuration, parseRFC3339} from '../util/duration.js'
 import {escapeControl} from '../util/terminal.js'
 import type {IO} from './base-command.js'
 import {Progress, progressWanted, withProgress} from './progress.js'
+import type {TimelineFlagValues} from './timeline-flags.js'
+import {TimelineOptions} from './timeline-options.js'
 
 /**
  * A file this large takes about a second to read: its progress line is shown before parsing starts.
@@ -62,7 +64,8 @@ export type PassFlags = InputFlagValues &
   ClockFlagValues &
   ConnectionFlags &
   OutputFlagValues &
-  ExitCodeFlagValues & {v?: number}
+  ExitCodeFlagValues &
+  TimelineFlagValues & {v?: number}
 
 /** A connection to a live cluster, kept for commands that write (reconcile-once). */
 export interface LiveSession {
@@ -99,6 +102,8 @@ export class PassOptions {
   protected acceptsRefs = false
   /** The objects named on the command line, when the command accepts more than Deployments. */
   refs: ObjectRef[] = []
+  /** --at, and the moment of a timeline input. */
+  readonly timeline = new TimelineOptions()
 
   constructor(protected readonly io: IO) {}
 
@@ -112,6 +117,7 @@ export class PassOptions {
       this.selection.names = this.refs.filter((r) => r.kind === 'Deployment').map((r) => r.name)
     }
     Object.assign(this, await completeClock(flags))
+    await this.timeline.complete(flags)
     if (this.clock?.kind === 'relative' && this.isLive)
       this.noteClock('the current time', this.now - this.clock.offsetMs)
     this.connectionFlags = await completeConnection(flags)
@@ -139,7 +145,9 @@ export class PassOptions {
 
   async load(): Promise<World> {
     const world = this.isLive ? await this.loadLive() : await this.loadFiles()
-    if (this.clock?.kind === 'relative' && !this.isLive) await this.anchorClock(world, this.clock)
+    this.now = this.timeline.apply(world.timeline, this.clock, this.now, (line) => this.io.err(`${line}\n`))
+    if (world.timeline) this.selection.namespace ??= this.timeline.recordedNamespace()
+    else if (this.clock?.kind === 'relative' && !this.isLive) await this.anchorClock(world, this.clock)
     await this.checkNames(world)
     return world
   }
@@ -180,6 +188,7 @@ export class PassOptions {
       loadWorld(this.files, {
         recursive: this.recursive,
         validate: this.validate,
+        ...(this.timeline.at ? {at: this.timeline.at} : {}),
         // The loader's lines carry their own `warning:` / `note:` prefix.
         warn: (line: string) => progress.print(() => this.io.err(`${line}\n`)),
         onFile: (name, bytes) => {

@@ -164,7 +164,7 @@ export class PlanOptions extends PassOptions {
     }
     return planAll(world, proposals, {
       now: this.now,
-      nowGiven: this.nowGiven || this.isLive,
+      nowGiven: this.nowGiven || this.isLive || this.timeline.moment !== undefined,
       gates: this.gates,
       ...(this.readyAfter !== undefined ? {readyAfter: this.readyAfter} : {}),
       ...(cluster ? {cluster} : {}),

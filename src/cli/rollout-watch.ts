@@ -144,6 +144,8 @@ export class RolloutWatchOptions extends PassOptions {
   async run(): Promise<number> {
     if (this.isLive) return this.runLive()
     const world = await this.load()
+    // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
+    if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
     const sim = await this.simulate(world)
     if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
@@ -324,7 +326,8 @@ export class RolloutWatchOptions extends PassOptions {
 
   async simulate(world: World): Promise<Simulation> {
     const {simulate, snapshotTime, SimulationError} = await import('../sim/simulator.js')
-    const start = this.nowGiven ? this.now : (snapshotTime(world, this.namespace) ?? this.now)
+    const start =
+      this.nowGiven || world.timeline ? this.now : (snapshotTime(world, this.namespace) ?? this.now)
     try {
       return await simulate(world, {
         namespace: this.namespace,

@@ -1,6 +1,7 @@
 // A world is the set of objects one pass sees: what files or a cluster provided.
 
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
+import type {Timeline} from './timeline/read.js'
 
 /** Where an object came from, so errors can name the file, the document and the line. */
 export interface SourceRef {
@@ -57,6 +58,19 @@ export interface World {
   sources: WeakMap<object, SourceRef>
   /** Each object as written, before defaulting (only when the loader is asked to keep them: `plan`). */
   raw?: WeakMap<object, unknown>
+  /** The input was a timeline: the world is the one at `timeline.at`. */
+  timeline?: TimelineMoment
+}
+
+/** Which moment of a timeline a World is. */
+export interface TimelineMoment {
+  timeline: Timeline
+  /** Epoch ms: --at, resolved (default: the timeline's end). */
+  at: number
+  /** --at as written. */
+  atText?: string
+  /** Why the world at that moment may lack changes (empty: it does not). */
+  incomplete: string[]
 }
 
 export function emptyWorld(): World {
@@ -70,35 +84,44 @@ export function emptyWorld(): World {
  */
 export function newestTimestamp(world: World, namespace?: string): number | undefined {
   let newest: number | undefined
-  const see = (v: unknown) => {
-    if (typeof v !== 'string') return
-    const t = Date.parse(v)
-    if (Number.isFinite(t) && (newest === undefined || t > newest)) newest = t
+  const see = (t: number) => {
+    if (newest === undefined || t > newest) newest = t
   }
-  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
   const inScope = (ns: string | undefined) => namespace === undefined || (ns || 'default') === namespace
   const objects = [...world.deployments, ...world.replicaSets, ...world.pods].filter((o) =>
     inScope(o.metadata.namespace),
   )
-  for (const o of objects) {
-    see(o.metadata.creationTimestamp)
-    const status = field(o, 'status')
-    see(field(status, 'startTime'))
-    for (const c of list(field(status, 'conditions'))) {
-      see(field(c, 'lastUpdateTime'))
-      see(field(c, 'lastTransitionTime'))
-    }
-    for (const c of list(field(status, 'containerStatuses'))) {
-      see(field(field(field(c, 'state'), 'running'), 'startedAt'))
-      see(field(field(field(c, 'state'), 'terminated'), 'finishedAt'))
-      see(field(field(field(c, 'lastState'), 'terminated'), 'finishedAt'))
-    }
-  }
-  for (const e of world.events ?? []) {
-    if (!inScope(e.metadata?.namespace)) continue
-    for (const t of [e.series?.lastObservedTime, e.lastTimestamp, e.eventTime, e.firstTimestamp]) see(t)
-  }
+  for (const o of objects) objectTimestamps(o, see)
+  for (const e of world.events ?? []) if (inScope(e.metadata?.namespace)) objectTimestamps(e, see)
   return newest
+}
+
+/**
+ * Each time an object carries that says when it last changed: creation, start, condition and
+ * container times, and an Event's times. Deletion timestamps are left out (they lie in the future by
+ * the grace period).
+ */
+export function objectTimestamps(o: unknown, see: (ms: number) => void): void {
+  const at = (v: unknown) => {
+    if (typeof v !== 'string') return
+    const t = Date.parse(v)
+    if (Number.isFinite(t)) see(t)
+  }
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+  at(field(field(o, 'metadata'), 'creationTimestamp'))
+  const status = field(o, 'status')
+  at(field(status, 'startTime'))
+  for (const c of list(field(status, 'conditions'))) {
+    at(field(c, 'lastUpdateTime'))
+    at(field(c, 'lastTransitionTime'))
+  }
+  for (const c of list(field(status, 'containerStatuses'))) {
+    at(field(field(field(c, 'state'), 'running'), 'startedAt'))
+    at(field(field(field(c, 'state'), 'terminated'), 'finishedAt'))
+    at(field(field(field(c, 'lastState'), 'terminated'), 'finishedAt'))
+  }
+  for (const key of ['lastTimestamp', 'eventTime', 'firstTimestamp']) at(field(o, key))
+  at(field(field(o, 'series'), 'lastObservedTime'))
 }
 
 function field(v: unknown, key: string): unknown {

@@ -2,6 +2,7 @@ import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
 import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
+import {timelineFlags} from '../cli/timeline-flags.js'
 
 export default class Explain extends BaseCommand {
   static override summary = 'Explain why a Deployment is where it is, what blocks it and what happens next'
@@ -67,6 +68,7 @@ without NO_COLOR.`
 
   static override flags = {
     ...passFlags,
+    ...timelineFlags,
     summary: Flags.boolean({
       default: false,
       description:

@@ -10,6 +10,7 @@ import {
   outputFlags,
 } from '../cli/flags.js'
 import {DEFAULT_FIELD_MANAGER, PlanOptions} from '../cli/plan.js'
+import {timelineFlags} from '../cli/timeline-flags.js'
 
 export default class Plan extends BaseCommand {
   static override summary = 'Show what applying a change will do to a rollout, before it is applied'
@@ -55,6 +56,7 @@ anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or mor
 
   static override flags = {
     ...inputFlags,
+    ...timelineFlags,
     filename: Flags.string({
       char: 'f',
       multiple: true,

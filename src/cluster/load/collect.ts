@@ -138,6 +138,12 @@ export class Collector {
     }
   }
 
+  /** Objects of other kinds that a reader left out itself (a timeline's), for the note below. */
+  skip(kind: string, n: number): void {
+    this.skipped += n
+    this.skippedKinds.set(kind, (this.skippedKinds.get(kind) ?? 0) + n)
+  }
+
   /** The notes about skipped kinds and missing owners, once all input has been read. */
   finish(): World {
     if (this.skipped > 0) {

@@ -8,6 +8,7 @@ import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
 import {expandPaths, type InputFile, readFile, readStdin} from './read.js'
 import {bytesToText, checkBytes, checkText, fromUtf16, MAX_YAML_BYTES, startsLikeJson} from './text.js'
+import {type TimelineAt, TimelineInputs} from './timeline.js'
 import {loadExactReader, NeedsExactReader, parseYaml} from './yaml-fast.js'
 
 export {SYNTHETIC_CREATION_TIMESTAMP, syntheticUid} from './defaults.js'
@@ -29,6 +30,8 @@ export interface LoadOptions {
   onFile?: (name: string, bytes: number | undefined) => void
   /** Keep each object as written, before defaulting, in World.raw. */
   keepRaw?: boolean
+  /** A timeline input: the moment whose world is loaded (default: its end). */
+  at?: TimelineAt
 }
 
 const defaultWarn = (line: string): void => {
@@ -188,15 +191,18 @@ async function loadOnce(
 ): Promise<World> {
   const files = expandPaths(paths, opts.recursive ?? false)
   const c = collector({...opts, warn})
+  const timelines = new TimelineInputs(opts.at)
   for (const [i, f] of files.entries()) {
     const content = await read(f, i)
     if ('docs' in content) {
       c.addDocs(f.name, content.docs, false)
       continue
     }
+    if (timelines.take(f.name, content.input)) continue
     const {docs, fromYaml} = await parseWithExactReader(f.name, content.input)
     c.addDocs(f.name, docs, fromYaml)
   }
+  timelines.addTo(c)
   return c.finish()
 }
 

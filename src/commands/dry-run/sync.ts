@@ -1,6 +1,7 @@
 import {BaseCommand, processIO} from '../../cli/base-command.js'
 import {DryRunSyncOptions} from '../../cli/dry-run-sync.js'
 import {deploymentArgs, exitCodeFlag, outputFlags, passFlags} from '../../cli/flags.js'
+import {timelineFlags} from '../../cli/timeline-flags.js'
 
 export default class DryRunSync extends BaseCommand {
   static override summary = 'Run one Deployment controller pass on files and print what it would do'
@@ -49,6 +50,7 @@ ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on st
 
   static override flags = {
     ...passFlags,
+    ...timelineFlags,
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
       default: 'table',
       description:

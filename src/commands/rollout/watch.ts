@@ -9,6 +9,7 @@ import {
   outputFlags,
 } from '../../cli/flags.js'
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
+import {timelineFlags} from '../../cli/timeline-flags.js'
 
 /** One Deployment: no -A or -l. */
 const watchPassFlags = {...inputFlags, ...clockFlags, ...connectionFlags, ...globalFlags}
@@ -68,6 +69,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
 
   static override flags = {
     ...watchPassFlags,
+    ...timelineFlags,
     namespace: Flags.string({
       char: 'n',
       helpValue: 'NS',

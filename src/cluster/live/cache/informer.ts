@@ -34,7 +34,10 @@ export type IndexFunc<T> = (obj: T) => string[]
 export interface InformerOptions<T> {
   api: ApiClient
   conn: Connection
-  resource: Extract<ListedResource, 'deployments' | 'replicasets' | 'pods'>
+  resource: Extract<
+    ListedResource,
+    'deployments' | 'replicasets' | 'pods' | 'events' | 'horizontalpodautoscalers'
+  >
   /** undefined: every namespace. */
   namespace: string | undefined
   labelSelector?: string
@@ -49,6 +52,11 @@ export interface InformerOptions<T> {
   debug?: (line: string) => void
   /** Freeze cached objects so that a handler or sync that mutates one fails loudly (tests). */
   freeze?: boolean
+  /**
+   * Told when a list after the first one (410 Gone, a watch that failed) is about to replace the
+   * cache: changes between the last event and this list were not seen one by one.
+   */
+  onRelist?: () => void
 }
 
 /** client-go's reflector: watches last 5 to 10 minutes before they are renewed. */
@@ -154,6 +162,7 @@ export class Informer<T extends KubeObject> {
     )
     if (this.stopped) return
     this.opts.debug?.(`listed ${items.length} ${this.opts.resource} at resourceVersion ${resourceVersion}`)
+    if (this.synced) this.opts.onRelist?.()
     const seen = new Set<string>()
     for (const item of items) {
       const obj = this.prepare(item)

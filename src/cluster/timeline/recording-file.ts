@@ -1,0 +1,148 @@
+// The file a recording is appended to, kept under --max-size. Lines are written as they come
+// (synchronously: the order of the lines is the order of the changes). When the file grows past
+// its bound, it is rewritten without the oldest intermediate pod updates, then Event updates: a
+// MODIFIED line of an object that a later line of the same object supersedes, so every object's
+// latest state, its creation and its deletion stay, as do every Deployment and ReplicaSet change
+// (what the controller reads and writes). The header counts what was dropped.
+
+import {closeSync, openSync, readSync, renameSync, writeSync} from 'node:fs'
+import {InputError} from '../../errors.js'
+import {type ChangeType, headerLine, nanoTime, type RecordedKind, type TimelineHeader} from './format.js'
+
+interface LineMeta {
+  offset: number
+  bytes: number
+  kind: RecordedKind | 'RELIST'
+  type: ChangeType | 'RELIST'
+  time: number
+  /** A later line of the same object follows. */
+  superseded: boolean
+}
+
+/** Compaction stops once the file is this fraction of the bound, so it does not run at every line. */
+const COMPACT_TO = 0.8
+
+export class RecordingFile {
+  private fd: number | undefined
+  private lines: LineMeta[] = []
+  private readonly lastOf = new Map<string, number>()
+  private headerBytes = 0
+  private size = 0
+  private readonly compacted = {podUpdates: 0, eventUpdates: 0, through: 0}
+
+  constructor(
+    readonly path: string,
+    private readonly maxBytes: number,
+    private header: TimelineHeader,
+  ) {}
+
+  /** Creates (or truncates) the file and writes the header. */
+  open(header: TimelineHeader = this.header): void {
+    this.header = header
+    // Read back when compacting: opened for reading too.
+    this.fd = openSync(this.path, 'w+')
+    const text = headerLine(header)
+    this.headerBytes = Buffer.byteLength(text)
+    writeSync(this.fd, text)
+    this.size = this.headerBytes
+  }
+
+  get bytes(): number {
+    return this.size
+  }
+
+  /** Appends one line; `key` names the object (undefined for a RELIST line). */
+  append(
+    line: string,
+    meta: {kind: RecordedKind | 'RELIST'; type: ChangeType | 'RELIST'; time: number; key?: string},
+  ): void {
+    if (this.fd === undefined) throw new Error('the recording file is not open')
+    const bytes = Buffer.byteLength(line)
+    writeSync(this.fd, line)
+    const index = this.lines.length
+    this.lines.push({
+      offset: this.size,
+      bytes,
+      kind: meta.kind,
+      type: meta.type,
+      time: meta.time,
+      superseded: false,
+    })
+    this.size += bytes
+    if (meta.key !== undefined) {
+      const before = this.lastOf.get(meta.key)
+      if (before !== undefined) (this.lines[before] as LineMeta).superseded = true
+      if (meta.type === 'DELETED') this.lastOf.delete(meta.key)
+      else this.lastOf.set(meta.key, index)
+    }
+    if (this.size > this.maxBytes) this.compact()
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+  }
+
+  /** Drops the oldest droppable pod updates, then Event updates, and rewrites the file. */
+  private compact(): void {
+    const target = this.maxBytes * COMPACT_TO
+    let size = this.size
+    const drop = new Set<number>()
+    for (const kind of ['Pod', 'Event'] as const) {
+      for (let i = 0; i < this.lines.length && size > target; i++) {
+        const l = this.lines[i] as LineMeta
+        if (l.kind !== kind || l.type !== 'MODIFIED' || !l.superseded) continue
+        drop.add(i)
+        size -= l.bytes
+        if (kind === 'Pod') this.compacted.podUpdates++
+        else this.compacted.eventUpdates++
+        this.compacted.through = Math.max(this.compacted.through, l.time)
+      }
+    }
+    if (size > this.maxBytes) {
+      throw new InputError(
+        `the recording ${this.path} reached --max-size (${this.maxBytes} bytes) and holds no more pod or Event updates to drop: give a larger --max-size or record fewer Deployments`,
+      )
+    }
+    this.rewrite(drop)
+  }
+
+  private rewrite(drop: Set<number>): void {
+    const fd = this.fd as number
+    const tmp = `${this.path}.compacting`
+    const out = openSync(tmp, 'w')
+    const header = headerLine({
+      ...this.header,
+      compacted: {
+        podUpdates: this.compacted.podUpdates,
+        eventUpdates: this.compacted.eventUpdates,
+        through: nanoTime(this.compacted.through),
+      },
+    })
+    writeSync(out, header)
+    let offset = Buffer.byteLength(header)
+    const kept: LineMeta[] = []
+    const moved = new Map<number, number>()
+    const buffer = Buffer.alloc(64 * 1024)
+    for (const [i, l] of this.lines.entries()) {
+      if (drop.has(i)) continue
+      const bytes = l.bytes <= buffer.length ? buffer : Buffer.alloc(l.bytes)
+      readSync(fd, bytes, 0, l.bytes, l.offset)
+      writeSync(out, bytes, 0, l.bytes)
+      moved.set(i, kept.length)
+      kept.push({...l, offset})
+      offset += l.bytes
+    }
+    closeSync(out)
+    closeSync(fd)
+    renameSync(tmp, this.path)
+    this.fd = openSync(this.path, 'a+')
+    for (const [key, i] of this.lastOf) {
+      const j = moved.get(i)
+      if (j === undefined) this.lastOf.delete(key)
+      else this.lastOf.set(key, j)
+    }
+    this.lines = kept
+    this.size = offset
+  }
+}
