@@ -103,7 +103,9 @@ describe.skipIf(!HAS_KUBECTL)('kubectl apply of real applications', () => {
       join(REAL_MANIFESTS, 'metrics-server-base-deployment.yaml'),
     ])
     expect(base.code).toBe(1)
-    expect(base.stderr).toContain('The Deployment "metrics-server" is invalid: spec.selector: Required value')
+    // ValidateDeploymentSpec: no selector is Required, and the template's labels then match nothing.
+    expect(base.stderr).toContain('The Deployment "metrics-server" is invalid:')
+    expect(base.stderr).toContain('spec.selector: Required value')
     const sed = await kubectl(s, ['apply', '-f', join(REAL_MANIFESTS, 'coredns.yaml.sed.yaml')])
     expect(sed.code).toBe(1)
     expect(sed.stderr).toContain(

@@ -75,7 +75,11 @@ function expectError(r: Run, code: number, message: string | RegExp): void {
   expect(r.signal, 'killed: not finished in bounded time').toBeNull()
   expect(r.stderr).not.toMatch(/^\s+at /m)
   expect(r.stderr.endsWith('\n')).toBe(true)
-  const lines = r.stderr.slice(0, -1).split('\n')
+  // -v 1 and more log every flag first (FLAG: lines, klog's format): logs, not the error.
+  const lines = r.stderr
+    .slice(0, -1)
+    .split('\n')
+    .filter((l) => !/^[IWE]\d{4} \S+ FLAG: /.test(l))
   expect(lines).toHaveLength(1)
   if (typeof message === 'string') expect(lines[0]).toBe(`error: ${message}`)
   else expect(lines[0]).toMatch(message)

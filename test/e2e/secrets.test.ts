@@ -170,7 +170,7 @@ describe.concurrent.each(['token', 'cert', 'basic', 'exec'])('user %s', SLOW, (u
   it('connection refused, with DEBUG=1 and -v 9 (a stack trace may print; no secret in it)', async () => {
     const r = await run(['dry-run', 'sync', '--context', `${user}-refused`, '-v', '9'], {DEBUG: '1'})
     expectNoSecret(r)
-    expect(r.stderr).toMatch(/^error: The connection to the server 127\.0\.0\.1:\d+ was refused/)
+    expect(r.stderr).toMatch(/^error: The connection to the server 127\.0\.0\.1:\d+ was refused/m)
     expect(r.code).toBe(1)
   })
 })
@@ -236,7 +236,8 @@ describe.concurrent('credentials that fail', SLOW, () => {
     )
     const r = await run(['dry-run', 'sync', '-v', '9'], {KUBECONFIG: broken, DEBUG: '1'})
     expectNoSecret(r)
-    expect(r.stderr).toBe(
+    // -v 1 and more log every flag first (klog's FLAG: lines); the error is the one line after them.
+    expect(r.stderr.replace(/^[IWE]\d{4} \S+ FLAG: .*\n/gm, '')).toBe(
       `error: cannot load kubeconfig ${broken}: bad indentation of a mapping entry (7:4)\n`,
     )
     expect(r.code).toBe(1)
