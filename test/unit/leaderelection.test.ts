@@ -494,6 +494,32 @@ describe('the write guard: a Lease deleted or taken under the leader (issue 28)'
     }
   })
 
+  it('a candidate that lost the create race and never read the Lease still waits out a lease when it is deleted', async () => {
+    // Both start on an empty server: a's POST wins, b's is answered AlreadyExists, so b has seen
+    // no holder. The Lease is then deleted before b reads it; b must not take a Lease that a,
+    // still alive, recreates and writes under.
+    for (let offset = 0; offset < 1600; offset += 100) {
+      const {clock, server} = setup()
+      const a = start(elector(server, clock, 'a'))
+      const b = start(elector(server, clock, 'b'))
+      await settle()
+      expect(server.calls.filter((c) => c.by === 'b' && c.method === 'POST').map((c) => c.status)).toEqual([
+        409,
+      ])
+      await clock.advance(offset)
+      server.remove()
+      for (let t = 0; t < 6000; t += 10) {
+        await clock.advance(10)
+        const overlap = server.lease?.spec?.holderIdentity === 'b' && a.elector.mayWrite()
+        expect(overlap, `deleted ${offset} ms after the race, ${t} ms later`).toBe(false)
+        expect(a.elector.mayWrite() && b.elector.mayWrite()).toBe(false)
+      }
+      expect(server.lease?.spec?.holderIdentity).toBe('a')
+      a.stop.abort()
+      b.stop.abort()
+    }
+  })
+
   it('a deleted Lease whose leader has stopped answering is taken over once the lease the standby last saw has run out', async () => {
     const {clock, server} = setup()
     const a = start(elector(server, clock, 'a'))

@@ -122,6 +122,11 @@ export class LeaderElector {
    * check already sees it.
    */
   private renewalRefused = false
+  /**
+   * Our create was answered AlreadyExists and no record has been read since: another candidate
+   * holds a Lease we never saw, so a deletion must be waited out as for any other holder.
+   */
+  private lostCreateRace = false
   /** Since when (local clock) the server has refused this candidate's Lease requests (401, 403). */
   private refusedSince: number | undefined
   /** The last such refusal, as a status code and reason (our words, not the server's message). */
@@ -349,10 +354,18 @@ export class LeaderElector {
       // Beyond upstream: the Lease is gone, but the holder last seen may still act (it may have
       // renewed after our last look, just before the deletion): its lease counts from when we
       // first saw the Lease missing, by our clock, as for any change of the record.
-      if (this.observedRecord.holderIdentity !== '' && !this.isLeader()) {
+      const otherHolder =
+        (this.observedRecord.holderIdentity !== '' || this.lostCreateRace) && !this.isLeader()
+      if (otherHolder) {
         if (this.observedRawRecord !== DELETED_RECORD) {
           this.observedRawRecord = DELETED_RECORD
           this.observedTime = started
+          // Never read, so no duration was claimed: wait out one of our own.
+          if (this.observedRecord.holderIdentity === '')
+            this.observedRecord = {
+              ...this.observedRecord,
+              leaseDurationSeconds: Math.floor(this.config.leaseDurationMs / 1000),
+            }
         }
       }
       if (this.observedRawRecord === DELETED_RECORD && this.isLeaseValid(started)) {
@@ -367,6 +380,7 @@ export class LeaderElector {
       } catch (createErr) {
         this.holdWritesIfRefused(createErr)
         this.noteRefusal(createErr)
+        if (isAlreadyExists(createErr) && !this.isLeader()) this.lostCreateRace = true
         if (!signal.aborted)
           log?.error('Error initially creating lease lock', {lock: lock.describe(), err: message(createErr)})
         return false
@@ -376,6 +390,7 @@ export class LeaderElector {
     }
 
     // 3. The record changed since last seen: restart the expiry clock from now.
+    this.lostCreateRace = false
     if (this.observedRawRecord !== observed.raw) {
       this.setObservedRecord(observed.record)
       this.observedRawRecord = observed.raw
@@ -415,6 +430,7 @@ export class LeaderElector {
     this.setObservedRecord(record)
     this.lastRenewStartedAt = started
     this.renewalRefused = false
+    this.lostCreateRace = false
     this.refusedSince = undefined
   }
 
