@@ -316,7 +316,7 @@ function cleanupStep(c: NonNullable<Explanation['pass']['cleanup']>): Step {
 function renderStep(s: Step, width: number): string[] {
   const label = `  ${STEP_LABEL[s.step].padEnd(15)} `
   // A short why goes on the outcome's line when both fit on it.
-  const both = `${label}${s.outcome}. ${s.detail}`
+  const both = `${label}${s.outcome} — ${s.detail}`
   const oneLine = s.detail !== '' && !s.shares?.length && visible(both) <= width
   const out = [oneLine ? both : wrap(s.outcome, width, label)]
   if (s.detail && !oneLine) out.push(wrap(s.detail, width, ' '.repeat(label.length)))
