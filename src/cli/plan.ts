@@ -83,9 +83,9 @@ export class PlanOptions extends PassOptions {
     await super.validateOptions()
   }
 
-  /** The namespace of objects that name none: -n, else the kubeconfig context's (live), else default. */
-  private defaultNamespace(): string {
-    return this.selection.namespace || this.live?.connection.namespace || 'default'
+  /** The namespace of objects that name none: -n, else the kubeconfig context's, else default. */
+  private async defaultNamespace(): Promise<string> {
+    return this.selection.namespace || this.live?.connection.namespace || (await this.fileNamespace())
   }
 
   /** The Deployments of PROPOSED (those named, when names are given), with how they were written. */
@@ -97,7 +97,7 @@ export class PlanOptions extends PassOptions {
       keepRaw: true,
       warn: (line: string) => this.io.err(`${line}\n`),
     })
-    const namespace = this.defaultNamespace()
+    const namespace = await this.defaultNamespace()
     const all = proposed.deployments.map((d): Proposal => {
       const raw = proposed.raw?.get(d)
       const rawMeta = (raw as {metadata?: {namespace?: unknown}} | undefined)?.metadata
@@ -125,7 +125,7 @@ export class PlanOptions extends PassOptions {
     const out: Proposal[] = []
     for (const p of proposals) {
       const stored = (await dryRunApply(this.live.api, p.raw ?? p.deployment, {
-        namespace: p.deployment.metadata.namespace ?? this.defaultNamespace(),
+        namespace: p.deployment.metadata.namespace ?? (await this.defaultNamespace()),
         name: p.deployment.metadata.name ?? '',
         fieldManager: this.fieldManager,
         force: this.forceConflicts,

@@ -5,7 +5,12 @@
 import type {Action, RecordedEvent} from '../cluster/action.js'
 import type {ApiClient} from '../cluster/live/api.js'
 import {Informer} from '../cluster/live/cache/informer.js'
-import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from '../cluster/live/cache/listers.js'
+import {
+  InformerListers,
+  POD_CONTROLLER_UID_INDEX,
+  podControllerUID,
+  replicaSetIndexers,
+} from '../cluster/live/cache/listers.js'
 import {LiveClient} from '../cluster/live/client.js'
 import {postEvents} from '../cluster/live/events.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
@@ -153,7 +158,11 @@ export class ControllerLoop {
       resource: 'deployments',
       labelSelector: opts.labelSelector,
     })
-    this.replicaSets = new Informer<ReplicaSet>({...common, resource: 'replicasets'})
+    this.replicaSets = new Informer<ReplicaSet>({
+      ...common,
+      resource: 'replicasets',
+      indexers: replicaSetIndexers,
+    })
     this.pods = new Informer<Pod>({
       ...common,
       resource: 'pods',

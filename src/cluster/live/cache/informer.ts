@@ -84,6 +84,9 @@ export class Informer<T extends KubeObject> {
   private loop: Promise<void> | undefined
   /** Changes applied to the cache so far (lists and watch events). */
   changes = 0
+  /** When each key last entered its index buckets: the order byIndex lists objects in. */
+  private readonly entered = new Map<string, number>()
+  private enterCount = 0
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.clock = opts.clock ?? realClock
@@ -122,6 +125,20 @@ export class Informer<T extends KubeObject> {
   byIndex(name: string, value: string): T[] {
     const bucket = this.indexes.get(name)?.get(value)
     return bucket ? [...bucket.values()] : []
+  }
+
+  hasIndex(name: string): boolean {
+    return this.indexes.has(name)
+  }
+
+  /** How many objects byIndex(name, value) would list. */
+  indexSize(name: string, value: string): number {
+    return this.indexes.get(name)?.get(value)?.size ?? 0
+  }
+
+  /** The position of a cached object in every byIndex list it is in (later entries are larger). */
+  indexOrder(obj: T): number {
+    return this.entered.get(objectKey(obj)) ?? 0
   }
 
   /**
@@ -310,10 +327,12 @@ export class Informer<T extends KubeObject> {
     if (!old) return
     this.unindex(key, old)
     this.items.delete(key)
+    this.entered.delete(key)
     this.changes++
   }
 
   private index(key: string, obj: T): void {
+    this.entered.set(key, ++this.enterCount)
     for (const [name, fn] of Object.entries(this.indexers)) {
       const byValue = this.indexes.get(name) as Map<string, Map<string, T>>
       for (const value of fn(obj)) {
