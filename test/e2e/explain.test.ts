@@ -405,8 +405,8 @@ describe('explain usage', () => {
     expect(r.stderr).toBe('error: deployments.apps "nope" not found\n')
   })
 
-  it('points to the namespace when nothing is selected', () => {
-    const r = cli(['explain', '-f', 'examples/steady.yaml', '--now', '2026-11-29T10:00:00Z'])
+  it('points to the namespace when nothing is selected in the one given', () => {
+    const r = cli(['explain', '-f', 'examples/steady.yaml', '-n', 'default', '--now', '2026-11-29T10:00:00Z'])
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('')
     expect(r.stderr).toContain('No resources found in default namespace.')
