@@ -70,11 +70,17 @@ export class ExplainOptions extends PassOptions {
     const starts = new Map<string, ObjectRef[]>()
     const others = this.refs.filter((r) => r.kind !== 'Deployment')
     if (others.length === 0) return starts
-    const {owningDeployment} = await import('../pass/selection.js')
+    const {namespacesHolding, owningDeployment} = await import('../pass/selection.js')
     const {DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
-    const namespace = this.selection.namespace || DEFAULT_NAMESPACE
     const names = [...(this.selection.names ?? [])]
     for (const ref of others) {
+      // Files without -n: the namespace of the input that holds the object (the default one if none
+      // or several do, so that the error names it).
+      const holding = this.selection.inputNamespaces ? namespacesHolding(world, ref) : []
+      const namespace =
+        holding.length === 1
+          ? (holding[0] ?? DEFAULT_NAMESPACE)
+          : this.selection.namespace || DEFAULT_NAMESPACE
       const name = owningDeployment(world, namespace, ref)
       if (!names.includes(name)) names.push(name)
       const key = `${namespace}/${name}`

@@ -156,12 +156,25 @@ export class RolloutWatchOptions extends PassOptions {
     if (this.replayRecorded) return this.runReplay(world)
     // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
     if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
+    else if (this.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
     const sim = await this.simulate(world)
     if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
     return sim.summary.complete ? 0 : 1
+  }
+
+  /** Files without -n: the namespace of the input that holds the Deployment (kubectl get -f). */
+  private async inputNamespaceOf(world: World): Promise<string> {
+    const {namespacesHolding} = await import('../pass/selection.js')
+    const holding = namespacesHolding(world, {kind: 'Deployment', name: this.name})
+    if (holding.length > 1) {
+      throw new UsageError(
+        `the files hold deployment ${this.name} in namespaces ${holding.join(', ')}: choose one with -n`,
+      )
+    }
+    return holding[0] ?? (await this.fileNamespace())
   }
 
   /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
