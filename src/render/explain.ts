@@ -4,8 +4,9 @@
 // Prose wraps to the given width; colour only when asked for.
 
 import type {EventSource, ExplainResult, Explanation, PassCheck, Step, StepName} from '../explain/types.js'
-import type {Blocker, ReplicaSetRow, VerdictCode} from '../status/types.js'
+import type {Blocker, EventRow, ReplicaSetRow, VerdictCode} from '../status/types.js'
 import {terminalSafe} from '../util/terminal.js'
+import {type EventGroup, eventInterval, groupBlockers, groupCodes, groupEvents} from './explain-groups.js'
 import {fitOrSplit, fitTable} from './explain-table.js'
 import {isStructured, type OutputFormat, renderStructured} from './output.js'
 import {type Style, type StyleName, styler} from './style.js'
@@ -26,7 +27,7 @@ export async function renderExplainResult(
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
   // Text: every string from the cluster or the files with its control characters escaped.
-  for (const e of terminalSafe(result).items) blocks.push(await renderExplanation(e, options))
+  for (const e of terminalSafe(result).items) blocks.push(await renderExplanation(e, result.now, options))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -40,6 +41,9 @@ const VERDICT_STYLE: Record<VerdictCode, StyleName> = {
   DeadlineExceeded: 'red',
   Invalid: 'red',
 }
+
+/** Steps that work on the old ReplicaSets. */
+const OLD_STEPS = new Set<StepName>(['scaleDown', 'scaleDownOldForRecreate'])
 
 const STEP_LABEL: Record<StepName, string> = {
   createNewReplicaSet: 'new ReplicaSet',
@@ -79,7 +83,11 @@ export function wrap(text: string, width: number, first = '', rest = ' '.repeat(
   return out.join('\n')
 }
 
-async function renderExplanation(e: Explanation, options: ExplainRenderOptions): Promise<string> {
+async function renderExplanation(
+  e: Explanation,
+  now: string,
+  options: ExplainRenderOptions,
+): Promise<string> {
   const style = styler(options.color ?? false)
   const width = Math.max(40, options.width)
   const w = (text: string, first = '  ', rest?: string) => wrap(text, width, first, rest)
@@ -121,12 +129,19 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
       out.push(w(text, head))
     }
   }
-  const steps = [...e.pass.steps]
-  if (steps.length > 0 || e.pass.cleanup) {
+  // Without an old ReplicaSet the steps about old ones (scale down, cleanup) have nothing to work
+  // on: one line says so (-o json keeps them).
+  const noOld = e.replicaSets.every((r) => r.role !== 'old')
+  const aboutOld = (s: Step) => noOld && OLD_STEPS.has(s.step) && s.outcome === 'nothing'
+  const steps = e.pass.steps.filter((s) => !aboutOld(s))
+  const c = e.pass.cleanup
+  const cleanup = c && !(noOld && c.oldReplicaSets === 0) ? cleanupStep(c) : null
+  if (steps.length > 0 || c) {
     out.push('', heading('What the next pass does'))
     for (const s of steps) out.push(...renderStep(s, width))
-    const c = e.pass.cleanup
-    if (c) out.push(...renderStep(cleanupStep(c), width))
+    if (cleanup) out.push(...renderStep(cleanup, width))
+    if (steps.length < e.pass.steps.length || (c && !cleanup))
+      out.push(w('No old ReplicaSet: nothing to scale down or clean up.'))
   }
 
   out.push('', heading('Progress deadline'))
@@ -140,15 +155,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
     out.push('', heading('Warning events'))
     if (e.eventSource) out.push(w(eventSourceText(e.eventSource)))
     if (e.events.length === 0) out.push(w('None.'))
-    for (const ev of e.events) {
-      out.push(
-        w(
-          `${ev.lastSeen ?? '?'}  ${ev.reason}  ${ev.object.kind}/${ev.object.name}${ev.count > 1 ? ` (x${ev.count})` : ''}: ${ev.message}`,
-          '  ',
-          '    ',
-        ),
-      )
-    }
+    out.push(...renderEvents(e.events, e.blockers, Date.parse(now), w))
   }
 
   if (e.deadEnds.length > 0) {
@@ -333,8 +340,11 @@ function cleanupStep(c: NonNullable<Explanation['pass']['cleanup']>): Step {
 
 function renderStep(s: Step, width: number): string[] {
   const label = `  ${STEP_LABEL[s.step].padEnd(15)} `
-  const out = [wrap(s.outcome, width, label)]
-  if (s.detail) out.push(wrap(s.detail, width, ' '.repeat(label.length)))
+  // A short why goes on the outcome's line when both fit on it.
+  const both = `${label}${s.outcome} — ${s.detail}`
+  const oneLine = s.detail !== '' && !s.shares?.length && visible(both) <= width
+  const out = [oneLine ? both : wrap(s.outcome, width, label)]
+  if (s.detail && !oneLine) out.push(wrap(s.detail, width, ' '.repeat(label.length)))
   for (const share of s.shares ?? []) {
     out.push(
       wrap(
@@ -348,16 +358,74 @@ function renderStep(s: Step, width: number): string[] {
   return out
 }
 
+/** One line per group of identical blockers, naming its first object (-o json lists them all). */
 function renderBlockers(blockers: Blocker[], width: number, style: Style): string[] {
-  return blockers.map((b) => {
-    const code = style(b.hard ? 'red' : 'yellow', b.code)
-    let what = `${b.object.kind === 'Pod' ? 'pod' : b.object.kind} ${b.object.name}`
+  return groupBlockers(blockers).map((g) => {
+    const b = g.first
+    const n = g.members.length
+    const code = style(b.hard ? 'red' : 'yellow', groupCodes(g))
+    const kind = b.object.kind === 'Pod' ? 'pod' : b.object.kind
+    let what =
+      n === 1
+        ? `${kind} ${b.object.name}`
+        : `${n} ${b.object.kind === 'Pod' ? 'pods' : `${b.object.kind}s`} (${b.object.name} and ${n - 1} more)`
     // A pod's name starts with its ReplicaSet's; name the ReplicaSet only when it is not the new one.
     if (b.object.kind === 'Pod' && b.replicaSet && !b.object.name.startsWith(`${b.replicaSet}-`)) {
       what += ` (ReplicaSet ${b.replicaSet})`
     }
     return wrap(`${code} ${what}: ${b.message}`, width, '  ', '    ')
   })
+}
+
+/**
+ * Warning events as kubectl describe prints their age (`4s (x36 over 4m)`), the same message on many
+ * objects once, and the groups about the same objects under one line naming them. The registry's
+ * answer to a failed pull, which the Blockers already print in full, is not printed twice.
+ */
+function renderEvents(
+  events: EventRow[],
+  blockers: Blocker[],
+  nowMs: number,
+  w: (text: string, first?: string, rest?: string) => string,
+): string[] {
+  const shown = groupBlockers(blockers).map((g) => g.first.message)
+  const message = (g: EventGroup) => {
+    const pull = /^(Failed to pull image "[^"]*"): (.+)$/s.exec(g.message)
+    // A short error is cheaper to repeat than to point at.
+    return pull && pull[2]!.length > 40 && shown.some((m) => m.includes(pull[2]!))
+      ? `${pull[1]}: (the error under Blockers)`
+      : g.message
+  }
+  const out: string[] = []
+  for (const groups of bySameObjects(groupEvents(events))) {
+    const {objects} = groups[0]!
+    const [one] = objects
+    const what =
+      objects.length === 1 || one === undefined
+        ? `${one?.kind ?? ''}/${one?.name ?? ''}`
+        : `${objects.length} ${one.kind === 'Pod' ? 'pods' : `${one.kind}s`} (${one.kind}/${one.name} and ${objects.length - 1} more)`
+    if (groups.length === 1) {
+      const g = groups[0]!
+      out.push(w(`${eventInterval(g, nowMs)}  ${g.reason}  ${what}: ${message(g)}`, '  ', '    '))
+    } else {
+      out.push(w(`${what}:`, '  ', '    '))
+      for (const g of groups)
+        out.push(w(`${eventInterval(g, nowMs)}  ${g.reason}  ${message(g)}`, '    ', '      '))
+    }
+  }
+  return out
+}
+
+/** Event groups about the same objects, in the order of the first of each. */
+function bySameObjects(groups: EventGroup[]): EventGroup[][] {
+  const sets = new Map<string, EventGroup[]>()
+  for (const g of groups) {
+    const key = JSON.stringify(g.objects.map((o) => `${o.kind}/${o.name}`).sort())
+    const list = sets.get(key)
+    if (list) list.push(g)
+    else sets.set(key, [g])
+  }
+  return [...sets.values()]
 }
 
 /** Which events explain read, in one sentence. */

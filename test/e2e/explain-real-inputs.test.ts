@@ -101,16 +101,22 @@ describe('namespace mistakes', () => {
     'error: deployments.apps "api" not found in namespace "default": the files hold deployment api in namespace demo: use -n demo\n'
 
   it('nothing selected: every command names the namespace; dry-run sync --exit-code exits 2', () => {
-    const gated = cli(['dry-run', 'sync', '-f', STUCK, ...NOW, '--exit-code'])
+    const WRONG = ['-n', 'default']
+    const gated = cli(['dry-run', 'sync', '-f', STUCK, ...WRONG, ...NOW, '--exit-code'])
     expect(gated.stderr).toBe(NOTHING)
     expect(gated.code).toBe(2)
-    expect(cli(['dry-run', 'sync', '-f', STUCK, ...NOW]).code).toBe(0)
-    const explained = cli(['explain', '-f', STUCK, ...NOW])
+    expect(cli(['dry-run', 'sync', '-f', STUCK, ...WRONG, ...NOW]).code).toBe(0)
+    const explained = cli(['explain', '-f', STUCK, ...WRONG, ...NOW])
     expect(explained.stderr).toBe(NOTHING)
     expect(explained.stdout).toBe('')
-    expect(cli(['reconcile-once', '-f', STUCK, ...NOW, '-o', 'name']).stderr).toBe(NOTHING)
-    // -A and the right -n are not mistakes.
+    expect(cli(['reconcile-once', '-f', STUCK, ...WRONG, ...NOW, '-o', 'name']).stderr).toBe(NOTHING)
+    // -A, the right -n, and no -n (the files' own namespaces, as kubectl get -f) are not mistakes.
     expect(cli(['explain', '-f', STUCK, '-A', ...NOW, '-o', 'name']).stderr).toBe('')
+    for (const args of [['explain'], ['dry-run', 'sync'], ['reconcile-once']]) {
+      const r = cli([...args, '-f', STUCK, ...NOW, '-o', 'name'])
+      expect(r.stderr, args.join(' ')).toBe('')
+      expect(r.stdout.split('\n')[0], args.join(' ')).toBe('deployment.apps/api')
+    }
   })
 
   it('a named Deployment in another namespace: the same hint from every command', () => {
@@ -121,7 +127,7 @@ describe('namespace mistakes', () => {
       ['reconcile-once', 'api', '-o', 'yaml'],
       ['rollout', 'watch', 'api'],
     ]) {
-      const r = cli([...args, '-f', STUCK, ...NOW])
+      const r = cli([...args, '-f', STUCK, '-n', 'default', ...NOW])
       expect(r.stderr, args.join(' ')).toBe(NAMED)
       expect(r.code, args.join(' ')).toBe(args.includes('--exit-code') ? 2 : 1)
       expect(r.stdout).toBe('')
@@ -195,7 +201,7 @@ describe('events from files', () => {
     ])
     const text = cli(['explain', 'api', '-f', STUCK, '-f', EVENTS, '-n', 'demo', ...NOW])
     expect(text.stdout.replace(/\s+/g, ' ')).toContain(
-      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 2026-11-29T09:59:50Z BackOff Pod/api-6f64564f4d-4wgmn (x40): Back-off pulling image',
+      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 10s (x40 over 11m) BackOff Pod/api-6f64564f4d-4wgmn: Back-off pulling image',
     )
     // Without Events in the files, explain says nothing about events (null), as before.
     const none = JSON.parse(cli(['explain', 'api', '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json']).stdout)
@@ -485,7 +491,7 @@ describe('a fleet gate: explain -A --summary --fail-on', () => {
     ])
     expect(partial.code).toBe(1)
     expect(partial.stdout).toContain('demo/api     IncompleteInput (MissingReplicaSets)')
-    const typo = cli(['explain', '--summary', '-f', STUCK, ...NOW, '--fail-on', 'stuck'])
+    const typo = cli(['explain', '--summary', '-f', STUCK, '-n', 'default', ...NOW, '--fail-on', 'stuck'])
     expect(typo.code).toBe(1)
     expect(typo.stderr).toContain('use -n demo or -A')
     const bad = cli(['explain', '--summary', ...MULTI, '--fail-on', 'stuck,late'])
