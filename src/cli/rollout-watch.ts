@@ -392,7 +392,15 @@ export class RolloutWatchOptions extends PassOptions {
       const {LineWriter} = await import('../render/watch/lines.js')
       const writer = new LineWriter(this.name)
       const lines: string[] = []
-      for (const u of updates) lines.push(...writer.push(u))
+      let exceeded = false
+      for (const u of updates) {
+        lines.push(...writer.push(u))
+        // The live watch ends here; the recording (and the replay) may go on.
+        const r = u.state.rolloutStatus
+        if (r.error && !exceeded && u !== updates.at(-1))
+          lines.push(writer.note(u, `${r.message} (the live watch ended here, exit 1)`))
+        exceeded = r.error
+      }
       lines.push(writer.replaySummary(divergences.length))
       lines.push(...writer.finish(outcome))
       this.io.out(`${lines.join('\n')}\n`)

@@ -376,18 +376,59 @@ describe('a relative clock', () => {
 describe('a fleet gate: explain -A --summary --fail-on', () => {
   const MULTI = ['-f', 'examples/multi.yaml', '-A', ...NOW]
 
+  it('-o wide adds what kubectl rollout status, kstatus and Argo CD say; JSON has them in .tools', () => {
+    const SCALE_DOWN = 'examples/scale-down.yaml'
+    const at = ['-n', 'demo', '--now', '2026-11-29T10:00:00Z']
+    const wide = (file: string) =>
+      cli(['explain', '--summary', '-f', file, ...at, '-o', 'wide', '--no-headers'])
+    expect(
+      cli(['explain', '--summary', '-f', 'examples/paused-complete.yaml', ...at, '-o', 'wide']).stdout,
+    ).toBe(
+      [
+        'DEPLOYMENT   VERDICT   READY   UPDATED   AVAILABLE   DEADLINE   TOOLS    KUBECTL   KSTATUS      ARGOCD',
+        'demo/web     Paused    3/3     3         3           paused     differ   Done      InProgress   Suspended',
+        '',
+      ].join('\n'),
+    )
+    expect(wide(SCALE_DOWN).stdout).toMatch(
+      /^demo\/web +Progressing \(ExtraPodsPending\) .* differ +Done +InProgress +Healthy\n$/,
+    )
+    expect(wide('examples/deadline-exceeded.yaml').stdout).toMatch(
+      /^demo\/api +DeadlineExceeded .* agree +Error +Failed +Degraded\n$/,
+    )
+    const json = cli(['explain', '--summary', '-f', SCALE_DOWN, ...at, '-o', 'json'])
+    const item = (JSON.parse(json.stdout) as {items: Array<{tools: Record<string, unknown>}>}).items[0]!
+    expect(item.tools).toMatchObject({
+      kubectl: {status: 'Done'},
+      kstatus: {status: 'InProgress', reason: 'ExtraPods', message: 'Pending termination: 2'},
+      argocd: {status: 'Healthy', message: ''},
+      agree: false,
+    })
+    expect(
+      cli([
+        'explain',
+        '--summary',
+        '-f',
+        SCALE_DOWN,
+        ...at,
+        '-o',
+        'jsonpath={.items[0].tools.kstatus.status}',
+      ]).stdout,
+    ).toBe('InProgress')
+  })
+
   it('one line per Deployment; --fail-on stuck,deadline exits 1 naming the matches', () => {
     const r = cli(['explain', '--summary', ...MULTI, '--fail-on', 'stuck,deadline'])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe(
       [
-        'DEPLOYMENT        VERDICT                               READY   UPDATED   AVAILABLE   DEADLINE',
-        'demo/api          Progressing (PodsNotReady)            3/3     1         3           in 9m41s (2026-11-29T10:09:41Z)',
-        'demo/web          Complete (RolloutComplete)            2/2     2         2           -',
-        'shop/cart-cache   Complete (RolloutComplete)            1/1     1         1           -',
-        'shop/checkout     DeadlineExceeded (CrashLoopBackOff)   2/2     1         2           exceeded',
-        'shop/frontend     Complete (RolloutComplete)            3/3     3         3           -',
-        'shop/reports      Complete (RolloutComplete)            0/0     0         0           -',
+        'DEPLOYMENT        VERDICT                               READY   UPDATED   AVAILABLE   DEADLINE                          TOOLS',
+        'demo/api          Progressing (PodsNotReady)            3/3     1         3           in 9m41s (2026-11-29T10:09:41Z)   agree',
+        'demo/web          Complete (RolloutComplete)            2/2     2         2           -                                 agree',
+        'shop/cart-cache   Complete (RolloutComplete)            1/1     1         1           -                                 agree',
+        'shop/checkout     DeadlineExceeded (CrashLoopBackOff)   2/2     1         2           exceeded                          agree',
+        'shop/frontend     Complete (RolloutComplete)            3/3     3         3           -                                 agree',
+        'shop/reports      Complete (RolloutComplete)            0/0     0         0           -                                 agree',
         '',
       ].join('\n'),
     )
