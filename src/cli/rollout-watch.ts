@@ -28,6 +28,8 @@ export type RolloutWatchFlags = PassFlags & {
   settled?: boolean
   /** Live mode: a paused Deployment ends the watch with success. */
   'paused-ok'?: boolean
+  /** With a timeline: play the recording and check its writes against the port's. */
+  replay?: boolean
 }
 
 /** Where a live watch's updates go in line mode and with -o json. */
@@ -62,6 +64,7 @@ export class RolloutWatchOptions extends PassOptions {
   timeoutMs = 0
   settled = false
   pausedOk = false
+  replayRecorded = false
 
   constructor(
     io: IO,
@@ -113,6 +116,12 @@ export class RolloutWatchOptions extends PassOptions {
     if (flags.timeout !== undefined) this.timeoutMs = duration('timeout', flags.timeout, 0)
     this.settled = flags.settled === true
     this.pausedOk = flags['paused-ok'] === true
+    this.replayRecorded = flags.replay === true
+    if (this.replayRecorded && this.isLive) {
+      throw new UsageError(
+        '--replay plays a recording: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)',
+      )
+    }
   }
 
   override async validateOptions(): Promise<void> {
@@ -144,14 +153,28 @@ export class RolloutWatchOptions extends PassOptions {
   async run(): Promise<number> {
     if (this.isLive) return this.runLive()
     const world = await this.load()
+    if (this.replayRecorded) return this.runReplay(world)
     // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
     if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
+    else if (this.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
     const sim = await this.simulate(world)
     if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
     return sim.summary.complete ? 0 : 1
+  }
+
+  /** Files without -n: the namespace of the input that holds the Deployment (kubectl get -f). */
+  private async inputNamespaceOf(world: World): Promise<string> {
+    const {namespacesHolding} = await import('../pass/selection.js')
+    const holding = namespacesHolding(world, {kind: 'Deployment', name: this.name})
+    if (holding.length > 1) {
+      throw new UsageError(
+        `the files hold deployment ${this.name} in namespaces ${holding.join(', ')}: choose one with -n`,
+      )
+    }
+    return holding[0] ?? (await this.fileNamespace())
   }
 
   /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
@@ -324,6 +347,81 @@ export class RolloutWatchOptions extends PassOptions {
     return import('../render/watch/app.js')
   }
 
+  /**
+   * --replay: the recording's updates for the Deployment (the live watch's, on the recorded clock)
+   * and the divergences of its ReplicaSet writes from the port's; exits as the live watch would have.
+   */
+  async runReplay(world: World): Promise<number> {
+    const moment = world.timeline
+    if (!moment) {
+      throw new UsageError(
+        `--replay plays a recording, and ${this.files.join(', ')} is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)`,
+      )
+    }
+    this.namespace = this.selection.namespace ?? this.namespace
+    const {replayTimeline} = await import('../watch/replay.js')
+    const interactive = this.interactive()
+    const {updates, divergences, end} = await replayTimeline({
+      timeline: moment.timeline,
+      namespace: this.namespace,
+      name: this.name,
+      gates: this.gates,
+      ...(moment.atText !== undefined ? {from: moment.at} : {}),
+      settled: this.settled,
+      pausedOk: this.pausedOk,
+      describeNext: interactive,
+    })
+    const outcome = {...end.outcome, end: moment.timeline.end}
+    if (this.output.kind !== 'table') {
+      const {endJson, updateJson} = await import('../render/watch/ndjson.js')
+      const ndjsonLine = await this.objectPrinter()
+      let text = ''
+      updates.forEach((u, i) => {
+        text += ndjsonLine(updateJson(u, i))
+      })
+      const last = updates.at(-1)
+      const endObject = endJson(
+        outcome,
+        moment.timeline.end,
+        (last?.elapsed ?? 0) + (moment.timeline.end - (last?.time ?? moment.timeline.end)),
+      )
+      this.io.out(text + ndjsonLine({...endObject, divergences: divergences.length}))
+    } else if (interactive) {
+      if ((await this.replayRecording(updates, outcome, divergences.length)) === 'interrupted') return 130
+    } else {
+      const {LineWriter} = await import('../render/watch/lines.js')
+      const writer = new LineWriter(this.name)
+      const lines: string[] = []
+      let exceeded = false
+      for (const u of updates) {
+        lines.push(...writer.push(u))
+        // The live watch ends here; the recording (and the replay) may go on.
+        const r = u.state.rolloutStatus
+        if (r.error && !exceeded && u !== updates.at(-1))
+          lines.push(writer.note(u, `${r.message} (the live watch ended here, exit 1)`))
+        exceeded = r.error
+      }
+      lines.push(writer.replaySummary(divergences.length))
+      lines.push(...writer.finish(outcome))
+      this.io.out(`${lines.join('\n')}\n`)
+      if (outcome.kind !== 'complete' && outcome.kind !== 'paused')
+        this.io.err(`${escapeControl(outcome.message)}\n`)
+    }
+    return end.code
+  }
+
+  /** A recording's updates played on a terminal: the simulated replay's view, on the recorded clock. */
+  private replayRecording(
+    updates: WatchUpdate[],
+    outcome: WatchOutcome,
+    divergences: number,
+  ): Promise<'ended' | 'interrupted'> {
+    const span = (updates.at(-1)?.time ?? 0) - (updates[0]?.time ?? 0)
+    const found =
+      divergences === 0 ? 'no divergence' : `${divergences} divergence${divergences === 1 ? '' : 's'}`
+    return this.play(updates, outcome, span, (speed) => `recorded replay (${speed}) · ${found}`)
+  }
+
   async simulate(world: World): Promise<Simulation> {
     const {simulate, snapshotTime, SimulationError} = await import('../sim/simulator.js')
     const start =
@@ -376,15 +474,30 @@ export class RolloutWatchOptions extends PassOptions {
     this.io.out(`${lines.join('\n')}\n`)
   }
 
-  private async replay(sim: Simulation): Promise<'ended' | 'interrupted'> {
+  private replay(sim: Simulation): Promise<'ended' | 'interrupted'> {
+    return this.play(
+      sim.timeline,
+      this.outcome(sim),
+      sim.summary.duration,
+      (speed) => `simulated replay (${speed})`,
+    )
+  }
+
+  /** Updates as frames on the terminal, at --speed (auto: `span` of virtual time in a few seconds). */
+  private async play(
+    updates: readonly WatchUpdate[],
+    outcome: WatchOutcome,
+    span: number,
+    what: (speed: string) => string,
+  ): Promise<'ended' | 'interrupted'> {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
     const {lastPerInstant, replayDelays, replaySource} = await import('../render/watch/replay.js')
     const {humanDuration} = await import('../util/duration.js')
     const {runInteractive} = await this.inkApp()
     const builder = new FrameBuilder()
-    let frames = sim.timeline.map((e) => builder.push(e))
-    const last = builder.finish(this.outcome(sim))
+    let frames = updates.map((e) => builder.push(e))
+    const last = builder.finish(outcome)
     if (last) frames[frames.length - 1] = last
     // The first frame is the input as loaded: keep it even when the first pass shares its instant.
     if (this.speed === 'auto') frames = [...frames.slice(0, 1), ...lastPerInstant(frames.slice(1))]
@@ -394,13 +507,11 @@ export class RolloutWatchOptions extends PassOptions {
     )
     const realMs = delays.reduce((a, b) => a + b, 0)
     const speed =
-      this.speed === 'auto'
-        ? `${humanDuration(sim.summary.duration)} in ${humanDuration(realMs)}`
-        : `${this.speed}×`
+      this.speed === 'auto' ? `${humanDuration(span)} in ${humanDuration(realMs)}` : `${this.speed}×`
     return runInteractive(replaySource(frames, delays), {
       stdout: terminal.stdout,
       stdin: terminal.stdin,
-      footer: `simulated replay (${speed}) · q or Ctrl-C to stop`,
+      footer: `${what(speed)} · q or Ctrl-C to stop`,
     })
   }
 }

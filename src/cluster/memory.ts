@@ -15,6 +15,7 @@ import {
 import type {
   Deployment,
   KubeObject,
+  LabelSelector,
   ObjectMeta,
   OwnerReference,
   Pod,
@@ -25,6 +26,7 @@ import {formatTime} from '../util/duration.js'
 import type {Action, ActionResource} from './action.js'
 import {hexDigest} from './digest.js'
 import {deepCopy, deepEqual, deepFreeze, isPlainObject, type JsonObject} from './json.js'
+import {LabelIndex, mergeByPosition} from './label-index.js'
 import type {SourceRef, World} from './world.js'
 
 export type Resource = ActionResource
@@ -85,12 +87,26 @@ export class SnapshotListers implements Listers {
   private readonly rsByNamespace = new Map<string, ReplicaSet[]>()
   private readonly rsByKey = new Map<string, ReplicaSet>()
   private readonly podsByOwner = new Map<string, Pod[]>()
+  // For claimableReplicaSets: input positions, ReplicaSets by namespace and controller UID, and
+  // each namespace's orphans by label.
+  private readonly rsPosition = new Map<ReplicaSet, number>()
+  private readonly rsByController = new Map<string, ReplicaSet[]>()
+  private readonly orphansByNamespace = new Map<string, LabelIndex<ReplicaSet>>()
 
   constructor(deployments: readonly Deployment[], replicaSets: readonly ReplicaSet[], pods: readonly Pod[]) {
     for (const d of deployments) this.deployments.set(objKey(d), d)
-    for (const rs of replicaSets) {
+    for (const [i, rs] of replicaSets.entries()) {
+      const namespace = namespaceOf(rs)
       this.rsByKey.set(objKey(rs), rs)
-      pushTo(this.rsByNamespace, namespaceOf(rs), rs)
+      pushTo(this.rsByNamespace, namespace, rs)
+      this.rsPosition.set(rs, i)
+      const ref = controllerRefOf(rs)
+      if (ref) pushTo(this.rsByController, keyOf(namespace, ref.uid ?? ''), rs)
+      else {
+        let orphans = this.orphansByNamespace.get(namespace)
+        if (!orphans) this.orphansByNamespace.set(namespace, (orphans = new LabelIndex()))
+        orphans.add(rs)
+      }
     }
     for (const pod of pods) {
       const uid = controllerRefOf(pod)?.uid
@@ -116,6 +132,20 @@ export class SnapshotListers implements Listers {
       this.rsByNamespace.set(namespace, list)
     }
     return list
+  }
+
+  claimableReplicaSets(
+    namespace: string,
+    ownerUid: string,
+    selector: LabelSelector | undefined,
+  ): ReplicaSet[] {
+    return mergeByPosition(
+      [
+        this.rsByController.get(keyOf(namespace, ownerUid)) ?? [],
+        this.orphansByNamespace.get(namespace)?.candidates(selector) ?? [],
+      ],
+      (rs) => this.rsPosition.get(rs) ?? 0,
+    )
   }
 
   getReplicaSet(namespace: string, name: string): ReplicaSet | undefined {

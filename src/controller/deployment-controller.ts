@@ -91,15 +91,18 @@ export async function syncDeployment(ctx: ControllerContext, namespace: string, 
   throw new Error(`unexpected deployment strategy type: ${d.spec.strategy?.type ?? ''}`)
 }
 
-// upstream: getReplicaSetsForDeployment — every ReplicaSet of the namespace, so that owned ones
-// that stopped matching can be released.
+// upstream: getReplicaSetsForDeployment — every ReplicaSet of the namespace that the claim can
+// touch (owned ones, so that those that stopped matching can be released, and orphans to adopt);
+// where the listers index them, only those (Listers.claimableReplicaSets), else the namespace.
 export async function getReplicaSetsForDeployment(
   ctx: ControllerContext,
   d: Deployment,
 ): Promise<ReplicaSet[]> {
   ctx.trace.enter('getReplicaSetsForDeployment')
   const ns = d.metadata.namespace ?? ''
-  const rsList = ctx.listers.listReplicaSets(ns)
+  const rsList =
+    ctx.listers.claimableReplicaSets?.(ns, d.metadata.uid ?? '', d.spec.selector) ??
+    ctx.listers.listReplicaSets(ns)
   let selector: ReturnType<typeof labelSelectorAsSelector>
   try {
     selector = labelSelectorAsSelector(d.spec.selector)

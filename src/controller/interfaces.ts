@@ -2,8 +2,9 @@
 // informer caches (listers), writes through a clientset, records events and requeues keys; the same
 // four roles appear here so that files, a live cluster and the tests can all drive one port.
 
-import type {Deployment, Pod, ReplicaSet} from './api/types.js'
+import type {Deployment, LabelSelector, Pod, ReplicaSet} from './api/types.js'
 import type {FactName, FactValues} from './trace.js'
+import type {KubeMinor} from './version.js'
 
 /** Read-only cache view, as upstream's listers and the pod indexer provide it. */
 export interface Listers {
@@ -11,6 +12,19 @@ export interface Listers {
   getDeployment(namespace: string, name: string): Deployment | undefined
   /** upstream: rsLister.ReplicaSets(ns).List(labels.Everything()), in the cache's order. */
   listReplicaSets(namespace: string): ReplicaSet[]
+  /**
+   * Not upstream: the namespace's ReplicaSets whose claim is not a no-op for a Deployment with this
+   * UID and selector (those it controls, and orphans that may match), in listReplicaSets' order.
+   * ClaimReplicaSets ignores every other ReplicaSet, so claiming from these decides what claiming
+   * from the whole namespace decides, at the cost of what the Deployment owns rather than what its
+   * namespace holds. Listers without an index leave it out (or answer undefined) and the namespace
+   * is walked.
+   */
+  claimableReplicaSets?(
+    namespace: string,
+    ownerUid: string,
+    selector: LabelSelector | undefined,
+  ): ReplicaSet[] | undefined
   /** upstream: rsLister.ReplicaSets(ns).Get(name). */
   getReplicaSet(namespace: string, name: string): ReplicaSet | undefined
   /** upstream: podIndexer.ByIndex(PodControllerUIDIndex, uid): pods whose controllerRef has this UID. */
@@ -62,6 +76,8 @@ export interface Clock {
 
 export interface FeatureGates {
   enabled(name: FeatureName): boolean
+  /** The minor whose kube-controller-manager runs (hash types, gate defaults); absent: the newest. */
+  readonly kubeVersion?: KubeMinor
 }
 
 export type FeatureName = 'DeploymentReplicaSetTerminatingReplicas' | 'DeploymentPodReplacementPolicy'

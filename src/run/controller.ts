@@ -5,7 +5,13 @@
 import type {Action, RecordedEvent} from '../cluster/action.js'
 import type {ApiClient} from '../cluster/live/api.js'
 import {Informer} from '../cluster/live/cache/informer.js'
-import {InformerListers, POD_CONTROLLER_UID_INDEX, podControllerUID} from '../cluster/live/cache/listers.js'
+import {
+  InformerListers,
+  POD_CONTROLLER_UID_INDEX,
+  podControllerUID,
+  replicaSetIndexers,
+} from '../cluster/live/cache/listers.js'
+import {trimPodForController} from '../cluster/live/cache/trim.js'
 import {LiveClient} from '../cluster/live/client.js'
 import {postEvents} from '../cluster/live/events.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
@@ -153,11 +159,16 @@ export class ControllerLoop {
       resource: 'deployments',
       labelSelector: opts.labelSelector,
     })
-    this.replicaSets = new Informer<ReplicaSet>({...common, resource: 'replicasets'})
+    this.replicaSets = new Informer<ReplicaSet>({
+      ...common,
+      resource: 'replicasets',
+      indexers: replicaSetIndexers,
+    })
     this.pods = new Informer<Pod>({
       ...common,
       resource: 'pods',
       indexers: {[POD_CONTROLLER_UID_INDEX]: podControllerUID},
+      transform: trimPodForController,
     })
     this.listers = new InformerListers(this.deployments, this.replicaSets, this.pods)
     this.handlers = new DeploymentEventHandlers({

@@ -275,9 +275,18 @@ export function refusalOf(pod: Pod): string | undefined {
   return c?.status === 'False' && c.reason === 'Unschedulable' ? (c.message ?? '') : undefined
 }
 
-/** The labels the kubelet gives every simulated node (upstream: kubelet's initialNode). */
+/**
+ * The labels the kubelet gives every simulated node (upstream: kubelet's initialNode, which sets the
+ * stable os/arch labels and, still, their deprecated beta twins that older manifests select on).
+ */
 export function nodeLabels(node: string): Record<string, string> {
-  return {'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': node, 'kubernetes.io/os': 'linux'}
+  return {
+    'beta.kubernetes.io/arch': 'amd64',
+    'beta.kubernetes.io/os': 'linux',
+    'kubernetes.io/arch': 'amd64',
+    'kubernetes.io/hostname': node,
+    'kubernetes.io/os': 'linux',
+  }
 }
 
 /** The nodes whose labels hold every pair of the pod's spec.nodeSelector (upstream: NodeAffinity's filter). */

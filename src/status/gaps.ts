@@ -75,7 +75,10 @@ export function storeGaps(store: MemoryStore, namespace: string, name: string): 
   const d = store.initial('deployments', namespace, name) as Deployment | undefined
   if (!d) return []
   const selector = isSelectEverythingLiteral(d.spec.selector) ? undefined : selectorOf(d)
-  const related = store.listers.listReplicaSets(namespace).filter((rs) => {
+  const claimable =
+    store.listers.claimableReplicaSets(namespace, d.metadata.uid ?? '', d.spec.selector) ??
+    store.listers.listReplicaSets(namespace)
+  const related = claimable.filter((rs) => {
     const ref = getControllerOf(rs.metadata)
     if (ref) return ref.uid === d.metadata.uid
     return selector?.matches(rs.metadata.labels) ?? false

@@ -1,6 +1,7 @@
 // Which ReplicaSets belong to the Deployment and in which role, as the pass decided it: the claim
 // facts (owned, adopted, released) first, the controllerRef when the pass stopped before claiming.
 
+import {LabelIndex} from '../cluster/label-index.js'
 import type {MemoryStore} from '../cluster/memory.js'
 import {
   type Deployment,
@@ -47,6 +48,8 @@ interface NamespaceIndex {
   byName: Map<string, ReplicaSet>
   byControllerUid: Map<string, ReplicaSet[]>
   bySelector: Map<string, SelectorMatch>
+  /** By label pair: a selector's matches are looked for among its rarest pair's ReplicaSets. */
+  byLabel: LabelIndex<ReplicaSet>
 }
 
 /** The namespace's ReplicaSets a selector matches, shared by every Deployment with that selector. */
@@ -61,9 +64,16 @@ const indexes = new WeakMap<readonly ReplicaSet[], NamespaceIndex>()
 function indexOf(namespaceReplicaSets: readonly ReplicaSet[]): NamespaceIndex {
   let index = indexes.get(namespaceReplicaSets)
   if (index) return index
-  index = {position: new Map(), byName: new Map(), byControllerUid: new Map(), bySelector: new Map()}
+  index = {
+    position: new Map(),
+    byName: new Map(),
+    byControllerUid: new Map(),
+    bySelector: new Map(),
+    byLabel: new LabelIndex(),
+  }
   for (const [i, rs] of namespaceReplicaSets.entries()) {
     index.position.set(rs, i)
+    index.byLabel.add(rs)
     index.byName.set(rs.metadata.name ?? '', rs)
     const uid = getControllerOf(rs.metadata)?.uid
     if (uid === undefined) continue
@@ -77,14 +87,14 @@ function indexOf(namespaceReplicaSets: readonly ReplicaSet[]): NamespaceIndex {
 
 function selectorMatch(
   index: NamespaceIndex,
-  namespaceReplicaSets: readonly ReplicaSet[],
   selector: Selector,
+  written: LabelSelector | undefined,
 ): SelectorMatch {
   const key = selector.toString()
   let match = index.bySelector.get(key)
   if (match) return match
   match = {orphans: [], controlled: []}
-  for (const rs of namespaceReplicaSets) {
+  for (const rs of index.byLabel.candidates(written)) {
     if (!selector.matches(rs.metadata.labels)) continue
     const ref = getControllerOf(rs.metadata)
     if (!ref) match.orphans.push(rs)
@@ -117,9 +127,7 @@ export function replicaSetView(
   const adopted = new Set(facts.all('adopt'))
   const released = new Set(facts.all('release'))
   const index = indexOf(namespaceReplicaSets)
-  const match = selector
-    ? selectorMatch(index, namespaceReplicaSets, selector)
-    : {orphans: [], controlled: []}
+  const match = selector ? selectorMatch(index, selector, d.spec.selector) : {orphans: [], controlled: []}
   // Candidates: what the pass adopted or released, what it owns, the orphans its selector matches.
   const candidates = new Set<ReplicaSet>()
   for (const name of [...adopted, ...released]) {

@@ -143,6 +143,15 @@ describe('the ReplicaSet controller', () => {
     await eventually(() => rsOf(s, 'slow-abc12').status?.availableReplicas === 1, 'available')
   })
 
+  it('schedules a pod that selects a node by the beta os label, as a kubelet labels its node', async () => {
+    const s = await start()
+    const legacy = replicaSet('legacy-abc12', 2)
+    ;(legacy as Any).spec.template.spec.nodeSelector = {'beta.kubernetes.io/os': 'linux'}
+    await api(s, 'POST', '/apis/apps/v1/namespaces/default/replicasets', legacy)
+    await eventually(() => rsOf(s, 'legacy-abc12').status?.readyReplicas === 2, 'ready')
+    expect(pods(s).every((p) => typeof p.spec.nodeName === 'string')).toBe(true)
+  })
+
   it('deletes the surplus gracefully, the not-ready pod first, and the pods go after terminate-after', async () => {
     const s = await start()
     await api(s, 'POST', '/apis/apps/v1/namespaces/default/replicasets', replicaSet('web-abc12', 2))

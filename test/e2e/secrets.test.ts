@@ -238,7 +238,7 @@ describe.concurrent('credentials that fail', SLOW, () => {
     expectNoSecret(r)
     // -v 1 and more log every flag first (klog's FLAG: lines); the error is the one line after them.
     expect(r.stderr.replace(/^[IWE]\d{4} \S+ FLAG: .*\n/gm, '')).toBe(
-      `error: cannot load kubeconfig ${broken}: bad indentation of a mapping entry (7:4)\n`,
+      `error: error loading config file "${broken}": bad indentation of a mapping entry (7:4)\n`,
     )
     expect(r.code).toBe(1)
   })

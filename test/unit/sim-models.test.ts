@@ -11,6 +11,7 @@ import {
   feasibleNodes,
   type KubeletContext,
   nextPodEventAt,
+  nodeLabels,
   normalizeImage,
   planForInputPod,
   planForNewPod,
@@ -396,6 +397,22 @@ describe('pod lifecycle', () => {
     const pinned = {...fresh(), spec: {...fresh().spec, nodeSelector: {'kubernetes.io/hostname': 'node-2'}}}
     expect(feasibleNodes(pinned, nodes)).toEqual(['node-2'])
     expect(schedulingFailure(pinned, nodes)).toBeUndefined()
+  })
+
+  it('gives nodes every label a kubelet sets, the beta os/arch twins too (sock-shop selects on them)', () => {
+    const nodes = ['node-1', 'node-2']
+    expect(nodeLabels('node-1')).toEqual({
+      'beta.kubernetes.io/arch': 'amd64',
+      'beta.kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': 'node-1',
+      'kubernetes.io/os': 'linux',
+    })
+    const legacy = {...fresh(), spec: {...fresh().spec, nodeSelector: {'beta.kubernetes.io/os': 'linux'}}}
+    expect(feasibleNodes(legacy, nodes)).toEqual(nodes)
+    const r = advancePod(legacy, planForNewPod(T0, DEFAULT_TIMINGS), T0 + 60_000, {...ctx, nodes})
+    expect(r.pod?.spec?.nodeName).toBeDefined()
+    expect(r.plan.stage).not.toBe('unschedulable')
   })
 
   it('keeps a pod of the input the scheduler refused, and refuses its template again', () => {

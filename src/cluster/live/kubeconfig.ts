@@ -1,11 +1,11 @@
 // Kubeconfig resolution as kubectl does it, on top of client-node's KubeConfig (which does the
 // parsing and every auth method: tokens, client certificates, exec plugins).
 
-import {accessSync, constants, existsSync} from 'node:fs'
-import {delimiter, join} from 'node:path'
+import {accessSync, constants} from 'node:fs'
 import type {Cluster, KubeConfig, User} from '@kubernetes/client-node'
 import {InputError, UsageError} from '../../errors.js'
 import {parseDuration} from '../../util/duration.js'
+import {kubeconfigPrecedence, mergeKubeconfigs, readKubeconfigs} from './kubeconfig-files.js'
 
 /**
  * kubectl's ConfigFlags (k8s.io/cli-runtime genericclioptions): which kubeconfig, context, cluster
@@ -102,28 +102,31 @@ function namesACluster(flags: ConnectionFlags): boolean {
 export async function connect(flags: ConnectionFlags): Promise<Connection> {
   const {KubeConfig} = await import('./kube.js')
   const kc = new KubeConfig()
-  const files = kubeconfigFiles(flags.kubeconfig)
-  if (files.length === 0 && !namesACluster(flags)) {
+  const files = kubeconfigPrecedence(flags.kubeconfig)
+  // Every file is parsed by client-node (every auth method, paths made absolute against the file's
+  // folder), then merged as clientcmd merges them.
+  const configs = readKubeconfigs(files, (file) => {
+    const one = new KubeConfig()
+    one.loadFromFile(file)
+    return one
+  })
+  if (configs.length === 0 && !namesACluster(flags)) {
     const inCluster = await import('./in-cluster.js')
     if (inCluster.inClusterPossible()) return inClusterConnection(kc, flags)
   }
   // kubectl needs no kubeconfig when --server says where the cluster is.
-  if (files.length === 0 && !flags.server) {
+  if (configs.length === 0 && !flags.server) {
     throw new InputError(
       'no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config): point at a cluster with --kubeconfig or --server, or read objects from files with -f FILE',
     )
   }
-  try {
-    if (files.length > 0) kc.loadFromFile(files[0]!)
-    for (const f of files.slice(1)) {
-      const more = new KubeConfig()
-      more.loadFromFile(f)
-      // kubectl takes current-context from the first file that sets it.
-      kc.mergeConfig(more, true)
-    }
-  } catch (err) {
-    throw new InputError(`cannot load kubeconfig ${files.join(delimiter)}: ${firstLine(err)}`)
-  }
+  const merged = mergeKubeconfigs(configs)
+  kc.loadFromOptions({
+    clusters: merged.clusters,
+    users: merged.users,
+    contexts: merged.contexts,
+    currentContext: merged.currentContext ?? '',
+  })
   applyOverrides(kc, flags)
   const cluster = kc.getCurrentCluster()!
   // client-node refuses plain http unless TLS verification is off; kubectl accepts it (kubectl
@@ -313,19 +316,6 @@ export async function inClusterConnection(
     impersonate: impersonation(flags),
     inCluster: true,
   }
-}
-
-/** --kubeconfig, else every existing file of $KUBECONFIG, else ~/.kube/config. */
-function kubeconfigFiles(explicit: string | undefined): string[] {
-  if (explicit) {
-    if (!existsSync(explicit)) throw new InputError(`stat ${explicit}: no such file or directory`)
-    return [explicit]
-  }
-  const env = process.env.KUBECONFIG
-  if (env) return env.split(delimiter).filter((f) => f !== '' && existsSync(f))
-  const home = process.env.HOME ?? process.env.USERPROFILE
-  const def = home ? join(home, '.kube', 'config') : ''
-  return def && existsSync(def) ? [def] : []
 }
 
 function firstLine(err: unknown): string {

@@ -43,6 +43,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
 
   static override usage = [
     'rollout watch NAME [-n NS] [--timeout D] [--settled] [--paused-ok] [--line-mode] [-o FORMAT]',
+    'rollout watch NAME -f TIMELINE --replay [--at T] [--speed X] [--line-mode] [-o json]',
     'rollout watch NAME -f FILE... [-n NS] [--now T] [--pod-ready-after 10s] [--fail-new-pods N|P%] [--terminate-after 5s] [--max-time 30m] [--speed X] [--line-mode] [-o FORMAT]',
   ]
 
@@ -73,7 +74,8 @@ more can happen (a paused Deployment), 130 when interrupted.`
     namespace: Flags.string({
       char: 'n',
       helpValue: 'NS',
-      description: 'Namespace of the Deployment (default "default").',
+      description:
+        'Namespace of the Deployment (default: the kubeconfig context\'s namespace, else "default"; with -f, the namespace the files hold it in).',
     }),
     now: Flags.string({
       helpValue: 'RFC3339',
@@ -122,6 +124,11 @@ more can happen (a paused Deployment), 130 when interrupted.`
     'paused-ok': Flags.boolean({
       default: false,
       description: 'Live mode: a paused Deployment ends the watch with success instead of waiting.',
+    }),
+    replay: Flags.boolean({
+      default: false,
+      description:
+        "With -f TIMELINE (rollout record): play the recording as the live watch showed it, on the recorded clock, and check every ReplicaSet write it holds against the port's pass on the world just before; each difference is a line with a reason code (docs/replay.md). --at starts the replay there.",
     }),
     'line-mode': Flags.boolean({
       default: false,

@@ -53,6 +53,11 @@ export interface InformerOptions<T> {
   /** Freeze cached objects so that a handler or sync that mutates one fails loudly (tests). */
   freeze?: boolean
   /**
+   * upstream: cache.TransformFunc (SharedInformer.SetTransform) — what the cache keeps of each
+   * object, applied before it is stored or handed to a handler (after managedFields are dropped).
+   */
+  transform?: (obj: T) => T
+  /**
    * Told when a list after the first one (410 Gone, a watch that failed) is about to replace the
    * cache: changes between the last event and this list were not seen one by one.
    */
@@ -84,6 +89,9 @@ export class Informer<T extends KubeObject> {
   private loop: Promise<void> | undefined
   /** Changes applied to the cache so far (lists and watch events). */
   changes = 0
+  /** When each key last entered its index buckets: the order byIndex lists objects in. */
+  private readonly entered = new Map<string, number>()
+  private enterCount = 0
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.clock = opts.clock ?? realClock
@@ -122,6 +130,20 @@ export class Informer<T extends KubeObject> {
   byIndex(name: string, value: string): T[] {
     const bucket = this.indexes.get(name)?.get(value)
     return bucket ? [...bucket.values()] : []
+  }
+
+  hasIndex(name: string): boolean {
+    return this.indexes.has(name)
+  }
+
+  /** How many objects byIndex(name, value) would list. */
+  indexSize(name: string, value: string): number {
+    return this.indexes.get(name)?.get(value)?.size ?? 0
+  }
+
+  /** The position of a cached object in every byIndex list it is in (later entries are larger). */
+  indexOrder(obj: T): number {
+    return this.entered.get(objectKey(obj)) ?? 0
   }
 
   /**
@@ -310,10 +332,12 @@ export class Informer<T extends KubeObject> {
     if (!old) return
     this.unindex(key, old)
     this.items.delete(key)
+    this.entered.delete(key)
     this.changes++
   }
 
   private index(key: string, obj: T): void {
+    this.entered.set(key, ++this.enterCount)
     for (const [name, fn] of Object.entries(this.indexers)) {
       const byValue = this.indexes.get(name) as Map<string, Map<string, T>>
       for (const value of fn(obj)) {
@@ -351,7 +375,8 @@ export class Informer<T extends KubeObject> {
    */
   private prepare(raw: T): T {
     const {managedFields: _m, ...metadata} = raw.metadata
-    const obj = {...raw, metadata} as T
+    let obj = {...raw, metadata} as T
+    if (this.opts.transform) obj = this.opts.transform(obj)
     if (this.opts.freeze) deepFreeze(obj)
     return obj
   }
