@@ -4,7 +4,11 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
+import {parse, stringify} from 'yaml'
 import {cli, ROOT, tempFiles} from './helpers.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: test access to nested YAML
+type Any = any
 
 interface Item {
   deployment: {namespace: string; name: string}
@@ -220,5 +224,63 @@ describe('plan, offline', () => {
     const applied = plan(args).doc.items[0] as Item
     expect(applied.templateChanges).toEqual([])
     expect(applied.rollout).toBe(false)
+  })
+})
+
+/**
+ * issue 27 case (3): steady.yaml grown to 8 replicas (8 Ready pods, the ReplicaSet counting them
+ * available), maxSurge 0, maxUnavailable 1, minReadySeconds 1; `image` changes the template.
+ */
+function eightReplicas(image?: string): string {
+  const list = parse(readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8')) as {items: Any[]}
+  const [d, rs, ...pods] = list.items
+  d.spec.replicas = 8
+  d.spec.minReadySeconds = 1
+  d.spec.strategy = {type: 'RollingUpdate', rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}
+  if (image) {
+    d.spec.template.spec.containers[0].image = image
+    d.metadata.generation = 2
+  }
+  Object.assign(d.status, {replicas: 8, readyReplicas: 8, availableReplicas: 8, updatedReplicas: 8})
+  rs.spec.replicas = 8
+  rs.spec.minReadySeconds = 1
+  rs.metadata.annotations['deployment.kubernetes.io/desired-replicas'] = '8'
+  rs.metadata.annotations['deployment.kubernetes.io/max-replicas'] = '8'
+  Object.assign(rs.status, {replicas: 8, readyReplicas: 8, availableReplicas: 8, fullyLabeledReplicas: 8})
+  const more = Array.from({length: 8}, (_, i) => {
+    const p = structuredClone(pods[i % pods.length])
+    p.metadata.name = `web-cc544bdcc-p${i}`
+    p.metadata.uid = `uid-p${i}`
+    return p
+  })
+  return stringify({apiVersion: 'v1', kind: 'List', items: [d, rs, ...more]})
+}
+
+describe('minAvailable with minReadySeconds (issue 27 case 3)', () => {
+  it('8 replicas, maxSurge 0, maxUnavailable 1, minReadySeconds 1: at least 7 available, plan and rollout watch -f alike', () => {
+    const dir = tempFiles({
+      'current.yaml': eightReplicas(),
+      'changed.yaml': eightReplicas('nginx:1.28'),
+      'proposed.yaml': stringify(
+        (parse(eightReplicas('nginx:1.28')) as {items: unknown[]}).items[0] as Record<string, unknown>,
+      ),
+    })
+    dirs.push(dir)
+    const {code, doc} = plan(['-f', join(dir, 'proposed.yaml'), '--current', join(dir, 'current.yaml')])
+    expect(code).toBe(1)
+    const item = doc.items[0] as Item
+    expect(item.minAvailable).toBe(7)
+    const watched = cli([
+      'rollout',
+      'watch',
+      'web',
+      '-f',
+      join(dir, 'changed.yaml'),
+      '-n',
+      'demo',
+      '--line-mode',
+    ])
+    expect(watched.stderr).toBe('')
+    expect(watched.stdout).toContain('at least 7 available')
   })
 })

@@ -14,6 +14,7 @@ import {
   SimulationError,
   Simulator,
   simulate,
+  snapshotTime,
   type TimelineEntry,
 } from '../../src/sim/simulator.js'
 import {podCount} from '../../src/status/pods.js'
@@ -391,5 +392,29 @@ describe('rollouts of many pods (issue 28: plan hung on 2147483647 replicas)', (
     expect(sim.summary.outcome).toBe('deadlineExceeded')
     expect(sim.summary.steps).toBeLessThan(50)
     expect(sim.summary.peakPods).toBe(2147483647)
+  })
+})
+
+describe('snapshotTime', () => {
+  it('is the newest timestamp, none for files without any (the loader made their creation time up)', () => {
+    const dated = loadWorldFromText(deploymentYaml({replicas: 1}), 'web.yaml')
+    expect(snapshotTime(dated, 'demo')).toBe(T0)
+    const undated = loadWorldFromText(
+      deploymentYaml({replicas: 1}).replace('  creationTimestamp: "2026-11-29T09:00:00Z"\n', ''),
+      'web.yaml',
+    )
+    expect(snapshotTime(undated, 'demo')).toBeUndefined()
+  })
+
+  it('is no earlier than the availability the ReplicaSets report: minReadySeconds after the pods became Ready', async () => {
+    const world = await loadWorld([join(ROOT, 'examples/steady.yaml')], {warn: () => {}})
+    // The newest timestamp is the last pod's Ready (09:30:06); with minReadySeconds 3 the ReplicaSet
+    // counting 3 available was read after 09:30:09.
+    expect(snapshotTime(world, 'demo')).toBe(Date.parse('2026-11-29T09:30:06Z'))
+    for (const rs of world.replicaSets) rs.spec.minReadySeconds = 3
+    expect(snapshotTime(world, 'demo')).toBe(Date.parse('2026-11-29T09:30:10Z'))
+    // Counting 2 available: the second pod's Ready (09:30:05) + 3 s.
+    for (const rs of world.replicaSets) rs.status = {...rs.status, replicas: 3, availableReplicas: 2}
+    expect(snapshotTime(world, 'demo')).toBe(Date.parse('2026-11-29T09:30:09Z'))
   })
 })
