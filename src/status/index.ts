@@ -117,7 +117,7 @@ export function stateOf(ctx: RolloutContext): RolloutState {
       ? {
           code: 'IncompleteInput',
           reason: gap.code,
-          message: `${gap.message} Get a complete snapshot: ${gap.command}`,
+          message: `${gap.message}${statusSays(blockers)} Get a complete snapshot: ${gap.command}`,
         }
       : explainVerdict(ctx, blockers, progress, scaledReplicaSets(ctx)),
     rolloutStatus: kubectl,
@@ -127,6 +127,14 @@ export function stateOf(ctx: RolloutContext): RolloutState {
     blockers,
     noController: noControllerSigns(ctx.d, ctx.now, ctx.hints) ?? null,
   }
+}
+
+/** What the Deployment's own status says of the missing ReplicaSet's failure, as a sentence. */
+function statusSays(blockers: Blocker[]): string {
+  const b = blockers.find((x) => x.object.kind === 'Deployment' && x.code === 'ReplicaFailure')
+  return b
+    ? ` Its status says that ReplicaSet cannot create pods: ${b.message.replace(/^its status says its ReplicaSet cannot create pods: /, '')}.`
+    : ''
 }
 
 export interface RolloutObjects {
