@@ -100,6 +100,8 @@ export class PassOptions {
 
   /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
   protected acceptsRefs = false
+  /** Keep each loaded object as written (World.raw): what the files said, before defaults. */
+  protected keepRaw = false
   /** The objects named on the command line, when the command accepts more than Deployments. */
   refs: ObjectRef[] = []
   /** --at, and the moment of a timeline input. */
@@ -188,6 +190,7 @@ export class PassOptions {
       loadWorld(this.files, {
         recursive: this.recursive,
         validate: this.validate,
+        ...(this.keepRaw ? {keepRaw: true} : {}),
         ...(this.timeline.at ? {at: this.timeline.at} : {}),
         // The loader's lines carry their own `warning:` / `note:` prefix.
         warn: (line: string) => progress.print(() => this.io.err(`${line}\n`)),

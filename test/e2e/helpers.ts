@@ -167,3 +167,84 @@ export function cliAsync(
 ): Promise<RunResult & {signal: NodeJS.Signals | null}> {
   return startCli(args, {...options, input: options.input ?? ''}).done
 }
+
+/** The built CLI in the background, stopped by a signal at the end of the test. */
+export class RunProcess {
+  private readonly child: ChildProcess
+  stderr = ''
+  stdout = ''
+  readonly exited: Promise<RunResult>
+
+  constructor(args: string[], env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, [BIN, 'run', ...args], {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...env},
+    })
+    this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      this.stdout += c
+    })
+    this.child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      this.stderr += c
+    })
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 120_000)
+    this.exited = new Promise((resolve, reject) => {
+      this.child.on('error', reject)
+      this.child.on('close', (code) => {
+        clearTimeout(killer)
+        resolve({code, stdout: this.stdout, stderr: this.stderr})
+      })
+    })
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<RunResult> {
+    this.child.kill(signal)
+    return this.exited
+  }
+
+  /** Resolves once the caches have synced and the workers run. */
+  async started(): Promise<void> {
+    await waitFor(
+      () => this.stderr.includes('caches synced') || this.child.exitCode !== null,
+      30_000,
+      'run to start',
+    )
+    if (!this.stderr.includes('caches synced')) throw new Error(`run did not start:\n${this.stderr}`)
+  }
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = probe()
+    if (v !== undefined && v !== false) return v
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** The real kubectl against a test API server (`KUBECONFIG` and its cache dir), without blocking the event loop. */
+export function kubectlAsync(
+  server: {kubeconfigPath: string; cacheDir: string},
+  args: string[],
+  input?: string,
+): Promise<RunResult> {
+  return new Promise((resolvePromise) => {
+    const child = spawn('kubectl', args, {
+      env: {...process.env, KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir},
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c
+    })
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolvePromise({code, stdout, stderr})
+    })
+    child.stdin.end(input ?? '')
+  })
+}
