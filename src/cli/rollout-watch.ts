@@ -8,11 +8,11 @@ import {InputError, UsageError} from '../errors.js'
 import type {OutputKind} from '../render/output.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
+import type {GateOptions} from '../status/gate.js'
 import type {WatchOutcome, WatchUpdate} from '../status/update.js'
 import {escapeControl} from '../util/terminal.js'
-import type {LiveWatch} from '../watch/live.js'
-import type {GateOptions} from '../status/gate.js'
 import type {GateTargets} from '../watch/gate.js'
+import type {LiveWatch} from '../watch/live.js'
 import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
@@ -40,6 +40,8 @@ export type RolloutWatchFlags = PassFlags & {
   'fail-fast'?: boolean
   'log-lines'?: number
   junit?: string
+  /** With a timeline: play the recording and check its writes against the port's. */
+  replay?: boolean
 }
 
 /** Where a live watch's updates go in line mode and with -o json. */
@@ -102,6 +104,7 @@ export class RolloutWatchOptions extends PassOptions {
   logLines = 20
   junit: string | undefined
   protected override keepRaw = true
+  replayRecorded = false
 
   constructor(
     io: IO,
@@ -178,6 +181,12 @@ export class RolloutWatchOptions extends PassOptions {
       if (flags.junit === '') throw new UsageError('--junit wants a file name')
       this.junit = flags.junit
     }
+    this.replayRecorded = flags.replay === true
+    if (this.replayRecorded && this.isLive) {
+      throw new UsageError(
+        '--replay plays a recording: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)',
+      )
+    }
   }
 
   override async validateOptions(): Promise<void> {
@@ -199,7 +208,11 @@ export class RolloutWatchOptions extends PassOptions {
   /** One Deployment named on the cluster: the one-Deployment view; otherwise the gate. */
   private get gateWanted(): boolean {
     const names = this.selection.names ?? []
-    return names.length !== 1 || this.selection.allNamespaces === true || this.selection.labelSelector !== undefined
+    return (
+      names.length !== 1 ||
+      this.selection.allNamespaces === true ||
+      this.selection.labelSelector !== undefined
+    )
   }
 
   /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
@@ -221,7 +234,9 @@ export class RolloutWatchOptions extends PassOptions {
     const names = this.selection.names ?? []
     const world = await this.load()
     const snapshot = holdsSnapshot(world)
-    const mode = this.forced ?? (snapshot || this.simulationFlags.length > 0 ? 'simulate' : 'live')
+    const mode =
+      this.forced ??
+      (snapshot || this.replayRecorded || this.simulationFlags.length > 0 ? 'simulate' : 'live')
     if (mode === 'live') return this.runGate(world)
     if (names.length !== 1) {
       throw new UsageError(
@@ -230,11 +245,13 @@ export class RolloutWatchOptions extends PassOptions {
           : `rollout watch follows one Deployment, got ${names.length}: a snapshot (-f) is simulated one Deployment at a time`,
       )
     }
+    if (this.replayRecorded) return this.runReplay(world)
     this.io.err(
       `rollout watch: ${this.forced ? '--simulate' : snapshot ? 'the files hold a snapshot (objects with status, ReplicaSets or pods)' : `${this.simulationFlags.join(', ')} given`}: simulating deployment "${escapeControl(this.name)}" on a virtual clock${this.forced ? '' : ' (--live waits for it on the cluster instead)'}\n`,
     )
     // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
     if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
+    else if (this.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
     const sim = await this.simulate(world)
     if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
@@ -261,14 +278,19 @@ export class RolloutWatchOptions extends PassOptions {
       const found = world.deployments.filter((d) => wanted.size === 0 || wanted.has(d.metadata.name ?? ''))
       const missing = names.filter((n) => !world.deployments.some((d) => d.metadata.name === n))
       if (missing.length > 0) {
-        throw new UsageError(`the files define no Deployment named ${missing.map((n) => `"${n}"`).join(', ')}`)
+        throw new UsageError(
+          `the files define no Deployment named ${missing.map((n) => `"${n}"`).join(', ')}`,
+        )
       }
       if (found.length === 0) throw new InputError('the files define no Deployment to wait for')
       // As kubectl apply -f: the namespace a file names, else the context's (or -n).
       const keys = found.map((d) => {
         const written = world.raw?.get(d) as {metadata?: {namespace?: unknown}} | undefined
         const ns = written?.metadata?.namespace
-        return {namespace: typeof ns === 'string' && ns !== '' ? ns : connection.namespace, name: d.metadata.name ?? ''}
+        return {
+          namespace: typeof ns === 'string' && ns !== '' ? ns : connection.namespace,
+          name: d.metadata.name ?? '',
+        }
       })
       const namespaces = [...new Set(keys.map((k) => k.namespace))].sort()
       const n = keys.length
@@ -289,7 +311,10 @@ export class RolloutWatchOptions extends PassOptions {
       targets =
         names.length > 0
           ? {namespaces: [namespace], keys: names.map((name) => ({namespace, name}))}
-          : {namespaces: [namespace], ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {})}
+          : {
+              namespaces: [namespace],
+              ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {}),
+            }
       if (names.length > 0 && this.selection.labelSelector) {
         throw new UsageError('NAMEs and -l cannot be used together: name the Deployments or select them')
       }
@@ -311,6 +336,18 @@ export class RolloutWatchOptions extends PassOptions {
       gates: this.gates,
       verbosity: this.verbosity,
     })
+  }
+
+  /** Files without -n: the namespace of the input that holds the Deployment (kubectl get -f). */
+  private async inputNamespaceOf(world: World): Promise<string> {
+    const {namespacesHolding} = await import('../pass/selection.js')
+    const holding = namespacesHolding(world, {kind: 'Deployment', name: this.name})
+    if (holding.length > 1) {
+      throw new UsageError(
+        `the files hold deployment ${this.name} in namespaces ${holding.join(', ')}: choose one with -n`,
+      )
+    }
+    return holding[0] ?? (await this.fileNamespace())
   }
 
   /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
@@ -483,6 +520,81 @@ export class RolloutWatchOptions extends PassOptions {
     return import('../render/watch/app.js')
   }
 
+  /**
+   * --replay: the recording's updates for the Deployment (the live watch's, on the recorded clock)
+   * and the divergences of its ReplicaSet writes from the port's; exits as the live watch would have.
+   */
+  async runReplay(world: World): Promise<number> {
+    const moment = world.timeline
+    if (!moment) {
+      throw new UsageError(
+        `--replay plays a recording, and ${this.files.join(', ')} is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)`,
+      )
+    }
+    this.namespace = this.selection.namespace ?? this.namespace
+    const {replayTimeline} = await import('../watch/replay.js')
+    const interactive = this.interactive()
+    const {updates, divergences, end} = await replayTimeline({
+      timeline: moment.timeline,
+      namespace: this.namespace,
+      name: this.name,
+      gates: this.gates,
+      ...(moment.atText !== undefined ? {from: moment.at} : {}),
+      settled: this.settled,
+      pausedOk: this.pausedOk,
+      describeNext: interactive,
+    })
+    const outcome = {...end.outcome, end: moment.timeline.end}
+    if (this.output.kind !== 'table') {
+      const {endJson, updateJson} = await import('../render/watch/ndjson.js')
+      const ndjsonLine = await this.objectPrinter()
+      let text = ''
+      updates.forEach((u, i) => {
+        text += ndjsonLine(updateJson(u, i))
+      })
+      const last = updates.at(-1)
+      const endObject = endJson(
+        outcome,
+        moment.timeline.end,
+        (last?.elapsed ?? 0) + (moment.timeline.end - (last?.time ?? moment.timeline.end)),
+      )
+      this.io.out(text + ndjsonLine({...endObject, divergences: divergences.length}))
+    } else if (interactive) {
+      if ((await this.replayRecording(updates, outcome, divergences.length)) === 'interrupted') return 130
+    } else {
+      const {LineWriter} = await import('../render/watch/lines.js')
+      const writer = new LineWriter(this.name)
+      const lines: string[] = []
+      let exceeded = false
+      for (const u of updates) {
+        lines.push(...writer.push(u))
+        // The live watch ends here; the recording (and the replay) may go on.
+        const r = u.state.rolloutStatus
+        if (r.error && !exceeded && u !== updates.at(-1))
+          lines.push(writer.note(u, `${r.message} (the live watch ended here, exit 1)`))
+        exceeded = r.error
+      }
+      lines.push(writer.replaySummary(divergences.length))
+      lines.push(...writer.finish(outcome))
+      this.io.out(`${lines.join('\n')}\n`)
+      if (outcome.kind !== 'complete' && outcome.kind !== 'paused')
+        this.io.err(`${escapeControl(outcome.message)}\n`)
+    }
+    return end.code
+  }
+
+  /** A recording's updates played on a terminal: the simulated replay's view, on the recorded clock. */
+  private replayRecording(
+    updates: WatchUpdate[],
+    outcome: WatchOutcome,
+    divergences: number,
+  ): Promise<'ended' | 'interrupted'> {
+    const span = (updates.at(-1)?.time ?? 0) - (updates[0]?.time ?? 0)
+    const found =
+      divergences === 0 ? 'no divergence' : `${divergences} divergence${divergences === 1 ? '' : 's'}`
+    return this.play(updates, outcome, span, (speed) => `recorded replay (${speed}) · ${found}`)
+  }
+
   async simulate(world: World): Promise<Simulation> {
     const {simulate, snapshotTime, SimulationError} = await import('../sim/simulator.js')
     const start =
@@ -535,15 +647,30 @@ export class RolloutWatchOptions extends PassOptions {
     this.io.out(`${lines.join('\n')}\n`)
   }
 
-  private async replay(sim: Simulation): Promise<'ended' | 'interrupted'> {
+  private replay(sim: Simulation): Promise<'ended' | 'interrupted'> {
+    return this.play(
+      sim.timeline,
+      this.outcome(sim),
+      sim.summary.duration,
+      (speed) => `simulated replay (${speed})`,
+    )
+  }
+
+  /** Updates as frames on the terminal, at --speed (auto: `span` of virtual time in a few seconds). */
+  private async play(
+    updates: readonly WatchUpdate[],
+    outcome: WatchOutcome,
+    span: number,
+    what: (speed: string) => string,
+  ): Promise<'ended' | 'interrupted'> {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
     const {lastPerInstant, replayDelays, replaySource} = await import('../render/watch/replay.js')
     const {humanDuration} = await import('../util/duration.js')
     const {runInteractive} = await this.inkApp()
     const builder = new FrameBuilder()
-    let frames = sim.timeline.map((e) => builder.push(e))
-    const last = builder.finish(this.outcome(sim))
+    let frames = updates.map((e) => builder.push(e))
+    const last = builder.finish(outcome)
     if (last) frames[frames.length - 1] = last
     // The first frame is the input as loaded: keep it even when the first pass shares its instant.
     if (this.speed === 'auto') frames = [...frames.slice(0, 1), ...lastPerInstant(frames.slice(1))]
@@ -553,13 +680,11 @@ export class RolloutWatchOptions extends PassOptions {
     )
     const realMs = delays.reduce((a, b) => a + b, 0)
     const speed =
-      this.speed === 'auto'
-        ? `${humanDuration(sim.summary.duration)} in ${humanDuration(realMs)}`
-        : `${this.speed}×`
+      this.speed === 'auto' ? `${humanDuration(span)} in ${humanDuration(realMs)}` : `${this.speed}×`
     return runInteractive(replaySource(frames, delays), {
       stdout: terminal.stdout,
       stdin: terminal.stdin,
-      footer: `simulated replay (${speed}) · q or Ctrl-C to stop`,
+      footer: `${what(speed)} · q or Ctrl-C to stop`,
     })
   }
 }

@@ -4,6 +4,7 @@
 import type {ObjectMeta, OwnerReference, Pod, PodTemplateSpec, ReplicaSet} from './api/types.js'
 import {timeValue} from './util/equality.js'
 import {computePodTemplateHash, PodTemplateHashError} from './util/pod-template-hash.js'
+import type {KubeMinor} from './version.js'
 
 export function specReplicas(rs: {spec?: {replicas?: number}}): number {
   return rs.spec?.replicas ?? 0
@@ -80,13 +81,18 @@ export function filterPodsByOwner(candidates: Pod[], owner: ReplicaSet, ownerKin
 export {safeEncodeString} from './util/pod-template-hash.js'
 
 /**
- * upstream: ComputeHash — the pod-template-hash kube-controller-manager v1.36 gives this template
- * (go-spew's dump of the typed struct, FNV-32a, then the collision count): see
- * util/pod-template-hash.ts and the golden vectors in test/fixtures/pod-template-hash.
+ * upstream: ComputeHash — the pod-template-hash kube-controller-manager of `minor` (default the
+ * newest supported) gives this template (go-spew's dump of the typed struct, FNV-32a, then the
+ * collision count): see util/pod-template-hash.ts and the golden vectors in
+ * test/fixtures/pod-template-hash.
  */
-export function computeHash(template: PodTemplateSpec, collisionCount: number | undefined): string {
+export function computeHash(
+  template: PodTemplateSpec,
+  collisionCount: number | undefined,
+  minor?: KubeMinor,
+): string {
   try {
-    return computePodTemplateHash(template, collisionCount)
+    return computePodTemplateHash(template, collisionCount, minor)
   } catch (err) {
     // A value no API server would store (the loader checks most, not quantities): name the field.
     if (err instanceof PodTemplateHashError) throw err.within('.spec.template')

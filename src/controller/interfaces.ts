@@ -4,6 +4,7 @@
 
 import type {Deployment, LabelSelector, Pod, ReplicaSet} from './api/types.js'
 import type {FactName, FactValues} from './trace.js'
+import type {KubeMinor} from './version.js'
 
 /** Read-only cache view, as upstream's listers and the pod indexer provide it. */
 export interface Listers {
@@ -75,6 +76,8 @@ export interface Clock {
 
 export interface FeatureGates {
   enabled(name: FeatureName): boolean
+  /** The minor whose kube-controller-manager runs (hash types, gate defaults); absent: the newest. */
+  readonly kubeVersion?: KubeMinor
 }
 
 export type FeatureName = 'DeploymentReplicaSetTerminatingReplicas' | 'DeploymentPodReplacementPolicy'

@@ -179,7 +179,7 @@ async function getNewReplicaSet(
   if (!createIfNotExisted) return undefined
 
   const template = deepCopy(d.spec.template)
-  const hash = computeHash(template, d.status?.collisionCount)
+  const hash = computeHash(template, d.status?.collisionCount, ctx.features.kubeVersion)
   template.metadata = {...(template.metadata ?? {})}
   template.metadata.labels = cloneAndAddLabel(
     d.spec.template.metadata?.labels,

@@ -373,6 +373,13 @@ function eventMessage(e: KubeEvent): string {
   return e.note ?? e.message ?? ''
 }
 
+/** When the event was first seen (eventTime, else firstTimestamp, as kubectl describe reads it). */
+function eventFirstTime(e: KubeEvent): string | null {
+  const t = e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp ?? null
+  const ms = parseTime(t)
+  return ms === undefined ? t : formatTime(ms)
+}
+
 /** When the event was last seen, as RFC 3339 in whole seconds (MicroTime's fraction dropped). */
 function eventTime(e: KubeEvent): string | null {
   const t =
@@ -426,13 +433,22 @@ export function newestEventTime(events: readonly KubeEvent[]): string | null {
 export function warningEvents(ctx: RolloutContext): EventRow[] | null {
   if (!ctx.events) return null
   const relevant = concerningEvents(ctx).filter((e) => e.type === 'Warning')
-  const rows = relevant.map((e) => ({
+  return newestFirst(relevant.map(eventRow))
+}
+
+/** An event as explain lists it (core/v1 and events.k8s.io/v1 alike). */
+export function eventRow(e: KubeEvent): EventRow {
+  return {
     type: e.type ?? '',
     reason: e.reason ?? '',
     message: eventMessage(e),
     object: {kind: eventObject(e).kind ?? '', name: eventObject(e).name ?? ''},
     count: e.series?.count ?? e.count ?? 1,
+    firstSeen: eventFirstTime(e),
     lastSeen: eventTime(e),
-  }))
+  }
+}
+
+export function newestFirst(rows: EventRow[]): EventRow[] {
   return rows.sort((a, b) => (parseTime(b.lastSeen) ?? 0) - (parseTime(a.lastSeen) ?? 0))
 }

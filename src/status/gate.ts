@@ -7,10 +7,11 @@
 import type {Deployment} from '../controller/api/types.js'
 import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {formatTime, humanDuration, parseTime} from '../util/duration.js'
+import {eventRow, newestFirst} from './blockers.js'
 import type {RolloutState} from './index.js'
 import type {DeploymentRef} from './item.js'
 import type {Observation} from './observe.js'
-import type {Blocker, KubeEvent, Verdict} from './types.js'
+import type {Blocker, EventRow, KubeEvent, Verdict} from './types.js'
 
 /** Where the gate stands on one Deployment. */
 export type GatePhase = 'Waiting' | 'Progressing' | 'Done' | 'Failed'
@@ -98,7 +99,9 @@ export function judgeGate(
     }
     return {phase: 'Done', reason: 'RolloutComplete', message: kubectl.message}
   }
-  const hard = state.blockers.filter((b) => b.hard && newReplicaSet !== undefined && b.replicaSet === newReplicaSet)
+  const hard = state.blockers.filter(
+    (b) => b.hard && newReplicaSet !== undefined && b.replicaSet === newReplicaSet,
+  )
   if (kubectl.error) {
     const cause = hard[0]
     const pod = cause ? podOf(cause) : undefined
@@ -133,76 +136,20 @@ export function judgeGate(
   return {phase: 'Progressing', reason: verdict.reason, message: verdict.message}
 }
 
-/** Warning events of the same reason and message, as `kubectl describe` groups them (`x12 over 3m`). */
-export interface EventGroup {
-  reason: string
-  message: string
-  /** Kind/name of the first object it was about, and how many objects share it. */
-  object: string
-  objects: number
-  count: number
-  firstSeen: string | null
-  lastSeen: string | null
-  /** `x12 over 3m`, or `x1` for a single event. */
-  text: string
-}
-
-function eventTimes(e: KubeEvent): {first: number | undefined; last: number | undefined} {
-  const last =
-    parseTime(e.series?.lastObservedTime) ?? parseTime(e.lastTimestamp) ?? parseTime(e.eventTime)
-  const first = parseTime(e.firstTimestamp) ?? parseTime(e.eventTime) ?? last
-  return {first, last}
-}
-
-/**
- * The Warning events about `objects` (Kind/name), grouped by reason and message (pod names in a
- * message are not part of it), the most frequent first.
- */
-export function groupWarnings(events: readonly KubeEvent[], objects: ReadonlySet<string>): EventGroup[] {
-  const groups = new Map<
-    string,
-    {reason: string; message: string; objects: string[]; count: number; first?: number; last?: number}
-  >()
-  for (const e of events) {
-    if ((e.type ?? 'Normal') !== 'Warning') continue
-    const about = e.involvedObject ?? e.regarding
-    const object = `${about?.kind ?? ''}/${about?.name ?? ''}`
-    if (!objects.has(object)) continue
-    const message = e.message ?? e.note ?? ''
-    const reason = e.reason ?? ''
-    // The same event about several pods: their names and uids are not part of what it says.
-    let said = message
-    for (const part of [about?.uid, about?.name]) if (part) said = said.split(part).join('')
-    const key = `${reason}\u0000${said}`
-    const g = groups.get(key) ?? {reason, message, objects: [], count: 0}
-    if (!g.objects.includes(object)) g.objects.push(object)
-    g.count += e.series?.count ?? e.count ?? 1
-    const {first, last} = eventTimes(e)
-    if (first !== undefined && (g.first === undefined || first < g.first)) g.first = first
-    if (last !== undefined && (g.last === undefined || last > g.last)) g.last = last
-    groups.set(key, g)
-  }
-  return [...groups.values()]
-    .sort((a, b) => b.count - a.count || (b.last ?? 0) - (a.last ?? 0))
-    .map((g) => {
-      const span = g.first !== undefined && g.last !== undefined ? g.last - g.first : 0
-      return {
-        reason: g.reason,
-        message: g.message,
-        object: g.objects[0] ?? '',
-        objects: g.objects.length,
-        count: g.count,
-        firstSeen: g.first !== undefined ? formatTime(g.first) : null,
-        lastSeen: g.last !== undefined ? formatTime(g.last) : null,
-        text: g.count > 1 && span > 0 ? `x${g.count} over ${humanDuration(span)}` : `x${g.count}`,
-      }
-    })
+/** The Warning events about `objects` (Kind/name), newest first, as explain lists them. */
+export function warningRows(events: readonly KubeEvent[], objects: ReadonlySet<string>): EventRow[] {
+  const rows = events
+    .filter((e) => (e.type ?? 'Normal') === 'Warning')
+    .map(eventRow)
+    .filter((r) => objects.has(`${r.object.kind}/${r.object.name}`))
+  return newestFirst(rows)
 }
 
 /** What a failed Deployment's report adds: its events and its failing container's last log lines. */
 export interface GateFailureDetails {
   pod?: FailingPod
-  events: EventGroup[]
+  /** Every Warning event of the Deployment, its ReplicaSets and pods (the text groups them). */
+  events: EventRow[]
   /** The last lines of the failing container's log (previous instance for a crash loop). */
   log?: {lines: string[]; previous: boolean; container: string}
   /** Why the log could not be read (RBAC: pods/log get), when it could not. */

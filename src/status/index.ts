@@ -20,6 +20,7 @@ import {type ControllerHints, type ControllerSigns, noControllerSigns} from './n
 import {explainProgress} from './progress.js'
 import {replicaSetView, scaledReplicaSets} from './replicasets.js'
 import {rolloutStatus} from './rollout-status.js'
+import {type ToolVerdicts, toolVerdicts} from './tools.js'
 import type {Blocker, KubeEvent, ProgressClock, RolloutStatus, Verdict} from './types.js'
 import {explainVerdict} from './verdict.js'
 
@@ -28,6 +29,8 @@ export interface RolloutState {
   verdict: Verdict
   /** What `kubectl rollout status` prints for the Deployment as given. */
   rolloutStatus: RolloutStatus
+  /** What kubectl rollout status, kstatus and Argo CD answer for the Deployment as given, side by side. */
+  tools: ToolVerdicts
   /** kubectl's done, and no old pod still terminating (`rollout watch --settled`). */
   settled: boolean
   progress: ProgressClock
@@ -118,6 +121,7 @@ export function stateOf(ctx: RolloutContext): RolloutState {
         }
       : explainVerdict(ctx, blockers, progress, scaledReplicaSets(ctx)),
     rolloutStatus: kubectl,
+    tools: toolVerdicts(ctx.d, kubectl),
     settled: kubectl.done && !oldTerminating,
     progress,
     blockers,

@@ -45,6 +45,23 @@ export interface WatchUpdate {
   state: RolloutState
   /** The next pass's writes (or its requeue), in words: the live view shows them. */
   next?: string[]
+  /** A replayed recording: where the recorded writes differ from the port's (rollout watch --replay). */
+  divergences?: Divergence[]
+}
+
+/**
+ * Why a recorded ReplicaSet write and the port's disagree (docs/replay.md): a manual edit or another
+ * controller, a size the port would not choose, a write the port makes only later, one it would not
+ * make at all, or one the port would have made that never came.
+ */
+export type DivergenceCode = 'OtherWriter' | 'DifferentSize' | 'EarlyWrite' | 'ExtraWrite' | 'MissingWrite'
+
+export interface Divergence {
+  /** Epoch ms: when the recorded write came, or when the port first wanted the missing one. */
+  time: number
+  code: DivergenceCode
+  replicaSet: string
+  message: string
 }
 
 /** How the watch ended. */

@@ -18,8 +18,8 @@ import {
   type GateOptions,
   type GateRow,
   gateRow,
-  groupWarnings,
   judgeGate,
+  warningRows,
 } from '../status/gate.js'
 import type {DeploymentRef} from '../status/item.js'
 import {observe} from '../status/observe.js'
@@ -401,7 +401,8 @@ export class LiveGate {
     if (scope && d) {
       for (const rs of scope.replicaSets.byIndex(OWNER, d.metadata.uid ?? '\u0000')) {
         objects.add(`ReplicaSet/${rs.metadata.name}`)
-        for (const p of scope.pods.byIndex(OWNER, rs.metadata.uid ?? '\u0000')) objects.add(`Pod/${p.metadata.name}`)
+        for (const p of scope.pods.byIndex(OWNER, rs.metadata.uid ?? '\u0000'))
+          objects.add(`Pod/${p.metadata.name}`)
       }
     }
     try {
@@ -410,7 +411,7 @@ export class LiveGate {
         path: collectionPath('events', t.ref.namespace),
         query: {fieldSelector: 'type=Warning'},
       })
-      failure.events = groupWarnings(list.items ?? [], objects)
+      failure.events = warningRows(list.items ?? [], objects)
     } catch (err) {
       this.opts.debug?.(`listing events failed: ${err instanceof Error ? err.message : String(err)}`)
     }
@@ -430,7 +431,11 @@ export class LiveGate {
         })
         const lines = (text ?? '').split('\n')
         if (lines.at(-1) === '') lines.pop()
-        failure.log = {lines: lines.slice(-this.opts.logLines), previous: pod.previous, container: container ?? ''}
+        failure.log = {
+          lines: lines.slice(-this.opts.logLines),
+          previous: pod.previous,
+          container: container ?? '',
+        }
       } catch (err) {
         failure.logError = err instanceof Error ? err.message : String(err)
       }

@@ -101,16 +101,22 @@ describe('namespace mistakes', () => {
     'error: deployments.apps "api" not found in namespace "default": the files hold deployment api in namespace demo: use -n demo\n'
 
   it('nothing selected: every command names the namespace; dry-run sync --exit-code exits 2', () => {
-    const gated = cli(['dry-run', 'sync', '-f', STUCK, ...NOW, '--exit-code'])
+    const WRONG = ['-n', 'default']
+    const gated = cli(['dry-run', 'sync', '-f', STUCK, ...WRONG, ...NOW, '--exit-code'])
     expect(gated.stderr).toBe(NOTHING)
     expect(gated.code).toBe(2)
-    expect(cli(['dry-run', 'sync', '-f', STUCK, ...NOW]).code).toBe(0)
-    const explained = cli(['explain', '-f', STUCK, ...NOW])
+    expect(cli(['dry-run', 'sync', '-f', STUCK, ...WRONG, ...NOW]).code).toBe(0)
+    const explained = cli(['explain', '-f', STUCK, ...WRONG, ...NOW])
     expect(explained.stderr).toBe(NOTHING)
     expect(explained.stdout).toBe('')
-    expect(cli(['reconcile-once', '-f', STUCK, ...NOW, '-o', 'name']).stderr).toBe(NOTHING)
-    // -A and the right -n are not mistakes.
+    expect(cli(['reconcile-once', '-f', STUCK, ...WRONG, ...NOW, '-o', 'name']).stderr).toBe(NOTHING)
+    // -A, the right -n, and no -n (the files' own namespaces, as kubectl get -f) are not mistakes.
     expect(cli(['explain', '-f', STUCK, '-A', ...NOW, '-o', 'name']).stderr).toBe('')
+    for (const args of [['explain'], ['dry-run', 'sync'], ['reconcile-once']]) {
+      const r = cli([...args, '-f', STUCK, ...NOW, '-o', 'name'])
+      expect(r.stderr, args.join(' ')).toBe('')
+      expect(r.stdout.split('\n')[0], args.join(' ')).toBe('deployment.apps/api')
+    }
   })
 
   it('a named Deployment in another namespace: the same hint from every command', () => {
@@ -121,7 +127,7 @@ describe('namespace mistakes', () => {
       ['reconcile-once', 'api', '-o', 'yaml'],
       ['rollout', 'watch', 'api'],
     ]) {
-      const r = cli([...args, '-f', STUCK, ...NOW])
+      const r = cli([...args, '-f', STUCK, '-n', 'default', ...NOW])
       expect(r.stderr, args.join(' ')).toBe(NAMED)
       expect(r.code, args.join(' ')).toBe(args.includes('--exit-code') ? 2 : 1)
       expect(r.stdout).toBe('')
@@ -195,7 +201,7 @@ describe('events from files', () => {
     ])
     const text = cli(['explain', 'api', '-f', STUCK, '-f', EVENTS, '-n', 'demo', ...NOW])
     expect(text.stdout.replace(/\s+/g, ' ')).toContain(
-      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 2026-11-29T09:59:50Z BackOff Pod/api-6f64564f4d-4wgmn (x40): Back-off pulling image',
+      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 10s (x40 over 11m) BackOff Pod/api-6f64564f4d-4wgmn: Back-off pulling image',
     )
     // Without Events in the files, explain says nothing about events (null), as before.
     const none = JSON.parse(cli(['explain', 'api', '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json']).stdout)
@@ -372,18 +378,59 @@ describe('a relative clock', () => {
 describe('a fleet gate: explain -A --summary --fail-on', () => {
   const MULTI = ['-f', 'examples/multi.yaml', '-A', ...NOW]
 
+  it('-o wide adds what kubectl rollout status, kstatus and Argo CD say; JSON has them in .tools', () => {
+    const SCALE_DOWN = 'examples/scale-down.yaml'
+    const at = ['-n', 'demo', '--now', '2026-11-29T10:00:00Z']
+    const wide = (file: string) =>
+      cli(['explain', '--summary', '-f', file, ...at, '-o', 'wide', '--no-headers'])
+    expect(
+      cli(['explain', '--summary', '-f', 'examples/paused-complete.yaml', ...at, '-o', 'wide']).stdout,
+    ).toBe(
+      [
+        'DEPLOYMENT   VERDICT   READY   UPDATED   AVAILABLE   DEADLINE   TOOLS    KUBECTL   KSTATUS      ARGOCD',
+        'demo/web     Paused    3/3     3         3           paused     differ   Done      InProgress   Suspended',
+        '',
+      ].join('\n'),
+    )
+    expect(wide(SCALE_DOWN).stdout).toMatch(
+      /^demo\/web +Progressing \(ExtraPodsPending\) .* differ +Done +InProgress +Healthy\n$/,
+    )
+    expect(wide('examples/deadline-exceeded.yaml').stdout).toMatch(
+      /^demo\/api +DeadlineExceeded .* agree +Error +Failed +Degraded\n$/,
+    )
+    const json = cli(['explain', '--summary', '-f', SCALE_DOWN, ...at, '-o', 'json'])
+    const item = (JSON.parse(json.stdout) as {items: Array<{tools: Record<string, unknown>}>}).items[0]!
+    expect(item.tools).toMatchObject({
+      kubectl: {status: 'Done'},
+      kstatus: {status: 'InProgress', reason: 'ExtraPods', message: 'Pending termination: 2'},
+      argocd: {status: 'Healthy', message: ''},
+      agree: false,
+    })
+    expect(
+      cli([
+        'explain',
+        '--summary',
+        '-f',
+        SCALE_DOWN,
+        ...at,
+        '-o',
+        'jsonpath={.items[0].tools.kstatus.status}',
+      ]).stdout,
+    ).toBe('InProgress')
+  })
+
   it('one line per Deployment; --fail-on stuck,deadline exits 1 naming the matches', () => {
     const r = cli(['explain', '--summary', ...MULTI, '--fail-on', 'stuck,deadline'])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe(
       [
-        'DEPLOYMENT        VERDICT                               READY   UPDATED   AVAILABLE   DEADLINE',
-        'demo/api          Progressing (PodsNotReady)            3/3     1         3           in 9m41s (2026-11-29T10:09:41Z)',
-        'demo/web          Complete (RolloutComplete)            2/2     2         2           -',
-        'shop/cart-cache   Complete (RolloutComplete)            1/1     1         1           -',
-        'shop/checkout     DeadlineExceeded (CrashLoopBackOff)   2/2     1         2           exceeded',
-        'shop/frontend     Complete (RolloutComplete)            3/3     3         3           -',
-        'shop/reports      Complete (RolloutComplete)            0/0     0         0           -',
+        'DEPLOYMENT        VERDICT                               READY   UPDATED   AVAILABLE   DEADLINE                          TOOLS',
+        'demo/api          Progressing (PodsNotReady)            3/3     1         3           in 9m41s (2026-11-29T10:09:41Z)   agree',
+        'demo/web          Complete (RolloutComplete)            2/2     2         2           -                                 agree',
+        'shop/cart-cache   Complete (RolloutComplete)            1/1     1         1           -                                 agree',
+        'shop/checkout     DeadlineExceeded (CrashLoopBackOff)   2/2     1         2           exceeded                          agree',
+        'shop/frontend     Complete (RolloutComplete)            3/3     3         3           -                                 agree',
+        'shop/reports      Complete (RolloutComplete)            0/0     0         0           -                                 agree',
         '',
       ].join('\n'),
     )
@@ -446,7 +493,7 @@ describe('a fleet gate: explain -A --summary --fail-on', () => {
     ])
     expect(partial.code).toBe(1)
     expect(partial.stdout).toContain('demo/api     IncompleteInput (MissingReplicaSets)')
-    const typo = cli(['explain', '--summary', '-f', STUCK, ...NOW, '--fail-on', 'stuck'])
+    const typo = cli(['explain', '--summary', '-f', STUCK, '-n', 'default', ...NOW, '--fail-on', 'stuck'])
     expect(typo.code).toBe(1)
     expect(typo.stderr).toContain('use -n demo or -A')
     const bad = cli(['explain', '--summary', ...MULTI, '--fail-on', 'stuck,late'])

@@ -1,6 +1,6 @@
 // Runs the BUILT command line (node bin/run.cjs) as a user would; `npm test` builds first.
 
-import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
+import {type ChildProcess, execFile, execFileSync, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -212,39 +212,40 @@ export class RunProcess {
   }
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = probe()
-    if (v !== undefined && v !== false) return v
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
+/** Polls `probe` every 50 ms until it gives a value; throws after `timeoutMs` (run.test.ts's order of arguments). */
+export function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
+  return eventually(probe, what, timeoutMs)
 }
 
-/** The real kubectl against a test API server (`KUBECONFIG` and its cache dir), without blocking the event loop. */
-export function kubectlAsync(
-  server: {kubeconfigPath: string; cacheDir: string},
-  args: string[],
-  input?: string,
-): Promise<RunResult> {
+/** The real kubectl: the google-cloud-sdk's 1.32 where installed, else the one on /usr/bin. */
+export const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
+
+/** The real kubectl, asynchronously (a test API server may answer from this process). */
+export function kubectlAsync(env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunResult> {
   return new Promise((resolvePromise) => {
-    const child = spawn('kubectl', args, {
-      env: {...process.env, KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir},
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c
-    })
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolvePromise({code, stdout, stderr})
-    })
-    child.stdin.end(input ?? '')
+    execFile(
+      KUBECTL as string,
+      args,
+      {env: {...process.env, ...env}, timeout: 90_000},
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
+        resolvePromise({code, stdout, stderr})
+      },
+    )
   })
+}
+
+/** Polls `probe` every 50 ms until it gives a value; throws after `ms`. */
+export async function eventually<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined && v !== false) return v
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
 }

@@ -184,20 +184,26 @@ describe('plan, offline', () => {
     expect(item.steps.map((s) => [s.atSeconds, s.replicaSet, s.from, s.to])).toEqual(steps)
   })
 
-  it('marks a template change that only defaulting makes', () => {
-    // The current template says 45 s; PROPOSED leaves terminationGracePeriodSeconds out, so the
-    // API server's default (30 s) is what changes it.
-    const current = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8').replace(
+  it('marks a template change that only defaulting makes (--apply=replace); kubectl apply keeps the field', () => {
+    // The current template says 45 s; PROPOSED leaves terminationGracePeriodSeconds out, so with
+    // kubectl replace the API server's default (30 s) is what changes it.
+    // (The Deployment and its ReplicaSet alike: the rollout of 45 s is complete.)
+    const current = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8').replaceAll(
       '        terminationGracePeriodSeconds: 30\n  status:',
       '        terminationGracePeriodSeconds: 45\n  status:',
     )
     const dir = tempFiles({'current.yaml': current})
     dirs.push(dir)
-    const {doc} = plan(['-f', 'examples/plan/web-replicas.yaml', '--current', join(dir, 'current.yaml')])
-    const item = doc.items[0] as Item
-    expect(item.templateChanges).toEqual([
+    const args = ['-f', 'examples/plan/web-replicas.yaml', '--current', join(dir, 'current.yaml')]
+    const replaced = plan([...args, '--apply=replace']).doc.items[0] as Item
+    expect(replaced.templateChanges).toEqual([
       {path: 'spec.template.spec.terminationGracePeriodSeconds', from: 45, to: 30, defaulted: true},
     ])
-    expect(item.rollout).toBe(true)
+    expect(replaced.rollout).toBe(true)
+    // kubectl apply (the default) deletes only what the last-applied configuration had: the
+    // current object has none, so the field another writer set stays.
+    const applied = plan(args).doc.items[0] as Item
+    expect(applied.templateChanges).toEqual([])
+    expect(applied.rollout).toBe(false)
   })
 })

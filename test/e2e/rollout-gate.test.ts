@@ -89,7 +89,7 @@ describe.skipIf(!HAS_KUBECTL)('rollout watch as a CI gate', () => {
     await run.started()
     dir = mkdtempSync(join(tmpdir(), 'deployctl-gate-'))
     for (const ns of ['shop', 'crash']) {
-      expect((await kubectlAsync(server, ['create', 'namespace', ns])).code).toBe(0)
+      expect((await kubectlAsync(env, 'create', 'namespace', ns)).code).toBe(0)
     }
   }, 60_000)
 
@@ -105,7 +105,7 @@ describe.skipIf(!HAS_KUBECTL)('rollout watch as a CI gate', () => {
     writeFileSync(join(k8s, 'web.yaml'), manifest('web', 'nginx:1.27'))
     writeFileSync(join(k8s, 'api.yaml'), manifest('api', 'ghcr.io/shop/api:2.1'))
     writeFileSync(join(k8s, 'cart.yaml'), manifest('cart', BAD_IMAGE))
-    const applied = await kubectlAsync(server, ['apply', '-n', 'shop', '-f', k8s])
+    const applied = await kubectlAsync(env, 'apply', '-n', 'shop', '-f', k8s)
     expect(applied.stderr).toBe('')
     expect(applied.code).toBe(0)
     const junit = join(dir, 'gate.xml')
@@ -120,22 +120,30 @@ describe.skipIf(!HAS_KUBECTL)('rollout watch as a CI gate', () => {
       'rollout watch: the files hold 3 Deployment manifests (no status): waiting for them on the cluster in namespace shop (--simulate simulates them instead)\n',
     )
     const lines = gate.stdout.split('\n')
-    expect(lines).toContainEqual(expect.stringMatching(/ deployment shop\/web done 2\/2 ready, 2 updated: deployment "web" successfully rolled out$/))
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        / deployment shop\/web done 2\/2 ready, 2 updated: deployment "web" successfully rolled out$/,
+      ),
+    )
     expect(lines).toContainEqual(expect.stringMatching(/ deployment shop\/api done 2\/2 ready, 2 updated/))
     expect(lines).toContainEqual(
-      expect.stringMatching(/ deployment shop\/cart FAILED 0\/2 ready, \d updated: (ErrImagePull|ImagePullBackOff): .*cannot pull registry\.example\.invalid\/shop\/cart:1\.4/),
+      expect.stringMatching(
+        / deployment shop\/cart FAILED 0\/2 ready, \d updated: (ErrImagePull|ImagePullBackOff): .*cannot pull registry\.example\.invalid\/shop\/cart:1\.4/,
+      ),
     )
     // The report: verdict and cause, the failing pod, the Warning events grouped.
-    expect(gate.stdout).toMatch(/^deployment shop\/cart failed: (ErrImagePull|ImagePullBackOff) \(verdict Stalled\/(ErrImagePull|ImagePullBackOff)\)$/m)
-    expect(gate.stdout).toMatch(/^ {2}pod: cart-[a-z0-9]+-[a-z0-9]+ \(container app\)$/m)
-    expect(gate.stdout).toMatch(/^ {2}Warning events:\n {4}Failed x\d+( over \S+)? Pod\/cart-/m)
-    expect(gate.stdout).toContain(
-      'rollout gate failed: 2 of 3 Deployments rolled out; 1 failed: shop/cart (',
+    expect(gate.stdout).toMatch(
+      /^deployment shop\/cart failed: (ErrImagePull|ImagePullBackOff) \(verdict Stalled\/(ErrImagePull|ImagePullBackOff)\)$/m,
     )
+    expect(gate.stdout).toMatch(/^ {2}pod: cart-[a-z0-9]+-[a-z0-9]+ \(container app\)$/m)
+    expect(gate.stdout).toMatch(/^ {2}Warning events:\n {4}Failed \S+( \(x\d+ over \S+\))? Pod\/cart-/m)
+    expect(gate.stdout).toContain('rollout gate failed: 2 of 3 Deployments rolled out; 1 failed: shop/cart (')
     // GitHub Actions: one annotation per failed Deployment.
     const annotations = lines.filter((l) => l.startsWith('::error'))
     expect(annotations).toHaveLength(1)
-    expect(annotations[0]).toMatch(/^::error title=deployment shop\/cart failed%3A (ErrImagePull|ImagePullBackOff)::The rollout/)
+    expect(annotations[0]).toMatch(
+      /^::error title=deployment shop\/cart failed%3A (ErrImagePull|ImagePullBackOff)::The rollout/,
+    )
     expect(gate.stderr).toMatch(/^error: 2 of 3 Deployments rolled out; 1 failed: shop\/cart \(/m)
 
     // JUnit: well-formed, three testcases, one failure with the cause.
@@ -153,10 +161,13 @@ describe.skipIf(!HAS_KUBECTL)('rollout watch as a CI gate', () => {
     expect(failures[0]?.text).toContain('deployment shop/cart failed:')
 
     // -o json: NDJSON events, the last line the RolloutGateResult with the three items.
-    const json = await cliAsync(['rollout', 'watch', '-f', k8s, '-n', 'shop', '--timeout', '5m', '-o', 'json'], {
-      env,
-      killAfterMs: 90_000,
-    })
+    const json = await cliAsync(
+      ['rollout', 'watch', '-f', k8s, '-n', 'shop', '--timeout', '5m', '-o', 'json'],
+      {
+        env,
+        killAfterMs: 90_000,
+      },
+    )
     expect(json.code).toBe(1)
     const docs = json.stdout
       .trim()
@@ -165,7 +176,12 @@ describe.skipIf(!HAS_KUBECTL)('rollout watch as a CI gate', () => {
     const result = docs.at(-1) as {
       kind: string
       result: string
-      items: Array<{deployment: {namespace: string; name: string}; verdict: {code: string}; phase: string; reason: string}>
+      items: Array<{
+        deployment: {namespace: string; name: string}
+        verdict: {code: string}
+        phase: string
+        reason: string
+      }>
     }
     expect(docs.slice(0, -1).every((d) => d.kind === 'RolloutGateEvent')).toBe(true)
     expect(result.kind).toBe('RolloutGateResult')
@@ -178,14 +194,16 @@ describe.skipIf(!HAS_KUBECTL)('rollout watch as a CI gate', () => {
 
     // The image fixed: the gate passes.
     writeFileSync(join(k8s, 'cart.yaml'), manifest('cart', 'ghcr.io/shop/cart:1.4'))
-    expect((await kubectlAsync(server, ['apply', '-n', 'shop', '-f', k8s])).code).toBe(0)
+    expect((await kubectlAsync(env, 'apply', '-n', 'shop', '-f', k8s)).code).toBe(0)
     const fixed = await cliAsync(['rollout', 'watch', '-f', k8s, '-n', 'shop', '--timeout', '5m'], {
       env: {...env, GITHUB_ACTIONS: 'true'},
       killAfterMs: 90_000,
     })
     expect(fixed.stderr).not.toContain('error')
     expect(fixed.code).toBe(0)
-    expect(fixed.stdout).toMatch(/ deployment shop\/cart done 2\/2 ready, 2 updated: deployment "cart" successfully rolled out$/m)
+    expect(fixed.stdout).toMatch(
+      / deployment shop\/cart done 2\/2 ready, 2 updated: deployment "cart" successfully rolled out$/m,
+    )
     expect(fixed.stdout).toContain('rollout gate passed: 3 of 3 Deployments rolled out.\n')
     expect(fixed.stdout).not.toContain('::error')
   }, 240_000)
@@ -203,31 +221,45 @@ spec:
   ports: [{port: 80}]
 `,
     )
-    expect((await kubectlAsync(server, ['apply', '-n', 'crash', '-f', file])).code).toBe(0)
+    expect((await kubectlAsync(env, 'apply', '-n', 'crash', '-f', file)).code).toBe(0)
     const gate = await cliAsync(['rollout', 'watch', '-f', file, '-n', 'crash', '--log-lines', '2'], {
       env,
       killAfterMs: 120_000,
     })
     expect(gate.code).toBe(1)
-    expect(gate.stdout).toMatch(/^deployment crash\/worker failed: CrashLoopBackOff \(verdict Stalled\/CrashLoopBackOff\)$/m)
-    expect(gate.stdout).toMatch(/2 new pods keep crashing \(container app: [2-9] restarts, last exit code 3\)/)
+    expect(gate.stdout).toMatch(
+      /^deployment crash\/worker failed: CrashLoopBackOff \(verdict Stalled\/CrashLoopBackOff\)$/m,
+    )
+    expect(gate.stdout).toMatch(
+      /2 new pods keep crashing \(container app: [2-9] restarts, last exit code 3\)/,
+    )
     // --log-lines 2: the last two lines of the previous instance.
     expect(gate.stdout).toContain(
       '  log of container app (previous instance, last 2 lines):\n    | retrying in 1s\n    | fatal: password authentication failed\n',
     )
     // One group for the same back-off of both pods.
-    expect(gate.stdout).toMatch(/^ {4}BackOff x\d+ over \S+ Pod\/worker-\S+ \(\+1 more\): Back-off restarting failed container app in pod /m)
+    expect(gate.stdout).toMatch(
+      /^ {4}BackOff \S+ \(x\d+ over \S+\) Pod\/worker-\S+ and 1 more: Back-off restarting failed container app in pod /m,
+    )
   }, 150_000)
 
   it('waits for a Deployment that does not exist yet, or fails with --require-existing', async () => {
-    const missing = await cliAsync(['rollout', 'watch', 'ghost', 'web', '-n', 'shop', '--require-existing'], {env})
+    const missing = await cliAsync(['rollout', 'watch', 'ghost', 'web', '-n', 'shop', '--require-existing'], {
+      env,
+    })
     expect(missing.code).toBe(1)
     expect(missing.stdout).toContain('deployment shop/ghost failed: NotFound')
     expect(missing.stdout).toMatch(/ deployment shop\/web done /)
-    const waiting = await cliAsync(['rollout', 'watch', 'ghost', 'web', '-n', 'shop', '--timeout', '2s'], {env})
+    const waiting = await cliAsync(['rollout', 'watch', 'ghost', 'web', '-n', 'shop', '--timeout', '2s'], {
+      env,
+    })
     expect(waiting.code).toBe(1)
-    expect(waiting.stdout).toMatch(/ deployment shop\/ghost waiting: Waiting for deployment "ghost" to be created in namespace shop\.$/m)
-    expect(waiting.stdout).toContain('rollout gate timed out: timed out after 2s: 1 of 2 Deployments rolled out; still waiting for shop/ghost (NotFound).')
+    expect(waiting.stdout).toMatch(
+      / deployment shop\/ghost waiting: Waiting for deployment "ghost" to be created in namespace shop\.$/m,
+    )
+    expect(waiting.stdout).toContain(
+      'rollout gate timed out: timed out after 2s: 1 of 2 Deployments rolled out; still waiting for shop/ghost (NotFound).',
+    )
   }, 60_000)
 
   it('refuses what it cannot do with exit 2', async () => {

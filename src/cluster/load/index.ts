@@ -32,6 +32,11 @@ export interface LoadOptions {
   keepRaw?: boolean
   /** A timeline input: the moment whose world is loaded (default: its end). */
   at?: TimelineAt
+  /**
+   * The namespace of objects that name none (default: `default`); asked only when one does: -n,
+   * else the kubeconfig context's, as kubectl get -f places them.
+   */
+  defaultNamespace?: () => string
 }
 
 const defaultWarn = (line: string): void => {
@@ -39,7 +44,12 @@ const defaultWarn = (line: string): void => {
 }
 
 function collector(opts: LoadOptions): Collector {
-  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn, opts.keepRaw)
+  return new Collector(
+    opts.validate ?? 'strict',
+    opts.warn ?? defaultWarn,
+    opts.keepRaw,
+    opts.defaultNamespace,
+  )
 }
 
 function hasExt(name: string, ...exts: string[]): boolean {

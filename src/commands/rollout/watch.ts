@@ -57,6 +57,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
 
   static override usage = [
     'rollout watch NAME [-n NS] [--timeout D] [--settled] [--paused-ok] [--line-mode] [-o FORMAT]',
+    'rollout watch NAME -f TIMELINE --replay [--at T] [--speed X] [--line-mode] [-o json]',
     'rollout watch NAME -f FILE... [-n NS] [--now T] [--pod-ready-after 10s] [--fail-new-pods N|P%] [--terminate-after 5s] [--max-time 30m] [--speed X] [--line-mode] [-o FORMAT]',
   ]
 
@@ -92,7 +93,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
       char: 'n',
       helpValue: 'NS',
       description:
-        'Namespace of the Deployments (default: the context\'s namespace live; for -f manifests, the namespace each file names; "default" in a simulation).',
+        'Namespace of the Deployments (default: the kubeconfig context\'s namespace, else "default"; with -f, the namespace the files hold each in).',
     }),
     'all-namespaces': Flags.boolean({
       char: 'A',
@@ -102,11 +103,13 @@ more can happen (a paused Deployment), 130 when interrupted.`
     selector: Flags.string({
       char: 'l',
       helpValue: 'SELECTOR',
-      description: "Gate: wait for the Deployments with these labels (kubectl syntax: 'a=b,c!=d,e in (x,y),!f').",
+      description:
+        "Gate: wait for the Deployments with these labels (kubectl syntax: 'a=b,c!=d,e in (x,y),!f').",
     }),
     live: Flags.boolean({
       default: false,
-      description: 'With -f: wait for the files\' Deployments on the cluster, even if the files hold a snapshot.',
+      description:
+        "With -f: wait for the files' Deployments on the cluster, even if the files hold a snapshot.",
     }),
     simulate: Flags.boolean({
       default: false,
@@ -114,7 +117,8 @@ more can happen (a paused Deployment), 130 when interrupted.`
     }),
     'require-existing': Flags.boolean({
       default: false,
-      description: 'Gate: a Deployment that does not exist yet fails it (default: waited for, up to --timeout).',
+      description:
+        'Gate: a Deployment that does not exist yet fails it (default: waited for, up to --timeout).',
     }),
     'fail-fast': Flags.boolean({
       default: true,
@@ -134,7 +138,8 @@ more can happen (a paused Deployment), 130 when interrupted.`
     'log-lines': Flags.integer({
       helpValue: 'N',
       default: 20,
-      description: "Gate: the last lines of a failing container's log to print (0: none; needs pods/log get).",
+      description:
+        "Gate: the last lines of a failing container's log to print (0: none; needs pods/log get).",
     }),
     junit: Flags.string({
       helpValue: 'FILE',
@@ -184,6 +189,11 @@ more can happen (a paused Deployment), 130 when interrupted.`
     'paused-ok': Flags.boolean({
       default: false,
       description: 'Live mode: a paused Deployment ends the watch with success instead of waiting.',
+    }),
+    replay: Flags.boolean({
+      default: false,
+      description:
+        "With -f TIMELINE (rollout record): play the recording as the live watch showed it, on the recorded clock, and check every ReplicaSet write it holds against the port's pass on the world just before; each difference is a line with a reason code (docs/replay.md). --at starts the replay there.",
     }),
     'line-mode': Flags.boolean({
       default: false,

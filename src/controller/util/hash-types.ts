@@ -1,4 +1,4 @@
-// The shape of hash-types.generated.ts: the Go types go-spew walks when kube-controller-manager
+// The shape of hash-types/v1.NN.generated.ts: the Go types go-spew walks when kube-controller-manager
 // hashes a pod template, as scripts/pod-template-hash/gen-types.mjs reads them from upstream.
 
 /**

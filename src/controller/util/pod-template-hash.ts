@@ -14,10 +14,17 @@
 // The template is the one kube-controller-manager's informer decoded from protobuf, not the JSON a
 // user wrote: empty slices and maps are absent on the wire and come back nil, a Quantity comes back
 // as ParseQuantity of its canonical string, a Time as whole seconds in the controller's time.Local.
-// The types come from hash-types.generated.ts (scripts/pod-template-hash/gen-types.mjs); the golden
-// vectors of test/fixtures/pod-template-hash were computed by Go with the real types and go-spew.
+// The types come from hash-types/v1.NN.generated.ts, one table per Kubernetes minor
+// (scripts/pod-template-hash/gen-types.mjs); the v1.36 golden vectors of
+// test/fixtures/pod-template-hash were computed by Go with the real types and go-spew, the other
+// minors' by this printer (docs/fidelity.md says what each proves).
 
-import {hashTypeData} from './hash-types.generated.js'
+import type {KubeMinor} from '../version.js'
+import {NEWEST_MINOR} from '../version.js'
+import {hashTypeData as v133} from './hash-types/v1.33.generated.js'
+import {hashTypeData as v134} from './hash-types/v1.34.generated.js'
+import {hashTypeData as v135} from './hash-types/v1.35.generated.js'
+import {hashTypeData as v136} from './hash-types/v1.36.generated.js'
 import type {GoTypeRef, HashTypeData} from './hash-types.js'
 import {decodedQuantity, type ParsedQuantity, QuantityError} from './quantity.js'
 
@@ -473,7 +480,7 @@ export interface PodTemplateHasher {
   hash(template: unknown, collisionCount: number | undefined): string
 }
 
-/** A hasher for other type data than v1.36's (tests of pairs seen on clusters of other versions). */
+/** A hasher for any type table (the supported minors' and, in tests, older releases'). */
 export function podTemplateHasher(data: HashTypeData): PodTemplateHasher {
   let root: Node | undefined
   const spew = (template: unknown) => {
@@ -483,12 +490,32 @@ export function podTemplateHasher(data: HashTypeData): PodTemplateHasher {
   return {spew, hash: (template, collisionCount) => hashText(spew(template), collisionCount)}
 }
 
-let v136: PodTemplateHasher | undefined
-const current = (): PodTemplateHasher => (v136 ??= podTemplateHasher(hashTypeData()))
+/**
+ * The type table of each minor. 1.37 is 1.36's: k8s.io/api v0.37.0-beta.0 changes only struct
+ * tags that neither go-spew nor JSON decoding reads (test/unit/controller/pod-template-hash.test.ts
+ * compares the two tables).
+ */
+const TYPE_DATA: Record<KubeMinor, () => HashTypeData> = {33: v133, 34: v134, 35: v135, 36: v136, 37: v136}
+
+/** The type table kube-controller-manager of `minor` hashes with. */
+export function hashTypeDataFor(minor: KubeMinor): HashTypeData {
+  return TYPE_DATA[minor]()
+}
+
+const hashers = new Map<KubeMinor, PodTemplateHasher>()
+function hasherFor(minor: KubeMinor): PodTemplateHasher {
+  let h = hashers.get(minor)
+  if (!h) {
+    // 1.37 shares 1.36's table, so it shares its compiled hasher too.
+    h = minor === 37 ? hasherFor(36) : podTemplateHasher(TYPE_DATA[minor]())
+    hashers.set(minor, h)
+  }
+  return h
+}
 
 /** dump.ForHash(template): go-spew's "%#v" of the v1.PodTemplateSpec kube-controller-manager decodes. */
-export function podTemplateSpew(template: unknown): string {
-  return current().spew(template)
+export function podTemplateSpew(template: unknown, minor: KubeMinor = NEWEST_MINOR): string {
+  return hasherFor(minor).spew(template)
 }
 
 const FNV_OFFSET = 0x811c9dc5
@@ -544,11 +571,15 @@ export function safeEncodeString(s: string): string {
 }
 
 /**
- * upstream: controller.ComputeHash — the pod-template-hash kube-controller-manager v1.36 gives
+ * upstream: controller.ComputeHash — the pod-template-hash kube-controller-manager of `minor` gives
  * `template` (as the API server stores it) with the Deployment's status.collisionCount.
  */
-export function computePodTemplateHash(template: unknown, collisionCount: number | undefined): string {
-  return current().hash(template, collisionCount)
+export function computePodTemplateHash(
+  template: unknown,
+  collisionCount: number | undefined,
+  minor: KubeMinor = NEWEST_MINOR,
+): string {
+  return hasherFor(minor).hash(template, collisionCount)
 }
 
 function hashText(text: string, collisionCount: number | undefined): string {

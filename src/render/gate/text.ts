@@ -5,6 +5,7 @@
 import type {GateRow, GateSummary} from '../../status/gate.js'
 import {humanDuration, parseTime} from '../../util/duration.js'
 import {escapeControl} from '../../util/terminal.js'
+import {eventInterval, groupEvents} from '../explain-groups.js'
 import {clock} from '../watch/lines.js'
 
 const refOf = (r: GateRow) => `${r.deployment.namespace}/${r.deployment.name}`
@@ -33,7 +34,8 @@ export function countsText(r: GateRow): string {
 export function rowLine(r: GateRow, time: number): string {
   const head = `${clock(time)} deployment ${refOf(r)} ${phaseWord(r)}`
   if (r.phase === 'Waiting') return escapeControl(`${head}: ${r.message}`)
-  const tail = r.phase === 'Done' ? r.rolloutStatus : r.phase === 'Failed' ? `${r.reason}: ${r.message}` : r.reason
+  const tail =
+    r.phase === 'Done' ? r.rolloutStatus : r.phase === 'Failed' ? `${r.reason}: ${r.message}` : r.reason
   const eta = r.phase === 'Progressing' && r.eta !== undefined ? ` (ETA ~${humanDuration(r.eta)})` : ''
   return escapeControl(`${head} ${countsText(r)}${eta}: ${tail}`)
 }
@@ -42,7 +44,7 @@ export function rowLine(r: GateRow, time: number): string {
  * A failed Deployment's report: the verdict and its cause as explain gives them, what kubectl says,
  * the failing pod, the Warning events grouped, the last lines of the failing container's log.
  */
-export function failureReport(r: GateRow, logLines: number): string[] {
+export function failureReport(r: GateRow, logLines: number, now: number): string[] {
   const out: string[] = []
   out.push(`deployment ${refOf(r)} failed: ${r.reason} (verdict ${r.verdict.code}/${r.verdict.reason})`)
   out.push(`  ${r.message}`)
@@ -51,10 +53,12 @@ export function failureReport(r: GateRow, logLines: number): string[] {
   const f = r.failure
   if (f?.pod) out.push(`  pod: ${f.pod.name}${f.pod.container ? ` (container ${f.pod.container})` : ''}`)
   if (f && f.events.length > 0) {
+    // Grouped as explain groups them: the same message about several objects is one line.
     out.push('  Warning events:')
-    for (const e of f.events.slice(0, 8)) {
-      const objects = e.objects > 1 ? ` (+${e.objects - 1} more)` : ''
-      out.push(`    ${e.reason} ${e.text} ${e.object}${objects}: ${e.message}`)
+    for (const g of groupEvents(f.events).slice(0, 8)) {
+      const first = g.objects[0]
+      const more = g.objects.length > 1 ? ` and ${g.objects.length - 1} more` : ''
+      out.push(`    ${g.reason} ${eventInterval(g, now)} ${first?.kind}/${first?.name}${more}: ${g.message}`)
     }
   }
   if (f?.log) {
@@ -73,8 +77,11 @@ export function failureReport(r: GateRow, logLines: number): string[] {
 /** The closing lines: each failed Deployment's report, then the summary sentence. */
 export function summaryLines(s: GateSummary, logLines: number): string[] {
   const out: string[] = []
-  for (const r of s.items) if (r.phase === 'Failed') out.push(...failureReport(r, logLines))
-  const word = {Succeeded: 'passed', Failed: 'failed', TimedOut: 'timed out', Interrupted: 'interrupted'}[s.result]
+  const now = parseTime(s.now) ?? Date.now()
+  for (const r of s.items) if (r.phase === 'Failed') out.push(...failureReport(r, logLines, now))
+  const word = {Succeeded: 'passed', Failed: 'failed', TimedOut: 'timed out', Interrupted: 'interrupted'}[
+    s.result
+  ]
   out.push(escapeControl(`rollout gate ${word}: ${s.message}`))
   return out
 }
@@ -129,7 +136,7 @@ export function junitXml(s: GateSummary, logLines: number): string {
     if (r.phase === 'Done') return `${open}/>`
     const type = r.phase === 'Failed' ? r.reason : s.result === 'TimedOut' ? 'Timeout' : s.result
     const message = r.phase === 'Failed' ? r.message : `not done: ${r.reason}: ${r.message}`
-    const body = r.phase === 'Failed' ? failureReport(r, logLines).join('\n') : rowLine(r, end)
+    const body = r.phase === 'Failed' ? failureReport(r, logLines, end).join('\n') : rowLine(r, end)
     return `${open}>\n      <failure type="${xml(type)}" message="${xml(message)}">${xml(body)}</failure>\n    </testcase>`
   })
   return [

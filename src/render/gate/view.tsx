@@ -12,11 +12,16 @@ import {phaseWord} from './text.js'
 
 type Color = 'green' | 'yellow' | 'red' | 'gray'
 
-const COLOR: Record<GateRow['phase'], Color> = {Done: 'green', Failed: 'red', Progressing: 'yellow', Waiting: 'gray'}
+const COLOR: Record<GateRow['phase'], Color> = {
+  Done: 'green',
+  Failed: 'red',
+  Progressing: 'yellow',
+  Waiting: 'gray',
+}
 const ICON: Record<GateRow['phase'], string> = {Done: '✔', Failed: '✖', Progressing: '↻', Waiting: '…'}
 
 /** `text` cut to `width` characters, with an ellipsis when cut. */
-export function fit(text: string, width: number): string {
+export function fitCell(text: string, width: number): string {
   if (width <= 0) return ''
   const chars = [...text]
   if (chars.length <= width) return text.padEnd(width)
@@ -31,13 +36,22 @@ interface Column {
 
 /** The columns that fit in `columns`: name and reason stretch, the others are dropped first. */
 export function layout(rows: readonly GateRow[], columns: number, namespaces: boolean): Column[] {
-  const name = (r: GateRow) => (namespaces ? `${r.deployment.namespace}/${r.deployment.name}` : r.deployment.name)
+  const name = (r: GateRow) =>
+    namespaces ? `${r.deployment.namespace}/${r.deployment.name}` : r.deployment.name
   const ready = (r: GateRow) => `${r.replicas.ready}/${r.replicas.desired}`
   const eta = (r: GateRow) =>
-    r.phase === 'Progressing' && r.eta !== undefined ? `~${humanDuration(r.eta)}` : r.phase === 'Done' ? '-' : '?'
+    r.phase === 'Progressing' && r.eta !== undefined
+      ? `~${humanDuration(r.eta)}`
+      : r.phase === 'Done'
+        ? '-'
+        : '?'
   const fixed: Column[] = [
     {title: 'READY', width: Math.max(5, ...rows.map((r) => ready(r).length)), value: ready},
-    {title: 'UPD', width: Math.max(3, ...rows.map((r) => String(r.replicas.updated).length)), value: (r) => String(r.replicas.updated)},
+    {
+      title: 'UPD',
+      width: Math.max(3, ...rows.map((r) => String(r.replicas.updated).length)),
+      value: (r) => String(r.replicas.updated),
+    },
     {title: 'PHASE', width: 11, value: (r) => phaseWord(r)},
     {title: 'ETA', width: 6, value: eta},
   ]
@@ -78,15 +92,15 @@ export function GateView({rows, elapsed, columns, footer}: GateViewProps) {
   const header = `${done}/${rows.length} done${failed > 0 ? `, ${failed} failed` : ''} · ${humanDuration(elapsed)}`
   return (
     <Box flexDirection="column">
-      <Text bold>{fit(header, columns)}</Text>
-      <Text dimColor>{fit(`  ${cols.map((c) => fit(c.title, c.width)).join(' ')}`, columns)}</Text>
+      <Text bold>{fitCell(header, columns)}</Text>
+      <Text dimColor>{fitCell(`  ${cols.map((c) => fitCell(c.title, c.width)).join(' ')}`, columns)}</Text>
       {sorted.map((r) => (
         <Text key={`${r.deployment.namespace}/${r.deployment.name}`}>
           <Text color={COLOR[r.phase]}>{ICON[r.phase]}</Text>{' '}
-          {cols.map((c) => fit(c.value(r), c.width)).join(' ')}
+          {cols.map((c) => fitCell(c.value(r), c.width)).join(' ')}
         </Text>
       ))}
-      {footer ? <Text dimColor>{fit(footer, columns)}</Text> : null}
+      {footer ? <Text dimColor>{fitCell(footer, columns)}</Text> : null}
     </Box>
   )
 }

@@ -6,7 +6,7 @@
 import type {RolloutState} from '../../status/index.js'
 import type {ReplicaSetSummary} from '../../status/observe.js'
 import type {VerdictCode} from '../../status/types.js'
-import type {SimEvent, WatchOutcome, WatchUpdate} from '../../status/update.js'
+import type {Divergence, SimEvent, WatchOutcome, WatchUpdate} from '../../status/update.js'
 
 /** The status model's verdict, and how it reads on screen. */
 export interface FrameVerdict {
@@ -43,6 +43,8 @@ export interface WatchFrame {
   events: TimedEvent[]
   /** What the controller's next pass would do (live view). */
   next?: string[]
+  /** A replayed recording: the latest divergences of its writes from the port's, oldest first. */
+  divergences?: Divergence[]
   outcome?: WatchOutcome
 }
 
@@ -81,6 +83,7 @@ export function blockersOf(state: RolloutState): string[] {
 /** Builds frames from successive updates, keeping the event history and the ETA samples. */
 export class FrameBuilder {
   private readonly events: TimedEvent[] = []
+  private readonly divergences: Divergence[] = []
   private first?: {time: number; available: number}
   private last?: WatchFrame
 
@@ -109,6 +112,8 @@ export class FrameBuilder {
       blockers: blockersOf(u.state),
       events: [...this.events],
     }
+    if (u.divergences) this.divergences.push(...u.divergences)
+    if (this.divergences.length > 0) frame.divergences = this.divergences.slice(-3)
     if (u.next && u.next.length > 0 && !u.state.rolloutStatus.done) frame.next = u.next
     const deadline = deadlineOf(u.state, u.time)
     if (deadline) frame.deadline = deadline

@@ -49,6 +49,10 @@ export class LineWriter {
       this.warned = true
       out.push(`${p} warning: ${stuck.message}`)
     }
+    for (const d of u.divergences ?? []) {
+      const at = this.prefix(d.time, Math.max(0, u.elapsed + d.time - u.time))
+      out.push(`${at} divergence ${d.code}: ${d.message}`)
+    }
     const r = u.state.rolloutStatus
     if (!r.done && !r.error && r.message !== this.lastStatus) {
       this.lastStatus = r.message
@@ -56,6 +60,17 @@ export class LineWriter {
     }
     // One line each: a newline or an escape sequence inside an event's text is shown, not run.
     return out.map(escapeControl)
+  }
+
+  /** One line of the caller's at an update's time. */
+  note(u: {time: number; elapsed: number}, text: string): string {
+    return escapeControl(`${this.prefix(u.time, u.elapsed)} ${text}`)
+  }
+
+  /** A replay's count of divergences, at the last update's time. */
+  replaySummary(divergences: number): string {
+    const p = this.prefix(this.lastTime, this.lastElapsed)
+    return `${p} replay: ${divergences === 0 ? 'no divergence' : `${divergences} divergence${divergences === 1 ? '' : 's'}`} between the recorded ReplicaSet writes and the port's`
   }
 
   /** The closing lines: the summary, then the verdict (kubectl's success or error line). */

@@ -82,7 +82,7 @@ export function stepJson(e: TimelineEntry): Record<string, unknown> {
 
 /** A live watch's update as a Step object (no pass, no actions: the cluster's controller made them). */
 export function updateJson(u: WatchUpdate, step: number): Record<string, unknown> {
-  return stepJson({
+  const step_ = stepJson({
     step,
     time: u.time,
     elapsed: u.elapsed,
@@ -91,6 +91,11 @@ export function updateJson(u: WatchUpdate, step: number): Record<string, unknown
     observation: u.observation,
     state: u.state,
   })
+  // A replayed recording: where its ReplicaSet writes differ from the port's (docs/replay.md).
+  if (u.divergences && u.divergences.length > 0) {
+    step_.divergences = u.divergences.map((d) => ({...d, time: timestamp(d.time)}))
+  }
+  return step_
 }
 
 /** How a live watch ended: the last object of its NDJSON. */

@@ -241,8 +241,10 @@ export function layout(frame: WatchFrame, rows: number, footer: boolean): {podLi
     : 0
   const blockers = frame.blockers.length > 0 ? 2 + frame.blockers.length : 0
   const next = frame.next && frame.next.length > 0 ? 2 + frame.next.length : 0
+  const divergences = frame.divergences && frame.divergences.length > 0 ? 2 + frame.divergences.length : 0
   // One line is kept free: ink's output ends with a newline.
-  const fixed = 3 + 1 + withPods.length * 2 + collapsed + blockers + next + outcome + (footer ? 1 : 0) + 1
+  const fixed =
+    3 + 1 + withPods.length * 2 + collapsed + blockers + next + divergences + outcome + (footer ? 1 : 0) + 1
   let events = Math.min(frame.events.length, 5)
   const podLines = (ev: number) => rows - fixed - (ev > 0 ? ev + 2 : 0)
   const mostPods = Math.max(0, ...withPods.map((rs) => rs.pods.length))
@@ -286,6 +288,17 @@ export function WatchView({frame: raw, columns = 100, rows = 60, footer}: WatchV
           {frame.next.map((n) => (
             <Text key={n} wrap="truncate-end">
               {'  '}→ {n}
+            </Text>
+          ))}
+        </Box>
+      ) : null}
+      {frame.divergences && frame.divergences.length > 0 ? (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>divergences from the port</Text>
+          {frame.divergences.map((d) => (
+            <Text key={`${d.time}-${d.code}-${d.replicaSet}`} wrap="truncate-end">
+              {'  '}
+              {clock(d.time)} <Text color="red">{d.code}</Text> {d.message}
             </Text>
           ))}
         </Box>

@@ -1,0 +1,516 @@
+// `rollout watch NAME -f TIMELINE --replay`: a recording played back as the live watch would have
+// shown it (the same updates, on the recorded clock), and at every recorded change of the
+// Deployment's world the ported controller's pass (through the status model, which runs one pass of
+// the pass layer) on the world as it stood just before. Where the ReplicaSet writes the recording
+// holds differ from those the port would have made, a Divergence says so with a reason code
+// (docs/replay.md):
+//
+//   OtherWriter    a ReplicaSet was resized or created, the port would not have made that write, and
+//                  no ScalingReplicaSet event of the Deployment controller names it: a manual edit
+//                  (kubectl scale rs, kubectl edit) or another controller
+//   DifferentSize  the Deployment controller scaled a ReplicaSet (its event says so) to a size the
+//                  port would not: the port would size it otherwise
+//   EarlyWrite     the Deployment controller made a write the port makes only on a later world (had
+//                  the write not been made yet), before the next ReplicaSet write
+//   ExtraWrite     a write the port would not make around then at all (a deletion, or the controller's)
+//   MissingWrite   the port would have scaled, created or deleted a ReplicaSet and the recording
+//                  holds no such write within the grace (10s) while the port kept wanting it
+//
+// The controller acts on its informers' caches, which can trail the recorder's by a few changes: a
+// write agrees when the port makes it on any world since the controller's previous write of that
+// Deployment's ReplicaSets, not only the one just before.
+
+import type {Timeline, TimelineChange} from '../cluster/timeline/read.js'
+import type {KubeEvent, World} from '../cluster/world.js'
+import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
+import type {FeatureGates} from '../controller/interfaces.js'
+import {labelSelectorAsSelector} from '../controller/util/labels.js'
+import type {DeploymentResult} from '../pass/result.js'
+import {observeRollout} from '../status/index.js'
+import {observe} from '../status/observe.js'
+import type {Actor, Divergence, SimEvent, WatchUpdate} from '../status/update.js'
+import {endOf, type LiveEnd} from './live.js'
+
+/** How long the port may want a write the recording does not show before it is a MissingWrite. */
+export const MISSING_GRACE_MS = 10_000
+/** How far around a write a ScalingReplicaSet event of the controller is looked for. */
+const EVENT_WINDOW_MS = 5_000
+/** At most this many earlier worlds are tried for a write (the controller's cache lag). */
+const WINDOW = 64
+
+export interface ReplayOptions {
+  timeline: Timeline
+  namespace: string
+  name: string
+  gates: FeatureGates & {values: Record<string, boolean>}
+  /** Updates before this instant are not handed out (the world and the checks still run from the start). */
+  from?: number
+  settled?: boolean
+  pausedOk?: boolean
+  /** Also describe the next pass's writes in words (the interactive view). */
+  describeNext?: boolean
+}
+
+export interface ReplayResult {
+  updates: WatchUpdate[]
+  /** The Deployment as recorded at each update (the recording's object: do not change it). */
+  deployments: Deployment[]
+  divergences: Divergence[]
+  /** How the rollout stood at the end of the recording, as the live watch would have ended. */
+  end: LiveEnd
+}
+
+/** A ReplicaSet write: made by someone in the recording, or one the port's pass would make. */
+interface RsWrite {
+  verb: 'create' | 'scale' | 'delete'
+  name: string
+  /** The size written (create, scale); undefined for delete. */
+  size?: number
+  /** The size before (scale). */
+  from?: number
+}
+
+const describe = (w: RsWrite): string =>
+  w.verb === 'create'
+    ? `create replicaset ${w.name} with ${w.size} replica${w.size === 1 ? '' : 's'}`
+    : w.verb === 'delete'
+      ? `delete replicaset ${w.name}`
+      : `scale replicaset ${w.name}${w.from !== undefined ? ` from ${w.from}` : ''} to ${w.size}`
+
+const same = (a: RsWrite, b: RsWrite): boolean => a.verb === b.verb && a.name === b.name && a.size === b.size
+
+/** The ReplicaSet writes of one pass: creates, size changes and deletes (annotation-only updates are left out). */
+export function portWrites(result: DeploymentResult, before: ReadonlyMap<string, ReplicaSet>): RsWrite[] {
+  const out: RsWrite[] = []
+  for (const a of result.actions) {
+    if (a.resource !== 'replicasets' || a.subresource !== undefined) continue
+    const rs = a.object as ReplicaSet | undefined
+    if (a.verb === 'create' && rs) {
+      out.push({verb: 'create', name: rs.metadata.name ?? '', size: rs.spec.replicas ?? 1})
+    } else if (a.verb === 'update' && rs) {
+      const was = before.get(a.name)
+      const from = was?.spec.replicas ?? 1
+      const size = rs.spec.replicas ?? 1
+      if (size !== from) out.push({verb: 'scale', name: a.name, size, from})
+    } else if (a.verb === 'delete') out.push({verb: 'delete', name: a.name})
+  }
+  return out
+}
+
+/** A deployment-controller ScalingReplicaSet event: the ReplicaSet and the size it names. */
+interface ScalingEvent {
+  time: number
+  namespace: string
+  replicaSet: string
+  to: number
+}
+
+const SCALED = /replica set (\S+) (?:\(\S+\) )?(?:from \d+ )?to (\d+)/
+
+/** Every ScalingReplicaSet event of the Deployment controller in the timeline (a count bump is one more). */
+function scalingEvents(timeline: Timeline): ScalingEvent[] {
+  const out: ScalingEvent[] = []
+  for (const c of timeline.changes) {
+    if (c.kind !== 'Event' || c.type === 'DELETED') continue
+    const e = c.object as KubeEvent & {source?: {component?: string}; reportingComponent?: string}
+    if (e.reason !== 'ScalingReplicaSet') continue
+    const m = SCALED.exec(e.message ?? e.note ?? '')
+    if (!m) continue
+    out.push({
+      time: c.time,
+      namespace: e.metadata?.namespace ?? 'default',
+      replicaSet: m[1] ?? '',
+      to: Number(m[2]),
+    })
+  }
+  return out
+}
+
+const ACTORS = new Set<string>([
+  'deployment-controller',
+  'replicaset-controller',
+  'default-scheduler',
+  'kubelet',
+])
+
+/** A recorded Event about the Deployment, one of its ReplicaSets or pods, as the view shows events. */
+function simEvent(e: KubeEvent & {source?: {component?: string}; reportingComponent?: string}): SimEvent {
+  const involved = e.involvedObject ?? e.regarding ?? {}
+  const component = e.source?.component ?? e.reportingComponent ?? ''
+  return {
+    type: e.type === 'Warning' ? 'Warning' : 'Normal',
+    reason: e.reason ?? '',
+    object: `${involved.kind ?? 'Object'}/${involved.name ?? ''}`,
+    message: e.message ?? e.note ?? '',
+    source: (ACTORS.has(component) ? component : 'kubelet') as Actor,
+  }
+}
+
+/** The objects of one namespace as the recording has them at the current change. */
+class NamespaceWorld {
+  readonly deployments = new Map<string, Deployment>()
+  readonly replicaSets = new Map<string, ReplicaSet>()
+  readonly pods = new Map<string, Pod>()
+  /** Events by name, with the count last seen. */
+  readonly events = new Map<string, KubeEvent>()
+
+  apply(c: TimelineChange): {before: unknown} {
+    const name = (c.object.metadata as {name: string}).name
+    const map =
+      c.kind === 'Deployment'
+        ? this.deployments
+        : c.kind === 'ReplicaSet'
+          ? this.replicaSets
+          : c.kind === 'Pod'
+            ? this.pods
+            : c.kind === 'Event'
+              ? this.events
+              : undefined
+    if (!map) return {before: undefined}
+    const before = map.get(name)
+    if (c.type === 'DELETED') map.delete(name)
+    else (map as Map<string, unknown>).set(name, c.object)
+    return {before}
+  }
+}
+
+/** Replays the recording for one Deployment: its updates, its divergences, and how it ended. */
+export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult> {
+  const {timeline, namespace, name} = opts
+  const world = new NamespaceWorld()
+  const events = scalingEvents(timeline).filter((e) => e.namespace === namespace)
+  const byController = (w: RsWrite, t: number): boolean =>
+    w.size !== undefined &&
+    events.some((e) => e.replicaSet === w.name && e.to === w.size && Math.abs(e.time - t) <= EVENT_WINDOW_MS)
+  const updates: WatchUpdate[] = []
+  const deployments: Deployment[] = []
+  const divergences: Divergence[] = []
+  const from = opts.from ?? Number.NEGATIVE_INFINITY
+  let start: number | undefined
+  let seen = false
+  let lastState: WatchUpdate | undefined
+  /** The port's writes on each world since the controller's previous ReplicaSet write (newest last). */
+  let recent: {time: number; writes: RsWrite[]}[] = []
+  /** The port's writes on the current world. */
+  let current: RsWrite[] = []
+  /** What the port wants and the recording has not shown yet, by ReplicaSet: since when. */
+  const wishes = new Map<string, {write: RsWrite; since: number; reported: boolean}>()
+  /** Writes no world so far explains, waiting for a later one that does (EarlyWrite). */
+  let pending: {
+    write: RsWrite
+    time: number
+    change: TimelineChange
+    controller: boolean
+    near?: RsWrite
+    /** The ReplicaSet before the write (undefined for a creation). */
+    before?: ReplicaSet
+  }[] = []
+  let unobserved: {generation: number; since: number} | undefined
+  const newEvents: SimEvent[] = []
+
+  /** Divergences found and not yet handed out: the next update (at or after their time) carries them. */
+  let unattached: Divergence[] = []
+  const diverge = (d: Divergence) => {
+    if (d.time < from) return
+    divergences.push(d)
+    unattached.push(d)
+  }
+  const where = (c: TimelineChange) => `${c.file}:${c.line}`
+
+  const settle = (now: number, final: boolean) => {
+    for (const [rs, w] of wishes) {
+      if (w.reported || now - w.since <= MISSING_GRACE_MS) continue
+      w.reported = true
+      diverge({
+        time: w.since,
+        code: 'MissingWrite',
+        replicaSet: rs,
+        message: `the port would ${describe(w.write)} from ${iso(w.since)} on; the recording holds no such write in the ${Math.round((now - w.since) / 1000)}s after`,
+      })
+    }
+    pending = pending.filter((p) => {
+      if (!final && now - p.time <= MISSING_GRACE_MS) return true
+      resolveUnexplained(p)
+      return false
+    })
+  }
+
+  const resolveUnexplained = (p: (typeof pending)[number]) => {
+    const {write, time, change, near} = p
+    diverge(
+      near
+        ? {
+            time,
+            code: 'DifferentSize',
+            replicaSet: write.name,
+            message: `${pastTense(write, p.controller)} at ${iso(time)} (${where(change)}); the port would ${describe(near)}`,
+          }
+        : {
+            time,
+            code: 'ExtraWrite',
+            replicaSet: write.name,
+            message: `${pastTense(write, p.controller)} at ${iso(time)} (${where(change)}); the port would not write that ReplicaSet then`,
+          },
+    )
+  }
+
+  const changes = timeline.changes
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i] as TimelineChange
+    // The first list: what was there before the recording began, one object at a time. Its partial
+    // worlds are no state of the cluster: the first update is the world once it is all listed.
+    const listing = c.type === 'ADDED' && c.time <= timeline.start
+    const listingGoesOn = listing && (changes[i + 1]?.time ?? Number.POSITIVE_INFINITY) <= timeline.start
+    const ns = (c.object.metadata as {namespace?: string}).namespace ?? 'default'
+    if (c.kind === 'HorizontalPodAutoscaler' || ns !== namespace) {
+      settle(c.time, false)
+      continue
+    }
+    const d0 = world.deployments.get(name)
+    const {before} = world.apply(c)
+    const d = world.deployments.get(name) ?? d0
+    if (!d) continue
+    const selector = safeSelector(d)
+    const mine = (o: {metadata: {labels?: Record<string, string>}}) => selector.matches(o.metadata.labels)
+    let relevant = c.kind === 'Deployment' ? (c.object.metadata as {name?: string}).name === name : false
+    if (c.kind === 'ReplicaSet' || c.kind === 'Pod') relevant = mine(c.object as never)
+    if (c.kind === 'Event') {
+      const e = c.object as KubeEvent
+      const involved = e.involvedObject ?? e.regarding ?? {}
+      relevant =
+        (involved.kind === 'Deployment' && involved.name === name) ||
+        (involved.kind === 'ReplicaSet' && isMine(world.replicaSets.get(involved.name ?? ''), mine)) ||
+        (involved.kind === 'Pod' && isMine(world.pods.get(involved.name ?? ''), mine))
+      const prev = before as KubeEvent | undefined
+      if (relevant && !listing && (!prev || (e.count ?? 1) > (prev.count ?? 1))) newEvents.push(simEvent(e))
+    }
+    settle(c.time, false)
+    if (listingGoesOn || (!relevant && !listing)) continue
+
+    // A recorded ReplicaSet write of this Deployment (not the first list): does the port agree?
+    if (c.kind === 'ReplicaSet' && !listing && ownedBy(c.object as unknown as ReplicaSet, d)) {
+      const write = recordedWrite(c, before as ReplicaSet | undefined)
+      if (write) {
+        // The writes no world explained so far stay unexplained: from here on the recorded world
+        // holds what the controller did after them, and the port's later wishes follow from that.
+        for (const p of pending) resolveUnexplained(p)
+        pending = []
+        wishes.delete(write.name)
+        const candidates = [...recent, {time: c.time, writes: current}]
+        const agrees = candidates.some((x) => x.writes.some((w) => same(w, write)))
+        if (agrees) {
+          const matched = candidates.filter((x) => x.writes.some((w) => same(w, write)))
+          recent = [matched.at(-1) as {time: number; writes: RsWrite[]}]
+        } else {
+          const controller = byController(write, c.time)
+          const near = candidates
+            .flatMap((x) => x.writes)
+            .reverse()
+            .find((w) => w.name === write.name)
+          if (!controller && write.verb !== 'delete') {
+            diverge({
+              time: c.time,
+              code: 'OtherWriter',
+              replicaSet: write.name,
+              message: `replicaset ${write.name} was ${write.verb === 'create' ? `created with ${write.size} replicas` : `scaled from ${write.from} to ${write.size}`} at ${iso(c.time)} (${where(c)}) without a ScalingReplicaSet event of the deployment controller, and the port would ${near ? describe(near) : 'not write it then'}: a manual edit or another controller`,
+            })
+          } else {
+            pending.push({
+              write,
+              time: c.time,
+              change: c,
+              controller,
+              ...(near ? {near} : {}),
+              ...(before ? {before: before as ReplicaSet} : {}),
+            })
+          }
+          recent = []
+        }
+      }
+    }
+
+    // The world after this change: the state the view shows, and the port's pass on it.
+    const replicaSets = [...world.replicaSets.values()].filter(mine)
+    const pods = [...world.pods.values()].filter(mine)
+    const now = c.time
+    const generation = d.metadata.generation ?? 0
+    if (generation > (d.status?.observedGeneration ?? 0)) {
+      if (unobserved?.generation !== generation) unobserved = {generation, since: now}
+    } else unobserved = undefined
+    if (!world.deployments.has(name)) {
+      seen = true
+      lastState = undefined
+      continue
+    }
+    seen = true
+    const {state, context} = await observeRollout(
+      {deployment: d, replicaSets, pods},
+      {now, gates: opts.gates, hints: unobserved ? {generationUnobservedSince: unobserved.since} : {}},
+    )
+    const byName = new Map(replicaSets.map((rs) => [rs.metadata.name ?? '', rs]))
+    current = portWrites(context.result, byName)
+    recent.push({time: now, writes: current})
+    if (recent.length > WINDOW) recent.splice(0, recent.length - WINDOW)
+    // An unexplained write the port makes on a later world, had it not been made yet: it came early.
+    const early = new Set<(typeof pending)[number]>()
+    for (const p of pending) {
+      const world = withoutWrite(d, replicaSets, pods, p.write, p.before)
+      const {runPasses} = await import('../pass/run.js')
+      const outcome = await runPasses(world, {namespace, names: [name]}, {now, gates: opts.gates})
+      const item = outcome.result.items[0]
+      const was = new Map(world.replicaSets.map((rs) => [rs.metadata.name ?? '', rs]))
+      if (item && portWrites(item, was).some((w) => same(w, p.write))) early.add(p)
+    }
+    pending = pending.filter((p) => {
+      if (!early.has(p)) return true
+      diverge({
+        time: p.time,
+        code: 'EarlyWrite',
+        replicaSet: p.write.name,
+        message: `${pastTense(p.write, p.controller)} at ${iso(p.time)} (${where(p.change)}); the port makes that write only from ${iso(now)}, ${Math.round((now - p.time) / 100) / 10}s later`,
+      })
+      return false
+    })
+    for (const w of current) {
+      const had = wishes.get(w.name)
+      if (!had || !same(had.write, w)) wishes.set(w.name, {write: w, since: now, reported: false})
+    }
+    for (const rs of [...wishes.keys()]) if (!current.some((w) => w.name === rs)) wishes.delete(rs)
+
+    if (now < from) {
+      newEvents.length = 0
+      continue
+    }
+    start ??= now
+    const update: WatchUpdate = {
+      time: now,
+      elapsed: now - start,
+      observation: observe(d, replicaSets, pods, now),
+      events: newEvents.splice(0),
+      state,
+    }
+    if (unattached.length > 0) {
+      update.divergences = unattached
+      unattached = []
+    }
+    if (opts.describeNext && !state.rolloutStatus.done) {
+      const {nextInWords} = await import('../explain/next.js')
+      update.next = nextInWords(context, state.progress.state)
+    }
+    updates.push(update)
+    deployments.push(d)
+    lastState = update
+  }
+  settle(timeline.end, true)
+  divergences.sort((a, b) => a.time - b.time)
+  const last = updates.at(-1)
+  if (last && unattached.length > 0) last.divergences = [...(last.divergences ?? []), ...unattached]
+
+  const end = endOfReplay(lastState, seen, name, opts)
+  return {updates, deployments, divergences, end}
+}
+
+function endOfReplay(
+  last: WatchUpdate | undefined,
+  seen: boolean,
+  name: string,
+  opts: ReplayOptions,
+): LiveEnd {
+  if (!last) {
+    const message = seen
+      ? `error: deployment "${name}" was deleted`
+      : `Error from server (NotFound): deployments.apps "${name}" not found in the recording`
+    return {outcome: {kind: 'deleted', message}, code: 1}
+  }
+  const ended = endOf(last.observation, last.state, {
+    settled: opts.settled ?? false,
+    pausedOk: opts.pausedOk ?? false,
+  })
+  if (ended) return ended
+  return {
+    outcome: {
+      kind: 'interrupted',
+      message: `error: the recording ends before deployment "${name}" rollout finished: ${last.state.rolloutStatus.message}`,
+    },
+    code: 1,
+  }
+}
+
+/**
+ * The world as it would be had a recorded write not been made yet: a scaled ReplicaSet at its former
+ * size, a created one (and its pods) absent, a deleted one back. Copies: the pass may not touch the
+ * recording's objects.
+ */
+function withoutWrite(
+  d: Deployment,
+  replicaSets: readonly ReplicaSet[],
+  pods: readonly Pod[],
+  write: RsWrite,
+  before: ReplicaSet | undefined,
+): World {
+  let rss = replicaSets.filter((rs) => rs.metadata.name !== write.name).map((rs) => structuredClone(rs))
+  let ps = pods
+  const now = replicaSets.find((rs) => rs.metadata.name === write.name)
+  if (write.verb === 'scale' && now) {
+    const rs = structuredClone(now)
+    rs.spec.replicas = write.from
+    rss.push(rs)
+  } else if (write.verb === 'delete' && before) rss.push(structuredClone(before))
+  else if (write.verb === 'create' && now) {
+    const uid = now.metadata.uid
+    ps = pods.filter((p) => !p.metadata.ownerReferences?.some((r) => r.uid === uid))
+  }
+  rss = rss.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+  return {
+    deployments: [structuredClone(d)],
+    replicaSets: rss,
+    pods: ps.map((p) => structuredClone(p)),
+    sources: new WeakMap(),
+  }
+}
+
+function safeSelector(d: Deployment) {
+  try {
+    return labelSelectorAsSelector(d.spec.selector)
+  } catch {
+    return {matches: () => false}
+  }
+}
+
+function isMine(
+  o: {metadata: {labels?: Record<string, string>}} | undefined,
+  mine: (o: {metadata: {labels?: Record<string, string>}}) => boolean,
+): boolean {
+  return o !== undefined && mine(o)
+}
+
+function ownedBy(rs: ReplicaSet, d: Deployment): boolean {
+  const ref = rs.metadata.ownerReferences?.find((r) => r.controller === true)
+  return ref === undefined ? true : ref.kind === 'Deployment' && ref.uid === d.metadata.uid
+}
+
+/** The write a recorded ReplicaSet change is: a creation, a size change or a deletion; undefined otherwise. */
+function recordedWrite(c: TimelineChange, before: ReplicaSet | undefined): RsWrite | undefined {
+  const rs = c.object as unknown as ReplicaSet
+  const name = rs.metadata.name ?? ''
+  if (c.type === 'DELETED') return {verb: 'delete', name}
+  if (c.type === 'ADDED' || !before) return {verb: 'create', name, size: rs.spec.replicas ?? 1}
+  const from = before.spec.replicas ?? 1
+  const size = rs.spec.replicas ?? 1
+  return size === from ? undefined : {verb: 'scale', name, size, from}
+}
+
+/** The recorded write in words: by the Deployment controller when its event names it. */
+function pastTense(w: RsWrite, controller: boolean): string {
+  const what =
+    w.verb === 'create'
+      ? `created replicaset ${w.name} with ${w.size} replica${w.size === 1 ? '' : 's'}`
+      : w.verb === 'delete'
+        ? `deleted replicaset ${w.name}`
+        : `scaled replicaset ${w.name} from ${w.from} to ${w.size}`
+  return controller ? `the deployment controller ${what}` : `someone ${what}`
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
