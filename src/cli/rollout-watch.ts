@@ -246,12 +246,12 @@ export class RolloutWatchOptions extends PassOptions {
       )
     }
     if (this.replayRecorded) return this.runReplay(world)
-    this.io.err(
-      `rollout watch: ${this.forced ? '--simulate' : snapshot ? 'the files hold a snapshot (objects with status, ReplicaSets or pods)' : `${this.simulationFlags.join(', ')} given`}: simulating deployment "${escapeControl(this.name)}" on a virtual clock${this.forced ? '' : ' (--live waits for it on the cluster instead)'}\n`,
-    )
     // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
     if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
     else if (this.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
+    this.io.err(
+      `rollout watch: ${this.forced ? '--simulate' : snapshot ? 'the files hold a snapshot (objects with status, ReplicaSets or pods)' : `${this.simulationFlags.join(', ')} given`}: simulating deployment "${escapeControl(this.name)}" on a virtual clock${this.forced ? '' : ' (--live waits for it on the cluster instead)'}\n`,
+    )
     const sim = await this.simulate(world)
     if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
