@@ -65,6 +65,21 @@ describe('plan, offline', () => {
     expect(item?.minAvailable).toBe(3)
   })
 
+  it('answers on 2147483647 replicas (issue 28: it ran 9 minutes into 1.6 GB)', () => {
+    const dir = tempFiles({
+      'huge.yaml': steadyWithImage('nginx:1.28').replace('replicas: 3\n', 'replicas: 2147483647\n'),
+    })
+    dirs.push(dir)
+    const {code, doc} = plan(['-f', join(dir, 'huge.yaml'), '--current', 'examples/steady.yaml'])
+    expect(code).toBe(1)
+    const [item] = doc.items
+    expect(item?.otherChanges).toContainEqual({path: 'spec.replicas', from: 3, to: 2147483647})
+    // spec.replicas + maxSurge overflows int32 in the controller, as upstream's: no new pod is created.
+    expect(item?.simulation.outcome).toBe('deadlineExceeded')
+    expect(item?.peakPods).toBe(2147483647)
+    expect(item?.steps[0]).toMatchObject({role: 'old', from: 3, to: 2147483647})
+  })
+
   it('a replicas-only change rolls nothing out: no template change, the current ReplicaSet (exit 0)', () => {
     const {code, doc} = plan(['-f', 'examples/plan/web-replicas.yaml', '--current', 'examples/steady.yaml'])
     expect(code).toBe(0)
