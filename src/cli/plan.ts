@@ -186,6 +186,8 @@ export class PlanOptions extends PassOptions {
       }
       world = await this.load()
       proposals = await this.proposals()
+      // HorizontalPodAutoscalers and ResourceQuotas the files carry, as a cluster's.
+      cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? []}
     }
     return planAll(world, proposals, {
       now: this.now,
