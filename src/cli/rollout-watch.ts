@@ -432,6 +432,7 @@ export class RolloutWatchOptions extends PassOptions {
         peakPods: s.peakPods,
         minAvailable: s.minAvailable,
         deadlineExceeded: s.deadlineExceeded,
+        kubernetesVersion: `v1.${this.gates.kubeVersion}`,
       },
     }
   }
@@ -441,7 +442,7 @@ export class RolloutWatchOptions extends PassOptions {
     const ndjsonLine = await this.objectPrinter()
     let text = ''
     for (const e of sim.timeline) text += ndjsonLine(stepJson(e))
-    this.io.out(text + ndjsonLine(summaryJson(sim.summary)))
+    this.io.out(text + ndjsonLine(summaryJson(sim.summary, `v1.${this.gates.kubeVersion}`)))
   }
 
   private async printLines(sim: Simulation): Promise<void> {

@@ -26,7 +26,8 @@ export async function renderExplainResult(
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
   // Text: every string from the cluster or the files with its control characters escaped.
-  for (const e of terminalSafe(result).items) blocks.push(await renderExplanation(e, options))
+  for (const e of terminalSafe(result).items)
+    blocks.push(await renderExplanation(e, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -79,7 +80,11 @@ export function wrap(text: string, width: number, first = '', rest = ' '.repeat(
   return out.join('\n')
 }
 
-async function renderExplanation(e: Explanation, options: ExplainRenderOptions): Promise<string> {
+async function renderExplanation(
+  e: Explanation,
+  options: ExplainRenderOptions,
+  kubernetesVersion: string,
+): Promise<string> {
   const style = styler(options.color ?? false)
   const width = Math.max(40, options.width)
   const w = (text: string, first = '  ', rest?: string) => wrap(text, width, first, rest)
@@ -101,7 +106,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   else out.push(await replicaSetTable(e.replicaSets, width, options))
   out.push(...renderTemplateDiff(e, w, heading))
 
-  out.push('', heading('The next pass, check by check'))
+  out.push('', heading(`The next pass (${kubernetesVersion}), check by check`))
   out.push(...renderChecks(e.pass.checks, width))
   const f = e.pass.fenceposts
   if (f) {

@@ -1,4 +1,4 @@
-// `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--tls] [--require-token T] [--log]
+// `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--tls] [--require-token T] [--log] [--kube-version 1.35]
 //  [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
 // Starts the test API server, prints `listening on URL` and `kubeconfig: PATH`, runs until SIGINT/SIGTERM.
 
@@ -10,7 +10,7 @@ import type {SimulateOptions} from './simulate.js'
 
 function usage(msg: string): never {
   process.stderr.write(
-    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--tls] [--require-token T] [--log] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
+    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
   )
   process.exit(2)
 }
@@ -32,6 +32,7 @@ let host = '127.0.0.1'
 let tls = false
 let requireToken: string | undefined
 let logRequests = false
+let kubeVersion: string | undefined
 let simulate = false
 const simulation: SimulateOptions = {}
 const objects: unknown[] = []
@@ -68,6 +69,9 @@ for (let i = 0; i < args.length; i++) {
     case '--log':
       logRequests = true
       break
+    case '--kube-version':
+      kubeVersion = value()
+      break
     case '--simulate':
       simulate = true
       break
@@ -89,6 +93,7 @@ for (let i = 0; i < args.length; i++) {
 if (!simulate && Object.keys(simulation).length > 0)
   usage('--pod-ready-after and --terminate-after need --simulate')
 const server = await startApiServer({
+  kubeVersion,
   port,
   host,
   tls,

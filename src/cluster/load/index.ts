@@ -3,7 +3,7 @@
 // (`FILE:LINE[:COL]: ...`) that the command prints after `error: `.
 
 import type {World} from '../world.js'
-import {Collector, type ValidateMode} from './collect.js'
+import {type ApiServerGates, Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
 import {expandPaths, type InputFile, readFile, readStdin} from './read.js'
@@ -32,6 +32,8 @@ export interface LoadOptions {
   keepRaw?: boolean
   /** A timeline input: the moment whose world is loaded (default: its end). */
   at?: TimelineAt
+  /** The API server the objects are created on: its minor and gates (default: the newest's defaults). */
+  apiServer?: ApiServerGates
 }
 
 const defaultWarn = (line: string): void => {
@@ -39,7 +41,7 @@ const defaultWarn = (line: string): void => {
 }
 
 function collector(opts: LoadOptions): Collector {
-  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn, opts.keepRaw)
+  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn, opts.keepRaw, opts.apiServer)
 }
 
 function hasExt(name: string, ...exts: string[]): boolean {
