@@ -307,12 +307,12 @@ export class PassOptions {
     const connection = await connect(this.connectionFlags)
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     this.live = {api: new ApiClient(connection, verbose), connection}
-    await this.useServerVersion(this.live.api)
+    await this.actAsServerVersion(this.live.api)
     return this.live
   }
 
   /** Acts as the server's minor (its /version), unless --kube-version chose one. */
-  protected async useServerVersion(api: ApiClient): Promise<void> {
+  protected async actAsServerVersion(api: ApiClient): Promise<void> {
     if (this.kubeVersion.fromFlag) return
     this.kubeVersion = await serverKubeVersion(api, this.kubeVersion)
     if (this.kubeVersion.warning) this.io.err(`${this.kubeVersion.warning}\n`)

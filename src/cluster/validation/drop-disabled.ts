@@ -19,7 +19,11 @@ const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] 
 /** Every container of a pod spec with its path ("containers[0]"). */
 function containers(spec: Obj): Array<[Obj, string]> {
   const out: Array<[Obj, string]> = []
-  for (const key of CONTAINER_LISTS) list(spec[key]).forEach((c, i) => out.push([c, `${key}[${i}]`]))
+  for (const key of CONTAINER_LISTS) {
+    list(spec[key]).forEach((c, i) => {
+      out.push([c, `${key}[${i}]`])
+    })
+  }
   return out
 }
 
