@@ -11,7 +11,7 @@ import type {KubeEvent} from '../status/types.js'
 import {escapeControl} from '../util/terminal.js'
 import {type PassFlags, PassOptions, terminalWidth} from './pass-options.js'
 
-export type ExplainFlags = PassFlags & {summary?: boolean; 'fail-on'?: string}
+export type ExplainFlags = PassFlags & {summary?: boolean; 'fail-on'?: string; 'timeline-summary'?: boolean}
 
 /** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
 export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
@@ -70,11 +70,17 @@ export class ExplainOptions extends PassOptions {
     const starts = new Map<string, ObjectRef[]>()
     const others = this.refs.filter((r) => r.kind !== 'Deployment')
     if (others.length === 0) return starts
-    const {owningDeployment} = await import('../pass/selection.js')
+    const {namespacesHolding, owningDeployment} = await import('../pass/selection.js')
     const {DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
-    const namespace = this.selection.namespace || DEFAULT_NAMESPACE
     const names = [...(this.selection.names ?? [])]
     for (const ref of others) {
+      // Files without -n: the namespace of the input that holds the object (the default one if none
+      // or several do, so that the error names it).
+      const holding = this.selection.inputNamespaces ? namespacesHolding(world, ref) : []
+      const namespace =
+        holding.length === 1
+          ? (holding[0] ?? DEFAULT_NAMESPACE)
+          : this.selection.namespace || DEFAULT_NAMESPACE
       const name = owningDeployment(world, namespace, ref)
       if (!names.includes(name)) names.push(name)
       const key = `${namespace}/${name}`
@@ -101,12 +107,20 @@ export class ExplainOptions extends PassOptions {
 
   /** --summary: one row per Deployment. */
   summary = false
+  /** --timeline-summary: each rollout of a recording. */
+  timelineSummary = false
   /** --fail-on: exit 1 when a Deployment is in one of these states. */
   failOn: FailOn[] = []
 
   override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
     await super.complete(flags, args)
     this.summary = flags.summary === true
+    this.timelineSummary = flags['timeline-summary'] === true
+    if (this.summary && this.timelineSummary) {
+      throw new UsageError(
+        '--summary and --timeline-summary cannot be combined: one is a row per Deployment now, the other each rollout of a recording',
+      )
+    }
     if (flags['fail-on'] !== undefined) {
       const {FAIL_ON} = await import('../explain/summary.js')
       const given = flags['fail-on']
@@ -131,6 +145,7 @@ export class ExplainOptions extends PassOptions {
   async run(): Promise<number> {
     const world = await this.load()
     if (this.summary) return this.runSummary(world)
+    if (this.timelineSummary) return this.runTimelineSummary(world)
     const result = await this.explain(world)
     if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
@@ -141,6 +156,32 @@ export class ExplainOptions extends PassOptions {
     return this.gate(
       result.items.map((e) => ({deployment: e.deployment, matches: failOnStates(e.verdict, e.progress)})),
     )
+  }
+
+  /** --timeline-summary: each rollout the recording holds of the selected Deployments. */
+  private async runTimelineSummary(world: World): Promise<number> {
+    const moment = world.timeline
+    if (!moment) {
+      throw new UsageError(
+        `--timeline-summary reads a recording, and ${this.isLive ? 'the cluster' : this.files.join(', ')} is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)`,
+      )
+    }
+    const [{selectDeployments}, {summarizeTimeline}, {envelope}] = await Promise.all([
+      import('../pass/selection.js'),
+      import('../watch/timeline-summary.js'),
+      import('../pass/result.js'),
+    ])
+    const keys = selectDeployments(world, this.selection)
+    const items = await summarizeTimeline({timeline: moment.timeline, gates: this.gates, deployments: keys})
+    const doc = envelope('TimelineSummary', moment.timeline.end, this.gates, items)
+    if (keys.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    else if (items.length === 0)
+      this.io.err(
+        `the recording holds no rollout of ${keys.map((k) => `${k.namespace}/${k.name}`).join(', ')}\n`,
+      )
+    const {renderTimelineSummary} = await import('../render/timeline-summary.js')
+    await this.print(doc, async () => renderTimelineSummary(items))
+    return 0
   }
 
   private async runSummary(world: World): Promise<number> {

@@ -84,7 +84,7 @@ export const selectionFlags = {
     char: 'n',
     helpValue: 'NS',
     description:
-      'Namespace of the Deployments (default: the kubeconfig context\'s namespace, or "default"; with -f, "default").',
+      'Namespace of the Deployments (default: the kubeconfig context\'s namespace, or "default"; with -f, every namespace the files name, and objects without one in the context\'s).',
   }),
   'all-namespaces': Flags.boolean({
     char: 'A',

@@ -114,6 +114,7 @@ export class PassOptions {
   /** Completes every group, as kubectl's Complete() fills an options struct from its flag sets. */
   async complete(flags: PassFlags, args: readonly string[]): Promise<void> {
     Object.assign(this, completeInput(flags))
+    this.namespaceGiven = flags.namespace !== undefined
     this.selection = await completeSelection(flags, this.acceptsRefs ? [] : args)
     if (this.acceptsRefs) {
       const {parseRefs} = await import('../pass/selection.js')
@@ -148,11 +149,39 @@ export class PassOptions {
     return this.files.length === 0
   }
 
+  /** -n was given; without it, files select from every namespace their objects name (fileNamespace). */
+  private namespaceGiven = false
+  private defaultFileNamespace: string | undefined
+
+  /**
+   * The namespace of objects in files that name none: -n, else the kubeconfig context's when there is
+   * a kubeconfig, else `default` (read once, and only when asked). upstream: kubectl get -f
+   * (resource.Builder DefaultNamespace with the ConfigFlags' namespace).
+   */
+  protected async fileNamespace(): Promise<string> {
+    return (await this.fileNamespaceReader())()
+  }
+
+  /** fileNamespace() as a synchronous call, for the loader (which asks only when an object names none). */
+  private async fileNamespaceReader(): Promise<() => string> {
+    const {contextNamespace} = await import('../cluster/live/kubeconfig-files.js')
+    return () => {
+      this.defaultFileNamespace ??=
+        this.selection.namespace ?? contextNamespace(this.connectionFlags) ?? 'default'
+      return this.defaultFileNamespace
+    }
+  }
+
   async load(): Promise<World> {
     const world = this.isLive ? await this.loadLive() : await this.loadFiles()
     this.now = this.timeline.apply(world.timeline, this.clock, this.now, (line) => this.io.err(`${line}\n`))
     if (world.timeline) this.selection.namespace ??= this.timeline.recordedNamespace()
-    else if (this.clock?.kind === 'relative' && !this.isLive) await this.anchorClock(world, this.clock)
+    else if (!this.isLive) {
+      // kubectl get -f: without -n, each object in its own namespace, not only the default one's.
+      if (!this.namespaceGiven && !this.selection.allNamespaces)
+        this.selection = {...this.selection, inputNamespaces: true}
+      if (this.clock?.kind === 'relative') await this.anchorClock(world, this.clock)
+    }
     await this.checkNames(world)
     return world
   }
@@ -188,12 +217,14 @@ export class PassOptions {
 
   private async loadFiles(): Promise<World> {
     const {loadWorld} = await import('../cluster/load/index.js')
+    const defaultNamespace = await this.fileNamespaceReader()
     const progress = this.progress()
     return withProgress(progress, () =>
       loadWorld(this.files, {
         recursive: this.recursive,
         validate: this.validate,
         apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+        defaultNamespace,
         ...(this.timeline.at ? {at: this.timeline.at} : {}),
         // The loader's lines carry their own `warning:` / `note:` prefix.
         warn: (line: string) => progress.print(() => this.io.err(`${line}\n`)),
@@ -243,7 +274,7 @@ export class PassOptions {
 
   /** Where else a Deployment or Deployments are, as a hint (undefined: nowhere). */
   async namespaceHint(world: World | undefined, name?: string): Promise<string | undefined> {
-    if (this.selection.allNamespaces) return undefined
+    if (this.selection.allNamespaces || this.selection.inputNamespaces) return undefined
     const {namespaceHint} = await import('../pass/selection.js')
     const found = await this.deploymentsElsewhere(world, name)
     return namespaceHint(this.selection, found, this.isLive ? 'cluster' : 'files', name)
@@ -265,7 +296,7 @@ export class PassOptions {
     if (names.length === 0) return
     const {namespaceOf, DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
     const namespace = this.selection.namespace || DEFAULT_NAMESPACE
-    const all = this.selection.allNamespaces === true
+    const all = this.selection.allNamespaces === true || this.selection.inputNamespaces === true
     const present = new Set(
       world.deployments.filter((d) => all || namespaceOf(d) === namespace).map((d) => d.metadata.name),
     )
@@ -422,6 +453,12 @@ export class PassOptions {
   /** kubectl's "No resources found", with a hint when the files or the cluster hold Deployments elsewhere. */
   protected async nothingSelected(world: World): Promise<string> {
     const {noResourcesMessage} = await import('../pass/selection.js')
+    if (this.selection.inputNamespaces) {
+      // Files without -n: the input's namespaces, or, when it holds no Deployment, the default one.
+      return world.deployments.length > 0
+        ? noResourcesMessage({allNamespaces: true})
+        : noResourcesMessage({namespace: await this.fileNamespace()})
+    }
     const message = noResourcesMessage(this.selection)
     if (this.selection.labelSelector) return message
     const hint = await this.namespaceHint(world)

@@ -188,11 +188,28 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
     this.io.err(
       `recorded ${this.file} (${(bytes / (1024 * 1024)).toFixed(1)} MB), ${end.reason === 'done' ? 'every rollout done' : end.reason === 'duration' ? 'its --duration passed' : 'interrupted'}\n`,
     )
-    for (const [key, how] of end.rollouts) {
-      this.io.out(
-        `deployment ${key}: ${how === 'complete' ? 'rollout complete' : how === 'failed' ? 'rollout exceeded its progress deadline' : 'rollout not finished'}\n`,
-      )
+    const [{readFileSync}, {mergeTimelines, parseTimelineFile}, {summarizeTimeline, timelineDeployments}] =
+      await Promise.all([
+        import('node:fs'),
+        import('../cluster/timeline/read.js'),
+        import('../watch/timeline-summary.js'),
+      ])
+    const timeline = mergeTimelines([parseTimelineFile(this.file, readFileSync(this.file, 'utf8'))])
+    if (timeline.changes.length === 0) return
+    const names = this.selection.names ?? []
+    const namespace = timeline.header?.selection.namespace ?? undefined
+    const deployments =
+      names.length > 0
+        ? names.map((name) => ({namespace: namespace ?? 'default', name}))
+        : timelineDeployments(timeline, namespace)
+    const {parseFeatureGates} = await import('../controller/features.js')
+    const items = await summarizeTimeline({timeline, gates: parseFeatureGates(undefined), deployments})
+    if (items.length === 0) {
+      this.io.out('no rollout in the recording\n')
+      return
     }
+    const {renderTimelineSummary} = await import('../render/timeline-summary.js')
+    this.io.out(renderTimelineSummary(items))
   }
 }
 

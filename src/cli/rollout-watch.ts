@@ -156,12 +156,25 @@ export class RolloutWatchOptions extends PassOptions {
     if (this.replayRecorded) return this.runReplay(world)
     // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
     if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
+    else if (this.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
     const sim = await this.simulate(world)
     if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
     return sim.summary.complete ? 0 : 1
+  }
+
+  /** Files without -n: the namespace of the input that holds the Deployment (kubectl get -f). */
+  private async inputNamespaceOf(world: World): Promise<string> {
+    const {namespacesHolding} = await import('../pass/selection.js')
+    const holding = namespacesHolding(world, {kind: 'Deployment', name: this.name})
+    if (holding.length > 1) {
+      throw new UsageError(
+        `the files hold deployment ${this.name} in namespaces ${holding.join(', ')}: choose one with -n`,
+      )
+    }
+    return holding[0] ?? (await this.fileNamespace())
   }
 
   /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
@@ -379,7 +392,15 @@ export class RolloutWatchOptions extends PassOptions {
       const {LineWriter} = await import('../render/watch/lines.js')
       const writer = new LineWriter(this.name)
       const lines: string[] = []
-      for (const u of updates) lines.push(...writer.push(u))
+      let exceeded = false
+      for (const u of updates) {
+        lines.push(...writer.push(u))
+        // The live watch ends here; the recording (and the replay) may go on.
+        const r = u.state.rolloutStatus
+        if (r.error && !exceeded && u !== updates.at(-1))
+          lines.push(writer.note(u, `${r.message} (the live watch ended here, exit 1)`))
+        exceeded = r.error
+      }
       lines.push(writer.replaySummary(divergences.length))
       lines.push(...writer.finish(outcome))
       this.io.out(`${lines.join('\n')}\n`)

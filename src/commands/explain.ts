@@ -74,6 +74,11 @@ without NO_COLOR.`
       description:
         'One line per Deployment: namespace/name, verdict, ready/desired, updated, available and the deadline clock (-o json: the same rows).',
     }),
+    'timeline-summary': Flags.boolean({
+      default: false,
+      description:
+        'With -f TIMELINE (rollout record): each rollout of the selected Deployments in the recording: start, end, outcome, time to the first new pod ready, the longest stall and its blocker, the peak pods, when the progress deadline fired or would have, and the pods that blocked longest (-o json: a TimelineSummary).',
+    }),
     'fail-on': Flags.string({
       helpValue: 'stuck,deadline,incomplete,invalid',
       description:

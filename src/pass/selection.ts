@@ -12,6 +12,11 @@ export interface Selection {
   /** Defaults to `default`. */
   namespace?: string
   allNamespaces?: boolean
+  /**
+   * Files without -n: each object's own namespace (those that name none are in the default one),
+   * as kubectl get -f reads them; names and -l select among every namespace of the input.
+   */
+  inputNamespaces?: boolean
   /** kubectl -l syntax. */
   labelSelector?: string
 }
@@ -185,15 +190,19 @@ export function selectDeployments(world: World, sel: Selection): DeploymentKey[]
   validateSelection(sel)
   const namespace = sel.namespace || DEFAULT_NAMESPACE
   const names = sel.names ?? []
-  const inScope = (d: Deployment) => sel.allNamespaces || namespaceOf(d) === namespace
+  const inScope = (d: Deployment) => sel.allNamespaces || sel.inputNamespaces || namespaceOf(d) === namespace
   let chosen: Deployment[]
   if (names.length > 0) {
-    const byName = new Map<string, Deployment>()
-    for (const d of world.deployments) if (inScope(d)) byName.set(d.metadata.name ?? '', d)
-    chosen = names.map((n) => {
-      const d = byName.get(n)
-      if (!d) throw new InputError(`deployments.apps "${n}" not found`)
-      return d
+    const byName = new Map<string, Deployment[]>()
+    for (const d of world.deployments) {
+      if (!inScope(d)) continue
+      const name = d.metadata.name ?? ''
+      byName.set(name, [...(byName.get(name) ?? []), d])
+    }
+    chosen = names.flatMap((n) => {
+      const found = byName.get(n)
+      if (!found) throw new InputError(`deployments.apps "${n}" not found`)
+      return found
     })
   } else {
     const selector = parseSelectorFlag(sel.labelSelector ?? '')
@@ -207,6 +216,19 @@ export function selectDeployments(world: World, sel: Selection): DeploymentKey[]
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * The namespaces of the input that hold the object a reference names (a Deployment, ReplicaSet or
+ * pod), sorted: where `explain rs/NAME -f FILE` without -n looks.
+ */
+export function namespacesHolding(world: World, ref: ObjectRef): string[] {
+  const list: ReadonlyArray<{metadata: {namespace?: string; name?: string}}> =
+    ref.kind === 'Deployment' ? world.deployments : ref.kind === 'ReplicaSet' ? world.replicaSets : world.pods
+  const found = list
+    .filter((o) => o.metadata.name === ref.name)
+    .map((o) => o.metadata.namespace || DEFAULT_NAMESPACE)
+  return [...new Set(found)].sort(compare)
+}
 
 /**
  * The hint kubectl's NotFound and "No resources found" lack: where else the input (or the cluster)

@@ -148,6 +148,9 @@ async function renderItem(
   return out.join('\n')
 }
 
+/** The chart's most rows: above as many pods, a row stands for several (never one row per pod of 100,000). */
+export const CHART_ROWS = 20
+
 interface ChartOptions {
   width: number
   /** Block characters and colour; otherwise ASCII. */
@@ -161,8 +164,11 @@ interface ChartOptions {
  */
 export function renderChart(points: PlanPoint[], seconds: number, o: ChartOptions): string {
   if (points.length < 2 || seconds <= 0) return ''
-  const height = Math.max(...points.map((p) => p.old + p.new + p.terminating))
-  if (height === 0) return ''
+  const peak = Math.max(...points.map((p) => p.old + p.new + p.terminating))
+  if (peak === 0) return ''
+  // One row per pod up to CHART_ROWS pods, else CHART_ROWS rows of `unit` pods each.
+  const unit = Math.ceil(peak / CHART_ROWS)
+  const height = Math.ceil(peak / unit)
   const cols = o.width
   const at = (t: number): PlanPoint => {
     let last = points[0] as PlanPoint
@@ -176,24 +182,26 @@ export function renderChart(points: PlanPoint[], seconds: number, o: ChartOption
   const glyph = o.fancy
     ? {new: o.style('green', '█'), old: '▒', gone: o.style('dim', '░'), mark: '•'}
     : {new: '#', old: 'o', gone: '.', mark: '*'}
-  const label = String(height).length
+  const label = String(height * unit).length
   const lines: string[] = []
   lines.push(
     `Pods over ${secs(seconds)}: ${glyph.new} new  ${glyph.old} old  ${glyph.gone} terminating  ${glyph.mark} available`,
   )
+  // A row shows what covers at least half of its pods.
+  const rows = (n: number) => Math.round(n / unit)
   for (let row = height; row >= 1; row--) {
     let line = ''
     for (const p of samples) {
       const cell =
-        row <= p.new
+        row <= rows(p.new)
           ? glyph.new
-          : row <= p.new + p.old
+          : row <= rows(p.new + p.old)
             ? glyph.old
-            : row <= p.new + p.old + p.terminating
+            : row <= rows(p.new + p.old + p.terminating)
               ? glyph.gone
               : ' '
       line +=
-        row === p.available
+        row === rows(p.available)
           ? cell === ' '
             ? glyph.mark
             : o.fancy
@@ -201,7 +209,7 @@ export function renderChart(points: PlanPoint[], seconds: number, o: ChartOption
               : glyph.mark
           : cell
     }
-    lines.push(`${String(row).padStart(label)} |${line.trimEnd()}`)
+    lines.push(`${String(row * unit).padStart(label)} |${line.trimEnd()}`)
   }
   lines.push(`${' '.repeat(label)} +${'-'.repeat(cols)}`)
   const end = secs(seconds)

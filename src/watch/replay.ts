@@ -53,6 +53,8 @@ export interface ReplayOptions {
 
 export interface ReplayResult {
   updates: WatchUpdate[]
+  /** The Deployment as recorded at each update (the recording's object: do not change it). */
+  deployments: Deployment[]
   divergences: Divergence[]
   /** How the rollout stood at the end of the recording, as the live watch would have ended. */
   end: LiveEnd
@@ -181,6 +183,7 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
     w.size !== undefined &&
     events.some((e) => e.replicaSet === w.name && e.to === w.size && Math.abs(e.time - t) <= EVENT_WINDOW_MS)
   const updates: WatchUpdate[] = []
+  const deployments: Deployment[] = []
   const divergences: Divergence[] = []
   const from = opts.from ?? Number.NEGATIVE_INFINITY
   let start: number | undefined
@@ -395,6 +398,7 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
       update.next = nextInWords(context, state.progress.state)
     }
     updates.push(update)
+    deployments.push(d)
     lastState = update
   }
   settle(timeline.end, true)
@@ -403,7 +407,7 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
   if (last && unattached.length > 0) last.divergences = [...(last.divergences ?? []), ...unattached]
 
   const end = endOfReplay(lastState, seen, name, opts)
-  return {updates, divergences, end}
+  return {updates, deployments, divergences, end}
 }
 
 function endOfReplay(

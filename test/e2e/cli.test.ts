@@ -176,7 +176,10 @@ describe('dry-run sync', () => {
           cli(['dry-run', 'sync', '-f', two, '--now', NOW, '-o', 'json', ...args]).stdout,
         ) as SyncResult
       ).items.map((r) => `${r.deployment.namespace}/${r.deployment.name}`)
-    expect(names([])).toEqual(['default/web'])
+    // No -n: every namespace of the file, as kubectl get -f reads it.
+    expect(names([])).toEqual(['default/web', 'shop/api'])
+    expect(names(['api'])).toEqual(['shop/api'])
+    expect(names(['-n', 'default'])).toEqual(['default/web'])
     expect(names(['-A'])).toEqual(['default/web', 'shop/api'])
     expect(names(['-A', '-l', 'app=api'])).toEqual(['shop/api'])
     expect(names(['-n', 'shop', 'deploy/api'])).toEqual(['shop/api'])

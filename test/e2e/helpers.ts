@@ -1,6 +1,6 @@
 // Runs the BUILT command line (node bin/run.cjs) as a user would; `npm test` builds first.
 
-import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
+import {type ChildProcess, execFile, execFileSync, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -166,4 +166,37 @@ export function cliAsync(
   options: {input?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number} = {},
 ): Promise<RunResult & {signal: NodeJS.Signals | null}> {
   return startCli(args, {...options, input: options.input ?? ''}).done
+}
+
+/** The real kubectl: the google-cloud-sdk's 1.32 where installed, else the one on /usr/bin. */
+export const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
+
+/** The real kubectl, asynchronously (a test API server may answer from this process). */
+export function kubectlAsync(env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunResult> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      KUBECTL as string,
+      args,
+      {env: {...process.env, ...env}, timeout: 90_000},
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
+        resolvePromise({code, stdout, stderr})
+      },
+    )
+  })
+}
+
+/** Polls `probe` every 50 ms until it gives a value; throws after `ms`. */
+export async function eventually<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined && v !== false) return v
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
 }

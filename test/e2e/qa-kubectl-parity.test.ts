@@ -225,6 +225,8 @@ describe('names of which only some exist, as kubectl get deploy a b answers', ()
       file,
       '-f',
       'examples/stuck-image-pull.yaml',
+      '-n',
+      'default',
       ...at,
     ])
     expect(r.code).toBe(1)

@@ -97,10 +97,10 @@ describe('reconcile-once --exit-code on files', () => {
   })
 
   it('nothing selected while the files hold Deployments elsewhere: 2 with the hint (0 without)', () => {
-    const r = once(['-f', STUCK, '-o', 'name'])
+    const r = once(['-f', STUCK, '-n', 'default', '-o', 'name'])
     expect(r.stderr).toBe(NOTHING)
     expect(r.code).toBe(2)
-    const plain = once(['-f', STUCK, '-o', 'name'], false)
+    const plain = once(['-f', STUCK, '-n', 'default', '-o', 'name'], false)
     expect(plain.stderr).toBe(NOTHING)
     expect(plain.code).toBe(0)
     // -A is no mistake.
@@ -108,13 +108,13 @@ describe('reconcile-once --exit-code on files', () => {
   })
 
   it('a named Deployment in another namespace: 2 with the hint (1 without), nothing printed', () => {
-    const r = once(['api', '-f', STUCK])
+    const r = once(['api', '-f', STUCK, '-n', 'default'])
     expect(r.stderr).toBe(
       'error: deployments.apps "api" not found in namespace "default": the files hold deployment api in namespace demo: use -n demo\n',
     )
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
-    expect(once(['api', '-f', STUCK], false).code).toBe(1)
+    expect(once(['api', '-f', STUCK, '-n', 'default'], false).code).toBe(1)
     expect(once(['nope', '-f', STUCK, '-n', 'demo']).stderr).toBe(
       'error: deployments.apps "nope" not found\n',
     )

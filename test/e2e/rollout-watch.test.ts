@@ -167,7 +167,7 @@ describe('rollout watch errors', () => {
   })
 
   it('fails with exit 1 when the Deployment is not in the files, or without files', () => {
-    const r = cli(['rollout', 'watch', 'web', '-f', 'examples/rolling-update.yaml'])
+    const r = cli(['rollout', 'watch', 'web', '-f', 'examples/rolling-update.yaml', '-n', 'default'])
     expect(r.code).toBe(1)
     // The files hold it in demo: the error says so (issue 19, namespace mistakes).
     expect(r.stderr).toBe(

@@ -55,3 +55,35 @@ describe('rollout watch -f TIMELINE --replay', () => {
     expect(live.stderr).toContain('--replay plays a recording')
   })
 })
+
+describe('explain -f TIMELINE --timeline-summary', () => {
+  const BAD = 'test/fixtures/timeline/bad-image.ndjson'
+
+  it('prints each rollout of the recording, naming the longest stall and the deadline', () => {
+    const r = cli(['explain', 'web', '-f', BAD, '--timeline-summary'])
+    expect(r.code).toBe(0)
+    expect(r.stdout.split('\n')[0]).toBe('deployment default/web revision 4: exceeded its progress deadline')
+    expect(r.stdout).toContain(
+      '  longest stall        5.7s, 2026-12-05T11:33:32.260Z to 2026-12-05T11:33:38.002Z: ImagePullBackOff (pod/web-664f7647b8-mdbg6: ',
+    )
+    expect(r.stdout).toContain(
+      '  progress deadline    fired at 2026-12-05T11:33:37Z, marked by the controller at 2026-12-05T11:33:38.002Z',
+    )
+  })
+
+  it('-o json is a TimelineSummary document of the same rollouts', () => {
+    const r = cli(['explain', '-f', 'test/fixtures/timeline/undo.ndjson', '--timeline-summary', '-o', 'json'])
+    expect(r.code).toBe(0)
+    const doc = JSON.parse(r.stdout) as {kind: string; items: {outcome: string}[]}
+    expect(doc.kind).toBe('TimelineSummary')
+    expect(doc.items.map((i) => i.outcome)).toEqual(['Superseded', 'Complete'])
+  })
+
+  it('refuses an input that is not a recording, in one line', () => {
+    const r = cli(['explain', '-f', 'examples/rolling-update.yaml', '-n', 'demo', '--timeline-summary'])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr.trim()).toBe(
+      'error: --timeline-summary reads a recording, and examples/rolling-update.yaml is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)',
+    )
+  })
+})

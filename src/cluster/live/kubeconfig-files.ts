@@ -1,8 +1,10 @@
 // Which kubeconfig files are read and how they merge, as client-go's clientcmd loading rules do it.
-// Light on purpose (no client-node): file-mode commands read the context's namespace through it.
+// Light on purpose (no client-node; js-yaml, which the file loader has loaded already): file-mode
+// commands read the context's namespace through it.
 
 import {existsSync, readFileSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
+import {load} from 'js-yaml'
 import {InputError} from '../../errors.js'
 
 /**
@@ -95,13 +97,9 @@ interface RawNamed {
  * What `kubectl get -f` gives objects that name no namespace. upstream: clientcmd
  * DirectClientConfig.Namespace.
  */
-export async function contextNamespace(flags: {
-  kubeconfig?: string
-  context?: string
-}): Promise<string | undefined> {
+export function contextNamespace(flags: {kubeconfig?: string; context?: string}): string | undefined {
   const files = kubeconfigPrecedence(flags.kubeconfig).filter((f) => existsSync(f))
   if (files.length === 0) return undefined
-  const {load} = await import('js-yaml')
   const named = (list: unknown): RawNamed[] =>
     Array.isArray(list) ? list.filter((e): e is RawNamed => typeof e?.name === 'string' && e.name !== '') : []
   const configs = readKubeconfigs(files, (_file, text) => {

@@ -130,6 +130,8 @@ export class Collector {
     private readonly mode: ValidateMode,
     private readonly warn: (line: string) => void,
     keepRaw = false,
+    /** The namespace of objects that name none (LoadOptions.defaultNamespace). */
+    private readonly defaultNamespace: () => string = () => 'default',
     private readonly apiServer: ApiServerGates = {minor: 37, enabled: defaultGateOn},
   ) {
     if (keepRaw) this.world.raw = new WeakMap()
@@ -299,7 +301,8 @@ export class Collector {
       this.fail(o, `${label}: count: Invalid value: ${formatValue(obj.count)}: expected a number`, ['count'])
     }
     const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
-    if (metadata.namespace === undefined || metadata.namespace === '') metadata.namespace = 'default'
+    if (metadata.namespace === undefined || metadata.namespace === '')
+      metadata.namespace = this.defaultNamespace()
     this.world.events ??= []
     this.world.events.push(obj as KubeEvent)
   }
@@ -317,7 +320,8 @@ export class Collector {
       }
     }
     const metadata = obj.metadata as Obj
-    if (metadata.namespace === undefined || metadata.namespace === '') metadata.namespace = 'default'
+    if (metadata.namespace === undefined || metadata.namespace === '')
+      metadata.namespace = this.defaultNamespace()
     const target = (this.world[list] ??= [])
     target.push(obj as unknown as ClusterObject)
   }
@@ -357,7 +361,7 @@ export class Collector {
     const rawNs =
       isObject(meta) && typeof meta.namespace === 'string' && meta.namespace !== ''
         ? meta.namespace
-        : 'default'
+        : this.defaultNamespace()
     const label0 = rawName === '' ? kind : `${kind} ${rawNs}/${rawName}`
     if (apiVersion !== API_VERSIONS[kind]) {
       this.fail(
@@ -372,8 +376,9 @@ export class Collector {
     const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {})
     const name = typeof metadata.name === 'string' ? metadata.name : ''
     if (name === '') this.fail(o, `${kind}: metadata.name: Required value`, ['metadata', 'name'])
-    // Files carry no context namespace: what has none is in `default`.
-    if (metadata.namespace === undefined || metadata.namespace === '') metadata.namespace = 'default'
+    // What names no namespace is in the default one, as kubectl get -f places it.
+    if (metadata.namespace === undefined || metadata.namespace === '')
+      metadata.namespace = this.defaultNamespace()
     const namespace = metadata.namespace as string
     const label = `${kind} ${namespace}/${name}`
 

@@ -34,6 +34,11 @@ export interface LoadOptions {
   at?: TimelineAt
   /** The API server the objects are created on: its minor and gates (default: the newest's defaults). */
   apiServer?: ApiServerGates
+  /**
+   * The namespace of objects that name none (default: `default`); asked only when one does: -n,
+   * else the kubeconfig context's, as kubectl get -f places them.
+   */
+  defaultNamespace?: () => string
 }
 
 const defaultWarn = (line: string): void => {
@@ -41,7 +46,13 @@ const defaultWarn = (line: string): void => {
 }
 
 function collector(opts: LoadOptions): Collector {
-  return new Collector(opts.validate ?? 'strict', opts.warn ?? defaultWarn, opts.keepRaw, opts.apiServer)
+  return new Collector(
+    opts.validate ?? 'strict',
+    opts.warn ?? defaultWarn,
+    opts.keepRaw,
+    opts.defaultNamespace,
+    opts.apiServer,
+  )
 }
 
 function hasExt(name: string, ...exts: string[]): boolean {

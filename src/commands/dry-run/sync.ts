@@ -4,12 +4,14 @@ import {deploymentArgs, exitCodeFlag, outputFlags, passFlags} from '../../cli/fl
 import {timelineFlags} from '../../cli/timeline-flags.js'
 
 export default class DryRunSync extends BaseCommand {
-  static override summary = 'Run one Deployment controller pass on files and print what it would do'
+  static override summary =
+    'Run one Deployment controller pass on files or the cluster and print what it would do, changing nothing'
 
   static override description =
     `Runs one syncDeployment pass of the Kubernetes Deployment controller (the v1.36 line) for each \
-selected Deployment: every Deployment of the namespace (-n, default "default"), of all namespaces (-A), those matching -l, or \
-the ones named. Nothing is written anywhere.
+selected Deployment, read from -f files or, without -f, from the cluster of the kubeconfig context: every Deployment of \
+the namespace (-n, default the context's namespace, else "default"; with -f, every namespace the files name), of all \
+namespaces (-A), those matching -l, or the ones named. Nothing is written anywhere.
 
 For each Deployment it prints the path through the controller, the writes it would make (VERB, RESOURCE, NAME and what \
 CHANGEs), the events it would record and when it would requeue the Deployment. -o json and -o yaml print the same \
@@ -20,7 +22,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on stderr).`
 
   static override usage = [
-    'dry-run sync [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers] [--exit-code]',
+    'dry-run sync [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers] [--exit-code]',
   ]
 
   static override examples = [

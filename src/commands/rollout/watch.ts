@@ -74,7 +74,8 @@ more can happen (a paused Deployment), 130 when interrupted.`
     namespace: Flags.string({
       char: 'n',
       helpValue: 'NS',
-      description: 'Namespace of the Deployment (default "default").',
+      description:
+        'Namespace of the Deployment (default: the kubeconfig context\'s namespace, else "default"; with -f, the namespace the files hold it in).',
     }),
     now: Flags.string({
       helpValue: 'RFC3339',

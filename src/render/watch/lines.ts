@@ -62,6 +62,11 @@ export class LineWriter {
     return out.map(escapeControl)
   }
 
+  /** One line of the caller's at an update's time. */
+  note(u: {time: number; elapsed: number}, text: string): string {
+    return escapeControl(`${this.prefix(u.time, u.elapsed)} ${text}`)
+  }
+
   /** A replay's count of divergences, at the last update's time. */
   replaySummary(divergences: number): string {
     const p = this.prefix(this.lastTime, this.lastElapsed)

@@ -60,6 +60,7 @@ export function stepJson(e: TimelineEntry): Record<string, unknown> {
         ready: p.ready,
         restarts: p.restarts,
         ...(p.node ? {node: p.node} : {}),
+        ...(p.count !== undefined ? {count: p.count} : {}),
       })),
     })),
     conditions: d.conditions,

@@ -53,6 +53,11 @@ export interface InformerOptions<T> {
   /** Freeze cached objects so that a handler or sync that mutates one fails loudly (tests). */
   freeze?: boolean
   /**
+   * upstream: cache.TransformFunc (SharedInformer.SetTransform) — what the cache keeps of each
+   * object, applied before it is stored or handed to a handler (after managedFields are dropped).
+   */
+  transform?: (obj: T) => T
+  /**
    * Told when a list after the first one (410 Gone, a watch that failed) is about to replace the
    * cache: changes between the last event and this list were not seen one by one.
    */
@@ -370,7 +375,8 @@ export class Informer<T extends KubeObject> {
    */
   private prepare(raw: T): T {
     const {managedFields: _m, ...metadata} = raw.metadata
-    const obj = {...raw, metadata} as T
+    let obj = {...raw, metadata} as T
+    if (this.opts.transform) obj = this.opts.transform(obj)
     if (this.opts.freeze) deepFreeze(obj)
     return obj
   }
