@@ -104,6 +104,8 @@ export class PassOptions {
 
   /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
   protected acceptsRefs = false
+  /** Keep each loaded object as written (World.raw): what the files said, before defaults. */
+  protected keepRaw = false
   /** The objects named on the command line, when the command accepts more than Deployments. */
   refs: ObjectRef[] = []
   /** --at, and the moment of a timeline input. */
@@ -224,6 +226,7 @@ export class PassOptions {
         recursive: this.recursive,
         validate: this.validate,
         apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+        ...(this.keepRaw ? {keepRaw: true} : {}),
         defaultNamespace,
         ...(this.timeline.at ? {at: this.timeline.at} : {}),
         // The loader's lines carry their own `warning:` / `note:` prefix.

@@ -314,7 +314,8 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
         applied.spec.strategy?.type === RollingUpdateStrategyType ? maxUnavailable(applied) : undefined,
     },
     replicas: deploymentReplicas(applied),
-    currentDone: before ? rolloutStatus(before).done : true,
+    // A Deployment without ReplicaSets yet has no rollout in flight: the controller makes its first.
+    currentDone: before && owned.length > 0 ? rolloutStatus(before).done : true,
   })
   return item
 }

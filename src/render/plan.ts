@@ -43,6 +43,9 @@ export function verdictLine(item: PlanItem): string {
   if (!item.exists) return `${who}: created — its first ReplicaSet starts ${item.steps[0]?.to ?? 0} pods`
   switch (item.newReplicaSet) {
     case 'create':
+      if (item.templateChanges.length === 0 && !item.steps.some((s) => s.role === 'old')) {
+        return `${who}: ROLLOUT — the Deployment has no ReplicaSet yet: its first, ${item.steps[0]?.replicaSet ?? ''}, starts ${item.steps.find((s) => s.role === 'new')?.to ?? 0} pods`
+      }
       return `${who}: ROLLOUT — the pod template changes: a new ReplicaSet replaces ${item.steps.find((s) => s.role === 'old')?.replicaSet ?? 'the current pods'}`
     case 'reuse':
       return `${who}: ROLLOUT — back to revision ${item.replicaSet?.revision ?? '?'}: ReplicaSet ${item.replicaSet?.name ?? ''} is scaled up again`

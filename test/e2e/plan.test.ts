@@ -284,3 +284,35 @@ describe('minAvailable with minReadySeconds (issue 27 case 3)', () => {
     expect(watched.stdout).toContain('at least 7 available')
   })
 })
+
+describe('a Deployment without ReplicaSets yet (issue 27 case 7)', () => {
+  it('plans its first ReplicaSet, with no MidRollout, the clock at now when the files carry no timestamp', () => {
+    const before = Math.floor(Date.now() / 1000) * 1000
+    const {code, doc} = plan([
+      '-f',
+      'examples/plan/web-image.yaml',
+      '--current',
+      'examples/plan/web-image.yaml',
+    ])
+    const after = Date.now()
+    expect(code).toBe(1)
+    const item = doc.items[0] as Item & {simulation: {start: string}}
+    expect(item.newReplicaSet).toBe('create')
+    expect(item.templateChanges).toEqual([])
+    expect(item.risks).toEqual([])
+    expect(item.steps.map((s) => [s.role, s.from, s.to])).toEqual([['new', 0, 3]])
+    const start = Date.parse(item.simulation.start)
+    expect(start).toBeGreaterThanOrEqual(before)
+    expect(start).toBeLessThanOrEqual(after)
+    const table = cli([
+      'plan',
+      '-f',
+      'examples/plan/web-image.yaml',
+      '--current',
+      'examples/plan/web-image.yaml',
+    ])
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^deployment\.apps\/web: ROLLOUT — the Deployment has no ReplicaSet yet: its first, web-[a-z0-9]+, starts 3 pods$/,
+    )
+  })
+})

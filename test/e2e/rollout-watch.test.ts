@@ -10,7 +10,10 @@ const NOW = ['--now', '2026-11-29T10:00:10Z']
 describe('rollout watch, line mode', () => {
   it('plays the rolling update to completion in kubectl words and exits 0', () => {
     const r = cli(['rollout', 'watch', 'web', ...EXAMPLE, ...NOW, '--line-mode'])
-    expect(r.stderr).toBe('')
+    // The file holds a snapshot: simulated, and said so on stderr.
+    expect(r.stderr).toBe(
+      'rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "web" on a virtual clock (--live waits for it on the cluster instead)\n',
+    )
     expect(r.code).toBe(0)
     expect(r.stdout).toBe(
       `${[

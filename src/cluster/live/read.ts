@@ -51,12 +51,17 @@ export const PAGE_SIZE = 500
 /** Pages of a list followed at most (a million objects). */
 export const MAX_LIST_PAGES = 2000
 
-/** Every object of a kind, following `continue` tokens; items get the apiVersion/kind lists omit. */
+/**
+ * Every object of a kind, following `continue` tokens; items get the apiVersion/kind lists omit.
+ * `transform` turns each item into what the caller keeps as its page arrives (an informer's trim),
+ * so that a cold list never holds every page's full objects at once.
+ */
 export async function listAll<T extends KubeObject>(
   api: ApiClient,
   resource: ListedResource,
   namespace: string | undefined,
   query: Record<string, string> = {},
+  transform?: (item: T) => T,
 ): Promise<{items: T[]; resourceVersion: string}> {
   const {apiVersion, kind} = GROUP_PATH[resource]
   const items: T[] = []
@@ -88,7 +93,8 @@ export async function listAll<T extends KubeObject>(
           `the server's answer to GET ${path} is not a list of ${resource}: ${fieldErrorText({...bad, path: ['items', i, ...bad.path]})}`,
         )
       }
-      items.push({apiVersion, kind, ...item})
+      const typed = {apiVersion, kind, ...item}
+      items.push(transform ? transform(typed) : typed)
     }
     token = page.metadata?.continue || undefined
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion
