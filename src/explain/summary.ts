@@ -9,6 +9,7 @@ import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {runPasses} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
 import {type DeploymentItem, deploymentItem, rolloutStateOf} from '../status/item.js'
+import type {ToolVerdicts} from '../status/tools.js'
 import type {ClockState, ProgressClock, Verdict} from '../status/types.js'
 import {seconds} from '../util/duration.js'
 import type {ExplainOptions} from './index.js'
@@ -27,6 +28,8 @@ export interface SummaryRow extends DeploymentItem {
   deadline: {state: ClockState; at: string | null; secondsLeft: number | null; text: string}
   /** The --fail-on states the Deployment is in. */
   matches: FailOn[]
+  /** kubectl rollout status, kstatus and Argo CD's answers for the Deployment as given, and where they part. */
+  tools: ToolVerdicts
 }
 
 export type ExplainSummary = ResultEnvelope<'ExplainSummary', SummaryRow>
@@ -89,6 +92,7 @@ export async function summarizeWorld(
       available: d.status?.availableReplicas ?? 0,
       deadline: {state: p.state, at: p.deadline, secondsLeft: p.secondsLeft, text: clockText(p)},
       matches: failOnStates(state.verdict, p),
+      tools: state.tools,
     })
   })
   return envelope('ExplainSummary', options.now, options.gates, rows)

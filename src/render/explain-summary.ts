@@ -1,4 +1,6 @@
-// `explain --summary`: one kubectl-style row per Deployment.
+// `explain --summary`: one kubectl-style row per Deployment. TOOLS says whether kubectl rollout
+// status, kstatus and Argo CD agree; -o wide adds each one's answer (kubectl's as Done, Waiting or
+// Error), as kubectl's -o wide adds columns.
 
 import type {ExplainSummary} from '../explain/summary.js'
 import type {OutputFormat} from './output.js'
@@ -8,7 +10,17 @@ export async function renderSummary(
   summary: ExplainSummary,
   options: {format: OutputFormat; noHeaders: boolean},
 ): Promise<string> {
-  const head = ['DEPLOYMENT', 'VERDICT', 'READY', 'UPDATED', 'AVAILABLE', 'DEADLINE']
+  const wide = options.format.kind === 'wide'
+  const head = [
+    'DEPLOYMENT',
+    'VERDICT',
+    'READY',
+    'UPDATED',
+    'AVAILABLE',
+    'DEADLINE',
+    'TOOLS',
+    ...(wide ? ['KUBECTL', 'KSTATUS', 'ARGOCD'] : []),
+  ]
   const rows = summary.items.map((r) => [
     `${r.deployment.namespace}/${r.deployment.name}`,
     r.verdict.reason === r.verdict.code ? r.verdict.code : `${r.verdict.code} (${r.verdict.reason})`,
@@ -16,6 +28,8 @@ export async function renderSummary(
     String(r.updated),
     String(r.available),
     r.deadline.text,
+    r.tools.agree ? 'agree' : 'differ',
+    ...(wide ? [r.tools.kubectl.status, r.tools.kstatus.status, r.tools.argocd.status] : []),
   ])
   return `${await kubectlTable(options.noHeaders ? undefined : head, rows)}\n`
 }

@@ -27,7 +27,8 @@ export async function renderExplainResult(
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
   // Text: every string from the cluster or the files with its control characters escaped.
-  for (const e of terminalSafe(result).items) blocks.push(await renderExplanation(e, result.now, options))
+  for (const e of terminalSafe(result).items)
+    blocks.push(await renderExplanation(e, result.now, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -87,6 +88,7 @@ async function renderExplanation(
   e: Explanation,
   now: string,
   options: ExplainRenderOptions,
+  kubernetesVersion: string,
 ): Promise<string> {
   const style = styler(options.color ?? false)
   const width = Math.max(40, options.width)
@@ -100,7 +102,7 @@ async function renderExplanation(
   const tag = verdict.reason === verdict.code ? verdict.code : `${verdict.code} (${verdict.reason})`
   out.push(wrap(style(VERDICT_STYLE[verdict.code], tag), width, `${heading('Verdict:')} `, '  '))
   out.push(w(verdict.message))
-  out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}${kubectlNote(e)}`))
+  out.push(...renderTools(e, w))
   if (e.autoscaler) out.push('', heading('Autoscaler'), w(e.autoscaler.message))
 
   out.push('', heading('ReplicaSets'))
@@ -109,7 +111,7 @@ async function renderExplanation(
   else out.push(await replicaSetTable(e.replicaSets, width, options))
   out.push(...renderTemplateDiff(e, w, heading))
 
-  out.push('', heading('The next pass, check by check'))
+  out.push('', heading(`The next pass (${kubernetesVersion}), check by check`))
   out.push(...renderChecks(e.pass.checks, width))
   const f = e.pass.fenceposts
   if (f) {
@@ -195,7 +197,6 @@ async function renderExplanation(
   return out.join('\n')
 }
 
-/** Why kubectl's message and the verdict differ, when they do. */
 /** Why a new ReplicaSet: the template's changed fields since the previous revision (plan's diff). */
 function renderTemplateDiff(
   e: Explanation,
@@ -216,15 +217,41 @@ function renderTemplateDiff(
   return out
 }
 
+/** Why kubectl's message and the verdict differ, when they do. */
 function kubectlNote(e: Explanation): string {
   const {rolloutStatus: k, verdict: v} = e
-  if (v.code === 'Invalid') return ' (it reads only the status, which the controller does not keep up for it)'
-  if (k.done && v.code !== 'Complete') return ' (it reads the status as stored, before the next pass)'
+  if (v.code === 'Invalid') return 'it reads only the status, which the controller does not keep up for it'
+  if (k.done && v.code === 'Paused') return 'it does not read spec.paused'
+  if (k.done && v.reason === 'ExtraPodsPending')
+    return 'it compares status.replicas with updatedReplicas, not spec.replicas'
+  if (k.done && v.code !== 'Complete') return 'it reads the status as stored, before the next pass'
   if (k.done || k.error) return ''
-  if (v.code === 'DeadlineExceeded') return ' (it fails only once the controller has marked the deadline)'
-  if (v.code === 'Stalled') return ' (it only compares counts, so it keeps waiting)'
-  if (v.code === 'Paused') return ' (it keeps waiting while the Deployment is paused)'
+  if (v.code === 'DeadlineExceeded') return 'it fails only once the controller has marked the deadline'
+  if (v.code === 'Stalled') return 'it only compares counts, so it keeps waiting'
+  if (v.code === 'Paused') return 'it keeps waiting while the Deployment is paused'
   return ''
+}
+
+/**
+ * What kubectl rollout status, kstatus and Argo CD answer. When they agree, kstatus's and Argo CD's
+ * words join kubectl's line (explain's first screen stays as short); when they part, a line each and
+ * the sentence that says why.
+ */
+function renderTools(e: Explanation, w: (text: string, first?: string, rest?: string) => string): string[] {
+  const {tools: t} = e
+  const note = kubectlNote(e)
+  const kubectl = `kubectl rollout status would print: ${e.rolloutStatus.message}`
+  if (t.agree) {
+    const others = `kstatus says ${t.kstatus.status}, Argo CD ${t.argocd.status}`
+    return [w(`${kubectl} (${note ? `${note}; ` : ''}${others})`)]
+  }
+  const said = (status: string, message: string) => (message ? `${status} (${message})` : status)
+  return [
+    w(`${kubectl}${note ? ` (${note})` : ''}`),
+    w(`kstatus (Helm 4, Flux) would say: ${said(t.kstatus.status, t.kstatus.message)}`),
+    w(`Argo CD's health check would say: ${said(t.argocd.status, t.argocd.message)}`),
+    w(`They disagree: ${t.disagreement ?? ''}`),
+  ]
 }
 
 /** kubectl get rs's columns and the rollout's; -o wide adds CONTAINERS and SELECTOR, as kubectl's does. */

@@ -49,6 +49,7 @@ export const PROGRESSING_REASONS = [
   'ScalingDown',
   'OldPodsTerminating',
   'OldReplicasPending',
+  'ExtraPodsPending',
   'PodsStarting',
   'PodsNotReady',
   'MinReadySeconds',
