@@ -338,7 +338,7 @@ export class PassOptions {
   protected async connectLive(): Promise<LiveSession> {
     const {connect} = await import('../cluster/live/kubeconfig.js')
     const {ApiClient} = await import('../cluster/live/api.js')
-    const connection = await connect(this.connectionFlags)
+    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     this.live = {api: new ApiClient(connection, verbose), connection}
     await this.actAsServerVersion(this.live.api)
