@@ -150,7 +150,12 @@ export const clockFlags = {
   'feature-gates': Flags.string({
     helpValue: 'NAME=BOOL,...',
     description:
-      'kube-controller-manager feature gates: DeploymentReplicaSetTerminatingReplicas (default true), DeploymentPodReplacementPolicy (default false).',
+      'Kubernetes feature gates, over the defaults of --kube-version: DeploymentReplicaSetTerminatingReplicas (on from 1.35), ImageVolume (on from 1.35), PodLevelResources, DynamicResourceAllocation, ... (docs/fidelity.md lists them).',
+  }),
+  'kube-version': Flags.string({
+    helpValue: 'MAJOR.MINOR',
+    description:
+      "The Kubernetes minor whose kube-controller-manager and API server to act as, 1.33 to 1.37: ReplicaSet names, feature-gate defaults, the fields an API server drops (default: with -f the newest, 1.37; on a cluster the server's /version).",
   }),
 }
 

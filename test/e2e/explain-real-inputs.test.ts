@@ -360,7 +360,9 @@ describe('a relative clock', () => {
       '--max-time',
       '1m',
     ])
-    expect(watched.stderr).toBe(note('+1m', '2026-11-29T09:49:02Z', 'after'))
+    expect(watched.stderr).toBe(
+      `${note('+1m', '2026-11-29T09:49:02Z', 'after')}rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "api" on a virtual clock (--live waits for it on the cluster instead)\n`,
+    )
     expect(watched.stdout.split('\n')[0]).toMatch(/^api \[09:49:02 \+0s\] /)
   })
 
@@ -538,5 +540,86 @@ describe('a fleet gate: explain -A --summary --fail-on', () => {
       )
       expect(overlaps[0]?.message).toContain(' and 34 more.')
     }
+  })
+})
+
+// Issue 25 item 9: a Deployment's YAML as people post it in issues, without its ReplicaSets. Its own
+// status names the new ReplicaSet and carries the ReplicaSet's ReplicaFailure (the controller copies
+// it): explain says the input is incomplete and still names the quota that refuses the pods.
+describe('snapshots people post', () => {
+  const explain = (file: string, namespace: string, now: string) => {
+    const args = ['explain', '-f', join('test/fixtures/posted', file), '-n', namespace, '--now', now]
+    const json = cli([...args, '-o', 'json'])
+    expect(json.code).toBe(0)
+    const text = cli(args, {env: {NO_COLOR: '1', COLUMNS: '100'}})
+    expect(text.code).toBe(0)
+    return {e: (JSON.parse(json.stdout) as ExplainResult).items[0]!, text: text.stdout.replace(/\s+/g, ' ')}
+  }
+
+  it('kuberay#639: ReplicaFailure FailedCreate exceeded quota, the ReplicaSet its status names missing', () => {
+    const {e, text} = explain('kuberay-639-quota.yaml', 'default', '2022-10-18T03:17:02Z')
+    expect(e.verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingReplicaSets'})
+    expect(e.verdict.message).toContain(
+      'its status names nginx-deployment-79499496f5: Progressing True NewReplicaSetCreated',
+    )
+    expect(e.verdict.message).toContain('exceeded quota: quota,')
+    expect(e.verdict.message).toContain(
+      '(ResourceQuota quota: kubectl describe resourcequota quota -n default)',
+    )
+    expect(e.blockers).toEqual([
+      expect.objectContaining({
+        code: 'ReplicaFailure',
+        hard: true,
+        object: {kind: 'Deployment', name: 'nginx-deployment'},
+      }),
+    ])
+    expect(text).toContain('Verdict: IncompleteInput (MissingReplicaSets)')
+    expect(text).toContain(
+      'ReplicaFailure Deployment nginx-deployment: its status says its ReplicaSet cannot create pods: FailedCreate: pods "nginx-deployment-79499496f5-ndzdk" is forbidden: exceeded quota: quota,',
+    )
+  })
+
+  it('statusbay#124: the same with the progress deadline passed still names the quota', () => {
+    const {e, text} = explain('statusbay-124-quota-deadline.yaml', 'pe', '2020-02-24T21:50:00Z')
+    expect(e.verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingReplicaSets'})
+    expect(e.verdict.message).toContain(
+      'its status names statusbay-ui-58775bb447: Progressing False ProgressDeadlineExceeded',
+    )
+    expect(e.verdict.message).toContain('exceeded quota: pe-quota,')
+    expect(e.rolloutStatus).toMatchObject({error: true})
+    expect(e.blockers.map((b) => [b.code, b.object.kind])).toEqual([['ReplicaFailure', 'Deployment']])
+    expect(text).toContain('(ResourceQuota pe-quota: kubectl describe resourcequota pe-quota -n pe)')
+  })
+
+  it('a ReplicaSet the status names but the input lacks is IncompleteInput even when others are given', () => {
+    const list = parse(readFileSync(join(ROOT, STUCK), 'utf8')) as {items: Obj[]}
+    const items = list.items.filter((o) => !(o.kind === 'ReplicaSet' && o.metadata.name === 'api-6f64564f4d'))
+    const dir = tempFiles({'slice.yaml': stringify({apiVersion: 'v1', kind: 'List', items})})
+    const r = cli(['explain', 'api', '-f', join(dir, 'slice.yaml'), '-n', 'demo', ...NOW, '-o', 'json'])
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
+    expect(e.verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingReplicaSets'})
+    expect(e.verdict.message).toContain(
+      'the status of deployment demo/api names ReplicaSet api-6f64564f4d (Progressing True ReplicaSetUpdated), which the input lacks',
+    )
+  })
+
+  it('a manifest without status: the status step says this pass starts the progress clock', () => {
+    const r = cli([
+      'explain',
+      '-f',
+      'examples/new-deployment.yaml',
+      '-n',
+      'demo',
+      '--now',
+      '2026-11-29T10:00:01Z',
+      '-o',
+      'json',
+    ])
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
+    const status = e.pass.steps.find((s) => s.step === 'status')
+    expect(status?.outcome).toBe('starts the progress clock')
+    expect(status?.detail).not.toContain('Nothing moved since the status was written')
+    expect(status?.detail).toContain('This pass writes Progressing=True, NewReplicaSetCreated')
+    expect(e.next.actions.filter((a) => a.subresource === 'status').length).toBeGreaterThan(0)
   })
 })
