@@ -95,6 +95,7 @@ export class PlanOptions extends PassOptions {
       recursive: this.recursive,
       validate: this.validate,
       keepRaw: true,
+      apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
       warn: (line: string) => this.io.err(`${line}\n`),
     })
     const namespace = await this.defaultNamespace()
@@ -186,6 +187,8 @@ export class PlanOptions extends PassOptions {
       }
       world = await this.load()
       proposals = await this.proposals()
+      // HorizontalPodAutoscalers and ResourceQuotas the files carry, as a cluster's.
+      cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? []}
     }
     return planAll(world, proposals, {
       now: this.now,

@@ -25,7 +25,7 @@ import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
 import {percentile, podReadySeconds} from '../status/eta.js'
 import {itemKey, judgeWorld} from '../status/item.js'
 import {replicaSetsOf} from '../status/observe.js'
-import {podsOwnedBy} from '../status/pods.js'
+import {podCount, podsOwnedBy} from '../status/pods.js'
 import {rolloutStatus} from '../status/rollout-status.js'
 import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
 import type {Verdict} from '../status/types.js'
@@ -343,7 +343,8 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
         applied.spec.strategy?.type === RollingUpdateStrategyType ? maxUnavailable(applied) : undefined,
     },
     replicas: deploymentReplicas(applied),
-    currentDone: before ? rolloutStatus(before).done : true,
+    // A Deployment without ReplicaSets yet has no rollout in flight: the controller makes its first.
+    currentDone: before && owned.length > 0 ? rolloutStatus(before).done : true,
   })
   return item
 }
@@ -370,10 +371,10 @@ function shapeOf(
     let requests = NO_REQUESTS
     for (const rs of entry.observation.replicaSets) {
       replicas.set(rs.name, rs.replicas)
-      const active = rs.pods.filter(
-        (p) => p.state !== 'terminating' && p.state !== 'succeeded' && p.state !== 'failed',
-      ).length
-      terminating += rs.pods.filter((p) => p.state === 'terminating').length
+      const active = podCount(
+        rs.pods.filter((p) => p.state !== 'terminating' && p.state !== 'succeeded' && p.state !== 'failed'),
+      )
+      terminating += podCount(rs.pods.filter((p) => p.state === 'terminating'))
       if (rs.new) fresh += active
       else old += active
       available += rs.available

@@ -18,7 +18,7 @@ import type {Requeue} from '../pass/result.js'
 import {syncOne} from '../pass/run.js'
 import {observeRollout, type RolloutState} from '../status/index.js'
 import {type Observation, observe, replicaSetsOf} from '../status/observe.js'
-import {podsOwnedBy} from '../status/pods.js'
+import {podCount, podsOwnedBy} from '../status/pods.js'
 import type {SimAction, SimEvent} from '../status/update.js'
 import {SimulatedCluster} from './cluster.js'
 import {DEFAULT_TIMINGS, type PodTimings} from './pods.js'
@@ -361,6 +361,7 @@ export class Simulator {
         replicaSets: this.cluster.replicaSets,
         pods: this.cluster.pods,
         others: this.cluster.deployments.filter((o) => o !== d),
+        immutable: true,
       },
       {now: this.t, gates: this.gates},
     )
@@ -368,7 +369,7 @@ export class Simulator {
   }
 
   private track(o: Observation): void {
-    const pods = o.replicaSets.reduce((n, rs) => n + rs.pods.length, 0)
+    const pods = o.replicaSets.reduce((n, rs) => n + podCount(rs.pods), 0)
     const available = o.replicaSets.reduce((n, rs) => n + rs.available, 0)
     this.peakPods = Math.max(this.peakPods, pods)
     // The input as loaded is no moment of the rollout: its statuses are the files', not yet what the
@@ -384,7 +385,15 @@ export class Simulator {
   private observation(): Observation {
     const d = this.deployment()
     if (!d) throw new SimulationError(`deployments.apps "${this.name}" was deleted during the simulation`)
-    return observe(d, this.cluster.replicaSets, this.cluster.pods, this.t)
+    const o = observe(d, this.cluster.replicaSets, this.cluster.pods, this.t)
+    if (this.cluster.cohort === 1) return o
+    for (const rs of o.replicaSets) {
+      rs.pods = rs.pods.map((p) => {
+        const count = this.cluster.weightOf(p.name)
+        return count === 1 ? p : {...p, count}
+      })
+    }
+    return o
   }
 
   private deployment(): Deployment | undefined {

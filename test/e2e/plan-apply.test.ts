@@ -5,7 +5,7 @@
 // template annotation that v1 had; only the last-applied configuration says they must go.
 
 import {execFile, spawnSync} from 'node:child_process'
-import {rmSync} from 'node:fs'
+import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
@@ -69,15 +69,15 @@ async function eventually(probe: () => boolean, what: string, ms = 60_000): Prom
 }
 
 const deployment = () => server.store.get('deployments', 'demo', 'web') as unknown as Deployment
-const complete = (revision: string) => {
+const complete = (revision: string, replicas = 3) => {
   const d = deployment()
   const s = d?.status ?? {}
   return (
     d?.metadata.annotations?.['deployment.kubernetes.io/revision'] === revision &&
     s.observedGeneration === d.metadata.generation &&
-    s.updatedReplicas === 3 &&
-    s.availableReplicas === 3 &&
-    s.replicas === 3
+    s.updatedReplicas === replicas &&
+    s.availableReplicas === replicas &&
+    s.replicas === replicas
   )
 }
 
@@ -184,5 +184,55 @@ describe.skipIf(!HAS_KUBECTL)('plan --apply=client: what kubectl apply does', ()
     const template = deployment().spec.template
     expect(template.metadata?.annotations).toBeUndefined()
     expect(template.spec?.containers?.[0]?.env).toEqual([{name: 'BAR', value: '2'}])
+  }, 120_000)
+
+  it('an autoscaled Deployment whose new manifest drops spec.replicas: 7 -> 1, ReplicasReset, live and offline', async () => {
+    // After the first case (v2 applied, revision 2). An HPA scaled the Deployment (applied with
+    // replicas: 3) to 7; the last-applied configuration still says 3.
+    server.store.put({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: {name: 'web', namespace: 'demo'},
+      spec: {
+        scaleTargetRef: {apiVersion: 'apps/v1', kind: 'Deployment', name: 'web'},
+        minReplicas: 3,
+        maxReplicas: 10,
+      },
+      status: {currentReplicas: 7, desiredReplicas: 7},
+    })
+    expect((await kubectl(['scale', 'deployment/web', '-n', 'demo', '--replicas=7'])).code).toBe(0)
+    await eventually(() => complete('2', 7), 'the scale-up to 7')
+    const v3 = V2.replace('  replicas: 3\n', '').replace('nginx:1.27', 'nginx:1.28')
+    const files = tempFiles({'v3.yaml': v3})
+    try {
+      const check = (item: PlanItem) => {
+        expect(item.newReplicaSet).toBe('create')
+        expect(item.otherChanges).toEqual([{path: 'spec.replicas', from: 7, to: 1, defaulted: true}])
+        expect(item.risks.map((r) => r.code)).toContain('ReplicasReset')
+        expect(item.risks.find((r) => r.code === 'ReplicasReset')?.message).toContain(
+          'the apply sets spec.replicas from 7 to 1',
+        )
+        // The steps end at 1 replica: the new ReplicaSet at 1, the old one at 0.
+        expect(item.steps.filter((x) => x.role === 'new').at(-1)?.to).toBe(1)
+        expect(item.steps.filter((x) => x.role === 'old').at(-1)?.to).toBe(0)
+      }
+      const live = await cliAsync(['plan', '-f', join(files, 'v3.yaml'), '-o', 'json'], {env})
+      expect(live.stderr).toBe('')
+      check((JSON.parse(live.stdout) as PlanResult).items[0]!)
+      const snapshot = await kubectl(['get', 'deployments,replicasets,pods,hpa', '-n', 'demo', '-o', 'yaml'])
+      expect(snapshot.code).toBe(0)
+      writeFileSync(join(files, 'current.yaml'), snapshot.stdout)
+      const offline = await cliAsync(
+        ['plan', '-f', join(files, 'v3.yaml'), '--current', join(files, 'current.yaml'), '-o', 'json'],
+        {env},
+      )
+      expect(offline.stderr).toBe('')
+      check((JSON.parse(offline.stdout) as PlanResult).items[0]!)
+      // And kubectl apply does set it to 1.
+      expect((await kubectl(['apply', '-f', join(files, 'v3.yaml')])).code).toBe(0)
+      expect(deployment().spec.replicas).toBe(1)
+    } finally {
+      rmSync(files, {recursive: true, force: true})
+    }
   }, 120_000)
 })

@@ -65,6 +65,21 @@ describe('plan, offline', () => {
     expect(item?.minAvailable).toBe(3)
   })
 
+  it('answers on 2147483647 replicas (issue 28: it ran 9 minutes into 1.6 GB)', () => {
+    const dir = tempFiles({
+      'huge.yaml': steadyWithImage('nginx:1.28').replace('replicas: 3\n', 'replicas: 2147483647\n'),
+    })
+    dirs.push(dir)
+    const {code, doc} = plan(['-f', join(dir, 'huge.yaml'), '--current', 'examples/steady.yaml'])
+    expect(code).toBe(1)
+    const [item] = doc.items
+    expect(item?.otherChanges).toContainEqual({path: 'spec.replicas', from: 3, to: 2147483647})
+    // spec.replicas + maxSurge overflows int32 in the controller, as upstream's: no new pod is created.
+    expect(item?.simulation.outcome).toBe('deadlineExceeded')
+    expect(item?.peakPods).toBe(2147483647)
+    expect(item?.steps[0]).toMatchObject({role: 'old', from: 3, to: 2147483647})
+  })
+
   it('a replicas-only change rolls nothing out: no template change, the current ReplicaSet (exit 0)', () => {
     const {code, doc} = plan(['-f', 'examples/plan/web-replicas.yaml', '--current', 'examples/steady.yaml'])
     expect(code).toBe(0)
@@ -267,5 +282,37 @@ describe('minAvailable with minReadySeconds (issue 27 case 3)', () => {
     ])
     expect(watched.stderr).toBe('')
     expect(watched.stdout).toContain('at least 7 available')
+  })
+})
+
+describe('a Deployment without ReplicaSets yet (issue 27 case 7)', () => {
+  it('plans its first ReplicaSet, with no MidRollout, the clock at now when the files carry no timestamp', () => {
+    const before = Math.floor(Date.now() / 1000) * 1000
+    const {code, doc} = plan([
+      '-f',
+      'examples/plan/web-image.yaml',
+      '--current',
+      'examples/plan/web-image.yaml',
+    ])
+    const after = Date.now()
+    expect(code).toBe(1)
+    const item = doc.items[0] as Item & {simulation: {start: string}}
+    expect(item.newReplicaSet).toBe('create')
+    expect(item.templateChanges).toEqual([])
+    expect(item.risks).toEqual([])
+    expect(item.steps.map((s) => [s.role, s.from, s.to])).toEqual([['new', 0, 3]])
+    const start = Date.parse(item.simulation.start)
+    expect(start).toBeGreaterThanOrEqual(before)
+    expect(start).toBeLessThanOrEqual(after)
+    const table = cli([
+      'plan',
+      '-f',
+      'examples/plan/web-image.yaml',
+      '--current',
+      'examples/plan/web-image.yaml',
+    ])
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^deployment\.apps\/web: ROLLOUT — the Deployment has no ReplicaSet yet: its first, web-[a-z0-9]+, starts 3 pods$/,
+    )
   })
 })

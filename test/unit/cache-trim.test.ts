@@ -7,17 +7,21 @@
 import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {ApiClient} from '../../src/cluster/live/api.js'
 import {
   type FieldShape,
   keepFields,
   POD_FIELDS_FOR_CONTROLLER,
   trimPodForController,
 } from '../../src/cluster/live/cache/trim.js'
+import {connect} from '../../src/cluster/live/kubeconfig.js'
+import {listAll, PAGE_SIZE} from '../../src/cluster/live/read.js'
 import {loadWorld} from '../../src/cluster/load/index.js'
 import {newestTimestamp, type World} from '../../src/cluster/world.js'
 import type {Pod} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {runPasses} from '../../src/pass/run.js'
+import {startApiServer} from '../apiserver/index.js'
 import {pod as buildPod, replicaSet} from '../objects.js'
 
 const gates = parseFeatureGates(undefined)
@@ -117,4 +121,33 @@ describe("run's pod cache trim", () => {
       }
     },
   )
+})
+
+describe('a cold list', () => {
+  it('keeps each page trimmed as it arrives, not every page whole until the end', async () => {
+    const rs = replicaSet({name: 'web-1'})
+    const pods = Array.from({length: PAGE_SIZE + 1}, (_, i) => buildPod({name: `p${i}`, owner: rs}))
+    const server = await startApiServer({objects: pods})
+    try {
+      const conn = await connect({kubeconfig: server.kubeconfigPath})
+      const api = new ApiClient(conn)
+      const seen: string[] = []
+      const request = api.request.bind(api)
+      api.request = ((opts: Parameters<typeof request>[0]) => {
+        seen.push('page')
+        return request(opts)
+      }) as typeof api.request
+      const {items} = await listAll<Pod>(api, 'pods', undefined, {}, (p) => {
+        seen.push('item')
+        return trimPodForController(p)
+      })
+      expect(items).toHaveLength(PAGE_SIZE + 1)
+      expect(items[0]).toMatchObject({kind: 'Pod', metadata: {name: 'p0'}, status: {phase: 'Running'}})
+      expect(items[0]?.spec).toBeUndefined()
+      expect(items[0]?.metadata.labels).toBeUndefined()
+      expect(seen.indexOf('page', 1)).toBe(PAGE_SIZE + 1)
+    } finally {
+      await server.close()
+    }
+  })
 })

@@ -181,13 +181,14 @@ export class Informer<T extends KubeObject> {
       this.opts.resource,
       this.opts.namespace,
       query,
+      // Each page's items are prepared (trimmed, frozen) as the page arrives.
+      (item) => this.prepare(item),
     )
     if (this.stopped) return
     this.opts.debug?.(`listed ${items.length} ${this.opts.resource} at resourceVersion ${resourceVersion}`)
     if (this.synced) this.opts.onRelist?.()
     const seen = new Set<string>()
-    for (const item of items) {
-      const obj = this.prepare(item)
+    for (const obj of items) {
       const key = objectKey(obj)
       seen.add(key)
       this.apply('upsert', key, obj)
