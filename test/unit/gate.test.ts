@@ -61,7 +61,7 @@ function state(over: Partial<RolloutState> = {}): RolloutState {
     blockers: [],
     noController: null,
     ...over,
-  }
+  } as RolloutState
 }
 
 const judge = (s: RolloutState, d = deployment(), opts = {}) =>
