@@ -25,10 +25,12 @@ import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {DEFAULT_TIMINGS} from '../sim/pods.js'
 import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
 import {percentile, podReadySeconds} from '../status/eta.js'
+import {itemKey, judgeWorld} from '../status/item.js'
 import {replicaSetsOf} from '../status/observe.js'
 import {podCount, podsOwnedBy} from '../status/pods.js'
 import {rolloutStatus} from '../status/rollout-status.js'
 import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
+import type {Verdict} from '../status/types.js'
 import {formatTime} from '../util/duration.js'
 import {addRequests, NO_REQUESTS, podRequests, type Requests} from './requests.js'
 import {type ClusterContext, planRisks, type Risk} from './risks.js'
@@ -73,6 +75,11 @@ export interface Estimate {
 
 export interface PlanItem {
   deployment: {namespace: string; name: string}
+  /**
+   * Where the rollout stands right after the apply, before the controller acts (status/item.ts: the
+   * verdict explain gives the same objects at the simulation's start).
+   */
+  verdict: Verdict
   /** False when the Deployment does not exist yet (the apply creates it). */
   exists: boolean
   rollout: boolean
@@ -212,6 +219,26 @@ function revisionOf(rs: ReplicaSet): number {
   return Number.isSafeInteger(v) ? v : 0
 }
 
+/** The verdict of the applied Deployment over (copies of) the current objects, at `now`. */
+async function appliedVerdict(
+  world: World,
+  namespace: string,
+  name: string,
+  now: number,
+  gates: PlanOptions['gates'],
+): Promise<Verdict> {
+  const copy: World = {
+    deployments: world.deployments.map((d) => structuredClone(d)),
+    replicaSets: world.replicaSets.map((rs) => structuredClone(rs)),
+    pods: world.pods.map((p) => structuredClone(p)),
+    sources: new WeakMap(),
+  }
+  const verdicts = await judgeWorld(copy, {namespace, names: [name]}, {now, gates})
+  const verdict = verdicts.get(itemKey({namespace, name}))
+  if (verdict === undefined) throw new Error(`no verdict for deployment ${namespace}/${name}`)
+  return verdict
+}
+
 /** The plans of the proposed Deployments against `current`, as one PlanResult. */
 export async function planAll(
   current: World,
@@ -293,8 +320,10 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       replicaSet: basis?.metadata.name ?? '',
     }
   }
+  const verdict = await appliedVerdict(world, namespace, name, start, options.gates)
   const item: PlanItem = {
     deployment: {namespace, name},
+    verdict,
     exists: before !== undefined,
     rollout: newReplicaSet !== 'none',
     newReplicaSet,

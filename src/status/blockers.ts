@@ -463,7 +463,12 @@ export function newestEventTime(events: readonly KubeEvent[]): string | null {
 export function warningEvents(ctx: RolloutContext): EventRow[] | null {
   if (!ctx.events) return null
   const relevant = concerningEvents(ctx).filter((e) => e.type === 'Warning')
-  const rows = relevant.map((e) => ({
+  return newestFirst(relevant.map(eventRow))
+}
+
+/** An event as explain lists it (core/v1 and events.k8s.io/v1 alike). */
+export function eventRow(e: KubeEvent): EventRow {
+  return {
     type: e.type ?? '',
     reason: e.reason ?? '',
     message: eventMessage(e),
@@ -471,6 +476,9 @@ export function warningEvents(ctx: RolloutContext): EventRow[] | null {
     count: e.series?.count ?? e.count ?? 1,
     firstSeen: eventFirstTime(e),
     lastSeen: eventTime(e),
-  }))
+  }
+}
+
+export function newestFirst(rows: EventRow[]): EventRow[] {
   return rows.sort((a, b) => (parseTime(b.lastSeen) ?? 0) - (parseTime(a.lastSeen) ?? 0))
 }

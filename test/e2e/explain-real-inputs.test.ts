@@ -360,7 +360,9 @@ describe('a relative clock', () => {
       '--max-time',
       '1m',
     ])
-    expect(watched.stderr).toBe(note('+1m', '2026-11-29T09:49:02Z', 'after'))
+    expect(watched.stderr).toBe(
+      `${note('+1m', '2026-11-29T09:49:02Z', 'after')}rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "api" on a virtual clock (--live waits for it on the cluster instead)\n`,
+    )
     expect(watched.stdout.split('\n')[0]).toMatch(/^api \[09:49:02 \+0s\] /)
   })
 

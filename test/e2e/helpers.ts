@@ -168,6 +168,55 @@ export function cliAsync(
   return startCli(args, {...options, input: options.input ?? ''}).done
 }
 
+/** The built CLI in the background, stopped by a signal at the end of the test. */
+export class RunProcess {
+  private readonly child: ChildProcess
+  stderr = ''
+  stdout = ''
+  readonly exited: Promise<RunResult>
+
+  constructor(args: string[], env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, [BIN, 'run', ...args], {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...env},
+    })
+    this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      this.stdout += c
+    })
+    this.child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      this.stderr += c
+    })
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 120_000)
+    this.exited = new Promise((resolve, reject) => {
+      this.child.on('error', reject)
+      this.child.on('close', (code) => {
+        clearTimeout(killer)
+        resolve({code, stdout: this.stdout, stderr: this.stderr})
+      })
+    })
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<RunResult> {
+    this.child.kill(signal)
+    return this.exited
+  }
+
+  /** Resolves once the caches have synced and the workers run. */
+  async started(): Promise<void> {
+    await waitFor(
+      () => this.stderr.includes('caches synced') || this.child.exitCode !== null,
+      30_000,
+      'run to start',
+    )
+    if (!this.stderr.includes('caches synced')) throw new Error(`run did not start:\n${this.stderr}`)
+  }
+}
+
+/** Polls `probe` every 50 ms until it gives a value; throws after `timeoutMs` (run.test.ts's order of arguments). */
+export function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
+  return eventually(probe, what, timeoutMs)
+}
+
 /** The real kubectl: the google-cloud-sdk's 1.32 where installed, else the one on /usr/bin. */
 export const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 
@@ -199,4 +248,24 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/**
+ * A kubeconfig with one context per entry, each named as its key, to a server at `url` with a bearer
+ * token (the test API servers': `{url: s.url, token: s.token}`); the first is the current context.
+ * For commands that cover several clusters (--context repeated, --all-contexts).
+ */
+export function multiContextKubeconfig(contexts: Record<string, {url: string; token: string}>): string {
+  const names = Object.keys(contexts)
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: names.map((n) => ({
+      name: n,
+      cluster: {server: contexts[n]!.url, 'insecure-skip-tls-verify': true},
+    })),
+    users: names.map((n) => ({name: n, user: {token: contexts[n]!.token}})),
+    contexts: names.map((n) => ({name: n, context: {cluster: n, user: n, namespace: 'default'}})),
+    'current-context': names[0],
+  })
 }
