@@ -118,7 +118,7 @@ export class RunOptions {
     const {createLogger} = await import('../run/log.js')
     const {parseBindAddress} = await import('../run/serve.js')
     const {runManager} = await import('../run/manager.js')
-    const connection = await connect(this.connectionFlags)
+    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
     const logger = createLogger({
       format: this.process.logFormat,
       verbosity: this.verbosity,
