@@ -2,7 +2,7 @@
 // `npm run bench`: whole-process wall time (median of N runs after a warm-up) and peak RSS of the
 // CLI against baselines measured in the same run, printed as ratios. Never part of `npm test`.
 //
-//   npm run bench [-- --runs 5 --sizes 100,1000,5000 --quick]
+//   npm run bench [-- --runs 5 --sizes 100,1000,5000 --quick --no-controller --no-timeline]
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -434,6 +434,85 @@ if (args['no-controller'] !== 'true' && kubectl) {
   }
   console.log(`\nsteady-state sync causes: ${JSON.stringify(ctl.steady?.causes ?? {})}`)
   console.log(`random leader kills: ${JSON.stringify(ctl.randomKills ?? {})}`)
+}
+// A 10-minute recording of 50 Deployments rolling, made on the test API server at a 10x clock
+// (bench/timeline.ts says how), its size and its replay (issue 31).
+if (args['no-timeline'] !== 'true' && !controllerOnly) {
+  process.stderr.write('recording benchmark (bench/timeline.ts)\n')
+  const out = join(dir, 'timeline.json')
+  const tsx = join(root, 'node_modules', '.bin', 'tsx')
+  const t = spawnSync(
+    tsx,
+    [join(root, 'bench', 'timeline.ts'), '--out', out, ...(quick ? ['--quick'] : [])],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {...process.env, PATH: `${dirname(node)}:${process.env.PATH}`},
+    },
+  )
+  if (t.status !== 0) throw new Error(`bench/timeline.ts exited ${t.status}`)
+  const tl = JSON.parse(readFileSync(out, 'utf8'))
+  results.timeline = tl
+  const what = `${tl.recordedMinutes}-minute recording of ${tl.deployments} Deployments rolling (${tl.lines} lines, ${tl.rolloutsStarted} rollouts; made in ${tl.realSeconds} s, times ×${tl.timeStretch})`
+  const rows = [
+    [`${what}, MB`, tl.sizeMB, 50],
+    [
+      '  the same recorded with --max-size 50MB, MB',
+      tl.bounded.error ? `stops: ${tl.bounded.error}` : tl.bounded.sizeMB,
+      tl.bounded.error ? undefined : 50,
+    ],
+    [
+      '  pod and Event updates it compacted',
+      tl.bounded.compacted ? tl.bounded.compacted.podUpdates + tl.bounded.compacted.eventUpdates : 0,
+      undefined,
+    ],
+    [
+      '  divergences in the replay of one Deployment (full / bounded)',
+      `${tl.replayOne.divergences} / ${tl.bounded.replayDivergences ?? 'n/a'}`,
+      undefined,
+    ],
+    ['  its replay of one Deployment (rollout watch --replay -o json), s', tl.replayOne.ms / 1000, 30],
+    [
+      '  the same / JSON.parse of every line',
+      Number((tl.replayOne.ms / tl.parseBaseline.ms).toFixed(2)),
+      undefined,
+    ],
+    ['  its summary of every rollout (explain -A --timeline-summary), s', tl.summaryAll.ms / 1000, undefined],
+    ['  peak RSS of the replay, MB', tl.replayOne.peakRssMB, undefined],
+  ]
+  console.log('\n| recording (rollout record, replay) | value | target | met |\n|---|---:|---:|---|')
+  for (const [k, v, target] of rows) {
+    console.log(
+      `| ${k} | ${v ?? 'n/a'} | ${target === undefined ? '' : `≤ ${target}`} | ${target === undefined || v == null ? '' : v <= target ? 'yes' : 'NO'} |`,
+    )
+  }
+}
+// The rollout gate over 500 Deployments against the one-Deployment watch (bench/gate.ts).
+if (args['no-gate'] !== 'true') {
+  process.stderr.write('rollout gate benchmark (bench/gate.ts)\n')
+  const out = join(dir, 'gate.json')
+  const g = spawnSync(
+    join(root, 'node_modules', '.bin', 'tsx'),
+    [join(root, 'bench', 'gate.ts'), '--out', out, ...(quick ? ['--quick'] : [])],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {...process.env, PATH: `${dirname(node)}:${process.env.PATH}`},
+    },
+  )
+  if (g.status !== 0) throw new Error(`bench/gate.ts exited ${g.status}`)
+  const gate = JSON.parse(readFileSync(out, 'utf8'))
+  results.gate = gate
+  console.log('\n| rollout gate | value | target | met |\n|---|---:|---:|---|')
+  const rows = [
+    [`rollout watch -A over ${gate.deployments} Deployments, peak RSS MB`, gate.gate.peakRssMB, undefined],
+    ['rollout watch NAME (one Deployment), peak RSS MB', gate.single.peakRssMB, undefined],
+    ["the objects' own size (their JSON), MB", gate.objectsMB, undefined],
+    ['gate RSS / (2 x one-Deployment RSS + objects)', gate.ratio, 1],
+  ]
+  for (const [k, v, t] of rows) {
+    console.log(
+      `| ${k} | ${v ?? 'n/a'} | ${t === undefined ? '' : `≤ ${t}`} | ${t === undefined || v == null ? '' : v <= t ? 'yes' : 'NO'} |`,
+    )
+  }
 }
 mkdirSync(join(root, 'bench'), {recursive: true})
 writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)

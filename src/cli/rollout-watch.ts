@@ -626,6 +626,7 @@ export class RolloutWatchOptions extends PassOptions {
         peakPods: s.peakPods,
         minAvailable: s.minAvailable,
         deadlineExceeded: s.deadlineExceeded,
+        kubernetesVersion: `v1.${this.gates.kubeVersion}`,
       },
     }
   }
@@ -635,7 +636,7 @@ export class RolloutWatchOptions extends PassOptions {
     const ndjsonLine = await this.objectPrinter()
     let text = ''
     for (const e of sim.timeline) text += ndjsonLine(stepJson(e))
-    this.io.out(text + ndjsonLine(summaryJson(sim.summary)))
+    this.io.out(text + ndjsonLine(summaryJson(sim.summary, `v1.${this.gates.kubeVersion}`)))
   }
 
   private async printLines(sim: Simulation): Promise<void> {

@@ -27,7 +27,8 @@ export async function renderExplainResult(
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
   // Text: every string from the cluster or the files with its control characters escaped.
-  for (const e of terminalSafe(result).items) blocks.push(await renderExplanation(e, result.now, options))
+  for (const e of terminalSafe(result).items)
+    blocks.push(await renderExplanation(e, result.now, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -87,6 +88,7 @@ async function renderExplanation(
   e: Explanation,
   now: string,
   options: ExplainRenderOptions,
+  kubernetesVersion: string,
 ): Promise<string> {
   const style = styler(options.color ?? false)
   const width = Math.max(40, options.width)
@@ -109,7 +111,7 @@ async function renderExplanation(
   else out.push(await replicaSetTable(e.replicaSets, width, options))
   out.push(...renderTemplateDiff(e, w, heading))
 
-  out.push('', heading('The next pass, check by check'))
+  out.push('', heading(`The next pass (${kubernetesVersion}), check by check`))
   out.push(...renderChecks(e.pass.checks, width))
   const f = e.pass.fenceposts
   if (f) {

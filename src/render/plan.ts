@@ -19,7 +19,7 @@ export interface PlanRenderOptions {
 export async function renderPlanResult(result: PlanResult, options: PlanRenderOptions): Promise<string> {
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
-  for (const item of result.items) blocks.push(await renderItem(item, options))
+  for (const item of result.items) blocks.push(await renderItem(item, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -75,7 +75,11 @@ function podsAfter(timeline: PlanPoint[], atSeconds: number): string {
   return `then ${p.old} old, ${p.new} new${terminating}, ${p.available} available`
 }
 
-async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<string> {
+async function renderItem(
+  item: PlanItem,
+  options: PlanRenderOptions,
+  kubernetesVersion: string,
+): Promise<string> {
   const style = styler(options.color === true)
   const wide = options.format.kind === 'wide'
   const out: string[] = []
@@ -100,7 +104,7 @@ async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<s
       ? `pods ready ${secs(sim.podReadyAfterSeconds)} after creation, the observed median`
       : `pods ready ${secs(sim.podReadyAfterSeconds)} after creation, assumed`
   if (item.steps.length > 0) {
-    out.push(`Steps (simulated; ${timing}):`)
+    out.push(`Steps (simulated as kube-controller-manager ${kubernetesVersion}; ${timing}):`)
     const rows = item.steps.map((s) => [
       `+${secs(s.atSeconds)}`,
       s.replicaSet,

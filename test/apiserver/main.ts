@@ -1,5 +1,5 @@
 // `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]]
-//  [--tls] [--require-token T] [--log] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
+//  [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
 // --generate serves a synthetic cluster of N Deployments with their ReplicaSets and pods (about 14
 // objects per Deployment), written by ../shared/bench/gen-cluster.mjs, the generator the benchmarks use.
 // Starts the test API server, prints `listening on URL` and `kubeconfig: PATH`, runs until SIGINT/SIGTERM.
@@ -15,7 +15,7 @@ import type {SimulateOptions} from './simulate.js'
 
 function usage(msg: string): never {
   process.stderr.write(
-    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]] [--tls] [--require-token T] [--log] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
+    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]] [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
   )
   process.exit(2)
 }
@@ -64,6 +64,7 @@ let host = '127.0.0.1'
 let tls = false
 let requireToken: string | undefined
 let logRequests = false
+let kubeVersion: string | undefined
 let simulate = false
 const simulation: SimulateOptions = {}
 let generated: {deployments: number; namespaces?: number; seed?: number} | undefined
@@ -116,6 +117,9 @@ for (let i = 0; i < args.length; i++) {
     case '--log':
       logRequests = true
       break
+    case '--kube-version':
+      kubeVersion = value()
+      break
     case '--simulate':
       simulate = true
       break
@@ -141,6 +145,7 @@ if (generated) {
 if (!simulate && Object.keys(simulation).length > 0)
   usage('--pod-ready-after and --terminate-after need --simulate')
 const server = await startApiServer({
+  kubeVersion,
   port,
   host,
   tls,

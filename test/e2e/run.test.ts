@@ -2,6 +2,8 @@
 // whose simulated cluster (a ReplicaSet controller, a scheduler and a kubelet on src/sim's models)
 // moves the pods.
 
+import type {AddressInfo} from 'node:net'
+import {createServer} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
@@ -479,6 +481,44 @@ describe('run --once-synced', () => {
     expect(r.stderr).not.toContain('another Deployment controller')
     expect(r.code, r.stderr).toBe(0)
     expect(replicaSetsOf(server, 'apps')).toHaveLength(1)
+  }, 40_000)
+
+  it('bind addresses: a bad one is a usage error before any request, a listen failure exit 1, both in our words (issue 28)', async () => {
+    server = await startApiServer({})
+    const bad = await new RunProcess(
+      ['--once-synced', '--metrics-bind-address', '999.1.1.1:8080'],
+      kubeEnv(server),
+    ).exited
+    expect(bad.stderr).toBe(
+      'error: invalid --metrics-bind-address "999.1.1.1:8080": 999.1.1.1 is not an IPv4 address (four numbers from 0 to 255)\n',
+    )
+    expect(bad.code).toBe(2)
+    expect(server.requests).toHaveLength(0)
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (taken.address() as AddressInfo).port
+      const [absent, inUse] = await Promise.all([
+        new RunProcess(['--once-synced', '--metrics-bind-address', '10.255.255.1:8080'], kubeEnv(server))
+          .exited,
+        new RunProcess(['--once-synced', '--health-probe-bind-address', `127.0.0.1:${port}`], kubeEnv(server))
+          .exited,
+      ])
+      expect(absent.stderr).toMatch(
+        /^error: cannot listen on 10\.255\.255\.1:8080 \(--metrics-bind-address\): the address is not one of this machine's$/m,
+      )
+      expect(absent.code).toBe(1)
+      expect(inUse.stderr).toMatch(
+        new RegExp(
+          `^error: cannot listen on 127\\.0\\.0\\.1:${port} \\(--health-probe-bind-address\\): the address is already in use$`,
+          'm',
+        ),
+      )
+      expect(inUse.code).toBe(1)
+      for (const r of [absent, inUse]) expect(r.stderr).not.toMatch(/EADDR|listen E|\n\s+at /)
+    } finally {
+      taken.close()
+    }
   }, 40_000)
 
   it('exits 1 naming the Deployment whose sync kept failing', async () => {

@@ -87,7 +87,7 @@ export class LineWriter {
     const summary = outcome.summary
     if (summary) {
       out.push(
-        `${p} summary: took ${humanDuration(summary.duration)}, at most ${summary.peakPods} pod${summary.peakPods === 1 ? '' : 's'}, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
+        `${p} summary: took ${humanDuration(summary.duration)}, at most ${summary.peakPods} pod${summary.peakPods === 1 ? '' : 's'}, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}${summary.kubernetesVersion ? `, as kube-controller-manager ${summary.kubernetesVersion}` : ''}`,
       )
     }
     out.push(`${p} ${outcome.message}`)
