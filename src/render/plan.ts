@@ -32,7 +32,8 @@ async function summaryTable(items: PlanItem[], options: PlanRenderOptions): Prom
     i.deployment.namespace,
     i.deployment.name,
     i.rollout ? `yes (${i.newReplicaSet})` : 'no',
-    (i.newReplicaSet === 'create' ? i.steps.find((s) => s.role === 'new')?.replicaSet : i.replicaSet?.name) ?? '<none>',
+    (i.newReplicaSet === 'create' ? i.steps.find((s) => s.role === 'new')?.replicaSet : i.replicaSet?.name) ??
+      '<none>',
     String(i.peakPods),
     String(i.minAvailable),
     i.estimate ? secs(i.estimate.p50Seconds) : `~${secs(i.simulation.seconds)}`,
