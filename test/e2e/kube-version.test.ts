@@ -138,6 +138,18 @@ describe('--kube-version against a cluster', () => {
     })
   }
 
+  it('run reads the server’s minor at start, says it, and creates the ReplicaSet under that minor’s name', async () => {
+    server = await startApiServer({objects: [deployment()], kubeVersion: 'v1.34.3'})
+    const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    const r = await cliAsync(['run', '-n', 'demo', '--once-synced'], {env, killAfterMs: 60_000})
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/"Kubernetes version" version="v1\.34" from="the server's \/version v1\.34\.3"/)
+    const names = (server.store.list('replicasets', 'demo') as Array<{metadata: {name: string}}>).map(
+      (rs) => rs.metadata.name,
+    )
+    expect(names).toEqual([`web-${vectorHash(34)}`])
+  })
+
   it('--kube-version overrides the server’s; a server outside 1.33-1.37 is warned about', async () => {
     server = await startApiServer({objects: [deployment()], kubeVersion: 'v1.31.4-gke.100'})
     const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
