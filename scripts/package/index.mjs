@@ -73,7 +73,11 @@ if (opts['keep-work']) log(`work directory: ${work}`)
 else process.on('exit', () => rmSync(work, {recursive: true, force: true}))
 
 const host = hostPackage()
-const SEA_OPTIONS = {disableExperimentalSEAWarning: true}
+// Node's own warnings are off inside the executable (not through the user's environment): the ink
+// part is import()ed through vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER, which Node 24 calls
+// experimental on stderr, over the live view. NODE_OPTIONS still extends these (execArgvExtension
+// "env", Node's default).
+const SEA_OPTIONS = {disableExperimentalSEAWarning: true, execArgv: ['--no-warnings']}
 
 // Two bundles: one that warms up in the snapshot, one plain for the platforms without one.
 const example = (f) => join(root, 'examples', f)
