@@ -108,8 +108,13 @@ async function bundle(snapshot) {
 const COMPLETE_SH = `#!/bin/sh
 # kubectl's plugin completion (kubectl 1.26 and newer) runs this with the words typed after
 # "kubectl deployctl"; kubectl-deployctl answers in cobra's completion protocol.
-dir=$(dirname "$0")
-if [ -x "$dir/kubectl-deployctl" ]; then
+# The folder this script is in, by parameter expansion (no dirname process); none when it was
+# found on the PATH by name.
+case $0 in
+*/*) dir=\${0%/*} ;;
+*) dir= ;;
+esac
+if [ -n "$dir" ] && [ -x "$dir/kubectl-deployctl" ]; then
   exec "$dir/kubectl-deployctl" __complete "$@"
 fi
 exec kubectl-deployctl __complete "$@"

@@ -188,6 +188,8 @@ describe('the release', SLOW, () => {
     expect(doc.metadata).toEqual({name: 'deployctl'})
     expect(doc.spec.version).toBe(TAG)
     expect(doc.spec.version).toMatch(/^v\d+\.\d+\.\d+/)
+    // krew's index asks for one; it is package.json's.
+    expect(doc.spec.homepage).toBe('https://github.com/kubectl-deployctl/kubectl-deployctl')
     expect(doc.spec.shortDescription.length).toBeGreaterThan(10)
     expect(doc.spec.shortDescription.length).toBeLessThanOrEqual(50)
     expect(doc.spec.description.length).toBeGreaterThan(50)
@@ -562,7 +564,7 @@ current-context: tls
   it('a connection without the client certificate is refused, with a one-line error', async () => {
     const r = await binaryAsync(['dry-run', 'sync', '--context', 'no-cert'], {KUBECONFIG: kubeconfig})
     expect(r.code).not.toBe(0)
-    expect(r.stderr).toMatch(/^error: /)
+    expect(r.stderr).toMatch(/^Unable to connect to the server: tls: /)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
 
