@@ -2,7 +2,7 @@
 // `npm run bench`: whole-process wall time (median of N runs after a warm-up) and peak RSS of the
 // CLI against baselines measured in the same run, printed as ratios. Never part of `npm test`.
 //
-//   npm run bench [-- --runs 5 --sizes 100,1000,5000 --quick]
+//   npm run bench [-- --runs 5 --sizes 100,1000,5000 --quick --no-controller --no-timeline]
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -257,6 +257,38 @@ startUp.forEach((e, k) => {
   if (startUpRuns[k]) m[e.key] = startUpRuns[k]
 })
 
+// plan on huge replica counts (issue 28): the simulation follows the rollout's waves, not its pods.
+// steady.yaml's Deployment proposed with a new image and 100,000 (then 2147483647) replicas.
+if (!controllerOnly && existsSync(join(root, 'dist', 'commands', 'plan.cjs'))) {
+  const steady = join(root, 'examples', 'steady.yaml')
+  const proposal = (replicas) => {
+    const file = join(dir, `plan-${replicas}.yaml`)
+    writeFileSync(
+      file,
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: demo}
+spec:
+  replicas: ${replicas}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: "nginx:1.28"}]}
+`,
+    )
+    return tool('plan', '-f', file, '--current', steady, '-n', 'demo', '-o', 'json')
+  }
+  const planEntries = [
+    {key: 'plan-3', name: 'plan, 3 replicas', cmd: proposal(3)},
+    {key: 'plan-100000', name: 'plan, 100,000 replicas', cmd: proposal(100000)},
+    {key: 'plan-max', name: 'plan, 2147483647 replicas', cmd: proposal(2147483647)},
+  ]
+  const planRuns = measureInTurns(planEntries, RUNS)
+  planEntries.forEach((e, k) => {
+    m[e.key] = planRuns[k]
+  })
+}
+
 const r = results.ratios
 const ratio = (a, b) => (m[a] && m[b] ? Number((m[a].medianMs / m[b].medianMs).toFixed(2)) : null)
 for (const n of SIZES) r[`dry-run/parse @${n}`] = ratio(`dry-run-${n}`, `parse-${n}`)
@@ -276,6 +308,8 @@ if (m.exeSmall) {
   r['executable: small file / kubectl version'] = ratio('exeSmall', 'kubectlVersion')
   r['executable: --version / kubectl version'] = ratio('exeVersion', 'kubectlVersion')
 }
+r['plan 100,000 replicas / plan 3 replicas'] = ratio('plan-100000', 'plan-3')
+r['plan 2147483647 replicas / plan 3 replicas'] = ratio('plan-max', 'plan-3')
 r['--version / kubectl version'] = ratio('version', 'kubectlVersion')
 r['--help / kubectl version'] = ratio('help', 'kubectlVersion')
 if (m.smallNoCA)
@@ -294,6 +328,9 @@ const targets = {
   'start-up small file / kubectl version': 2.0,
   // issue 15: the goal is 1.2, this is the floor.
   'executable: small file / kubectl version': 1.5,
+  // issue 28: 100,000 replicas in under 2 s, 2147483647 in under 10 s (and 200 MB).
+  'plan 100,000 replicas / plan 3 replicas': 5.0,
+  'plan 2147483647 replicas / plan 3 replicas': 5.0,
   '--version / kubectl version': 2.0,
   '--help / kubectl version': 2.0,
 }
@@ -347,6 +384,57 @@ if (args['no-controller'] !== 'true' && kubectl) {
   }
   console.log(`\nsteady-state sync causes: ${JSON.stringify(ctl.steady?.causes ?? {})}`)
   console.log(`random leader kills: ${JSON.stringify(ctl.randomKills ?? {})}`)
+}
+// A 10-minute recording of 50 Deployments rolling, made on the test API server at a 10x clock
+// (bench/timeline.ts says how), its size and its replay (issue 31).
+if (args['no-timeline'] !== 'true' && !controllerOnly) {
+  process.stderr.write('recording benchmark (bench/timeline.ts)\n')
+  const out = join(dir, 'timeline.json')
+  const tsx = join(root, 'node_modules', '.bin', 'tsx')
+  const t = spawnSync(
+    tsx,
+    [join(root, 'bench', 'timeline.ts'), '--out', out, ...(quick ? ['--quick'] : [])],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {...process.env, PATH: `${dirname(node)}:${process.env.PATH}`},
+    },
+  )
+  if (t.status !== 0) throw new Error(`bench/timeline.ts exited ${t.status}`)
+  const tl = JSON.parse(readFileSync(out, 'utf8'))
+  results.timeline = tl
+  const what = `${tl.recordedMinutes}-minute recording of ${tl.deployments} Deployments rolling (${tl.lines} lines, ${tl.rolloutsStarted} rollouts; made in ${tl.realSeconds} s, times ×${tl.timeStretch})`
+  const rows = [
+    [`${what}, MB`, tl.sizeMB, 50],
+    [
+      '  the same recorded with --max-size 50MB, MB',
+      tl.bounded.error ? `stops: ${tl.bounded.error}` : tl.bounded.sizeMB,
+      tl.bounded.error ? undefined : 50,
+    ],
+    [
+      '  pod and Event updates it compacted',
+      tl.bounded.compacted ? tl.bounded.compacted.podUpdates + tl.bounded.compacted.eventUpdates : 0,
+      undefined,
+    ],
+    [
+      '  divergences in the replay of one Deployment (full / bounded)',
+      `${tl.replayOne.divergences} / ${tl.bounded.replayDivergences ?? 'n/a'}`,
+      undefined,
+    ],
+    ['  its replay of one Deployment (rollout watch --replay -o json), s', tl.replayOne.ms / 1000, 30],
+    [
+      '  the same / JSON.parse of every line',
+      Number((tl.replayOne.ms / tl.parseBaseline.ms).toFixed(2)),
+      undefined,
+    ],
+    ['  its summary of every rollout (explain -A --timeline-summary), s', tl.summaryAll.ms / 1000, undefined],
+    ['  peak RSS of the replay, MB', tl.replayOne.peakRssMB, undefined],
+  ]
+  console.log('\n| recording (rollout record, replay) | value | target | met |\n|---|---:|---:|---|')
+  for (const [k, v, target] of rows) {
+    console.log(
+      `| ${k} | ${v ?? 'n/a'} | ${target === undefined ? '' : `≤ ${target}`} | ${target === undefined || v == null ? '' : v <= target ? 'yes' : 'NO'} |`,
+    )
+  }
 }
 mkdirSync(join(root, 'bench'), {recursive: true})
 writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)

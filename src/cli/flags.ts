@@ -78,6 +78,26 @@ export const connectionFlags = {
   'as-uid': Flags.string({helpGroup: 'CLUSTER', description: 'UID to impersonate (live mode).'}),
 }
 
+/**
+ * Several clusters in one run (explain --summary, rollout watch): --context repeated, or
+ * --all-contexts for every context of the kubeconfig. Replaces connectionFlags' --context.
+ */
+export const multiContextFlags = {
+  context: Flags.string({
+    helpGroup: 'CLUSTER',
+    multiple: true,
+    multipleNonGreedy: true,
+    description:
+      'The kubeconfig context to use (live mode); repeat it to cover several clusters, each a CONTEXT column and JSON field.',
+  }),
+  'all-contexts': Flags.boolean({
+    helpGroup: 'CLUSTER',
+    default: false,
+    description:
+      'Every context of the kubeconfig, one after the other as with --context repeated (live mode).',
+  }),
+}
+
 /** Which Deployments: -n, -A, -l (names are arguments). */
 export const selectionFlags = {
   namespace: Flags.string({
@@ -130,7 +150,12 @@ export const clockFlags = {
   'feature-gates': Flags.string({
     helpValue: 'NAME=BOOL,...',
     description:
-      'kube-controller-manager feature gates: DeploymentReplicaSetTerminatingReplicas (default true), DeploymentPodReplacementPolicy (default false).',
+      'Kubernetes feature gates, over the defaults of --kube-version: DeploymentReplicaSetTerminatingReplicas (on from 1.35), ImageVolume (on from 1.35), PodLevelResources, DynamicResourceAllocation, ... (docs/fidelity.md lists them).',
+  }),
+  'kube-version': Flags.string({
+    helpValue: 'MAJOR.MINOR',
+    description:
+      "The Kubernetes minor whose kube-controller-manager and API server to act as, 1.33 to 1.37: ReplicaSet names, feature-gate defaults, the fields an API server drops (default: with -f the newest, 1.37; on a cluster the server's /version).",
   }),
 }
 

@@ -7,7 +7,8 @@ import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import type {PodsToRead} from '../cluster/live/read.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
-import type {FeatureGates} from '../controller/interfaces.js'
+import type {ParsedFeatureGates} from '../controller/features.js'
+import type {KubeMinor} from '../controller/version.js'
 import {NotFoundError, UsageError} from '../errors.js'
 import type {DeploymentResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
@@ -47,6 +48,7 @@ export interface SelectionFlagValues {
 export interface ClockFlagValues {
   now?: string
   'feature-gates'?: string
+  'kube-version'?: string
 }
 
 export interface OutputFlagValues {
@@ -83,7 +85,9 @@ export class PassOptions {
   now = 0
   /** --now as written (undefined: the current time). */
   clock: Clock | undefined
-  gates!: FeatureGates & {values: Record<string, boolean>}
+  gates!: ParsedFeatureGates
+  /** The Kubernetes minor acted as: --kube-version, else with -f the newest, live the server's. */
+  kubeVersion!: KubeVersionChoice
   connectionFlags: ConnectionFlags = {}
   verbosity = 0
   /** Set by load() in live mode (no -f). */
@@ -100,6 +104,8 @@ export class PassOptions {
 
   /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
   protected acceptsRefs = false
+  /** Keep each loaded object as written (World.raw): what the files said, before defaults. */
+  protected keepRaw = false
   /** The objects named on the command line, when the command accepts more than Deployments. */
   refs: ObjectRef[] = []
   /** --at, and the moment of a timeline input. */
@@ -118,6 +124,7 @@ export class PassOptions {
       this.selection.names = this.refs.filter((r) => r.kind === 'Deployment').map((r) => r.name)
     }
     Object.assign(this, await completeClock(flags))
+    if (this.kubeVersion.warning) this.io.err(`${this.kubeVersion.warning}\n`)
     await this.timeline.complete(flags)
     if (this.clock?.kind === 'relative' && this.isLive)
       this.noteClock('the current time', this.now - this.clock.offsetMs)
@@ -218,6 +225,8 @@ export class PassOptions {
       loadWorld(this.files, {
         recursive: this.recursive,
         validate: this.validate,
+        apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+        ...(this.keepRaw ? {keepRaw: true} : {}),
         defaultNamespace,
         ...(this.timeline.at ? {at: this.timeline.at} : {}),
         // The loader's lines carry their own `warning:` / `note:` prefix.
@@ -325,7 +334,7 @@ export class PassOptions {
   }
 
   /** Errors to print after the output: the named Deployments that were not found. */
-  partialErrors(): readonly Error[] {
+  partialErrors(): ReadonlyArray<string | Error> {
     return this.notFound
   }
 
@@ -333,10 +342,22 @@ export class PassOptions {
   protected async connectLive(): Promise<LiveSession> {
     const {connect} = await import('../cluster/live/kubeconfig.js')
     const {ApiClient} = await import('../cluster/live/api.js')
-    const connection = await connect(this.connectionFlags)
+    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     this.live = {api: new ApiClient(connection, verbose), connection}
+    await this.actAsServerVersion(this.live.api)
     return this.live
+  }
+
+  /** Acts as the server's minor (its /version), unless --kube-version chose one. */
+  protected async actAsServerVersion(api: ApiClient): Promise<void> {
+    if (this.kubeVersion.fromFlag) return
+    this.kubeVersion = await serverKubeVersion(api, this.kubeVersion)
+    if (this.kubeVersion.warning) this.io.err(`${this.kubeVersion.warning}\n`)
+    if (this.kubeVersion.minor !== this.gates.kubeVersion) {
+      const {parseFeatureGates} = await import('../controller/features.js')
+      this.gates = parseFeatureGates(this.gates.spec, this.kubeVersion.minor)
+    }
   }
 
   /** Reads the cluster: one list per kind for the namespace (or for all of them with -A). */
@@ -496,16 +517,68 @@ export async function completeSelection(
   }
 }
 
-export async function completeClock(
-  flags: ClockFlagValues,
-): Promise<{now: number; clock: Clock | undefined; gates: FeatureGates & {values: Record<string, boolean>}}> {
-  const {parseFeatureGates} = await import('../controller/features.js')
+export async function completeClock(flags: ClockFlagValues): Promise<{
+  now: number
+  clock: Clock | undefined
+  gates: ParsedFeatureGates
+  kubeVersion: KubeVersionChoice
+}> {
   const clock = flags.now === undefined ? undefined : parseClock(flags.now)
+  const kubeVersion = await completeKubeVersion(flags['kube-version'])
+  const {parseFeatureGates} = await import('../controller/features.js')
   return {
     now: clock?.kind === 'absolute' ? clock.ms : wholeSeconds(Date.now() + (clock?.offsetMs ?? 0)),
     clock,
-    gates: parseFeatureGates(flags['feature-gates']),
+    gates: parseFeatureGates(flags['feature-gates'], kubeVersion.minor),
+    kubeVersion,
   }
+}
+
+/** The minor a command acts as, and where it came from (said by the commands that print it). */
+export interface KubeVersionChoice {
+  minor: KubeMinor
+  /** "--kube-version 1.35", "the server's /version v1.35.2", "the newest supported" */
+  from: string
+  /** true: from --kube-version (a live command then does not ask the server) */
+  fromFlag: boolean
+  warning?: string
+}
+
+/** --kube-version, or the newest supported minor until a live command asks the server. */
+export async function completeKubeVersion(flag: string | undefined): Promise<KubeVersionChoice> {
+  const {NEWEST_MINOR, resolveKubeVersion} = await import('../controller/version.js')
+  if (flag === undefined) return {minor: NEWEST_MINOR, from: 'the newest supported', fromFlag: false}
+  const r = resolveKubeVersion(flag, '--kube-version')
+  return {minor: r.minor, from: `--kube-version ${flag.trim()}`, fromFlag: true, warning: r.warning}
+}
+
+/**
+ * The server's minor from its /version (kubectl version's request), unless --kube-version chose
+ * one. A server that does not answer leaves the newest supported, with a warning.
+ */
+export async function serverKubeVersion(
+  api: {request<T>(r: {method: 'GET'; path: string}): Promise<T>},
+  choice: KubeVersionChoice,
+): Promise<KubeVersionChoice> {
+  if (choice.fromFlag) return choice
+  const {resolveKubeVersion} = await import('../controller/version.js')
+  let gitVersion: string
+  try {
+    const info = await api.request<{gitVersion?: unknown}>({method: 'GET', path: '/version'})
+    if (typeof info?.gitVersion !== 'string') throw new Error('no gitVersion in the answer')
+    gitVersion = info.gitVersion
+  } catch (err) {
+    // Only a server that answers without a version is worked around (403, 404, 5xx); anything
+    // else (no server, bad credentials or TLS material) fails the command as its next request would.
+    const {StatusError} = await import('../controller/api/errors.js')
+    if (!(err instanceof StatusError) || err.code === 401) throw err
+    return {
+      ...choice,
+      warning: `warning: could not read the server's /version (${err instanceof Error ? err.message : String(err)}); acting as Kubernetes 1.${choice.minor}, the newest supported (--kube-version to choose)`,
+    }
+  }
+  const r = resolveKubeVersion(gitVersion, `the server's /version (${gitVersion})`)
+  return {minor: r.minor, from: `the server's /version ${gitVersion}`, fromFlag: false, warning: r.warning}
 }
 
 const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000

@@ -5,19 +5,23 @@
 import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
-import type {ClusterContext, PlanResult, Proposal} from '../plan/index.js'
+import type {ApplyMode, ClusterContext, PlanResult, Proposal} from '../plan/index.js'
 import type {OutputKind} from '../render/output.js'
 import {outputWidth} from './explain.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 export type PlanFlags = PassFlags & {
   current?: string[]
-  'field-manager': string
+  apply?: string
+  'field-manager'?: string
+  'force-conflicts'?: boolean
   'pod-ready-after'?: string
 }
 
-/** kubectl apply's field manager, so that a dry run meets the same conflicts as the apply. */
+/** kubectl apply's field managers: client-side (the default) and `--server-side`. */
 export const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply'
+export const SERVER_SIDE_FIELD_MANAGER = 'kubectl'
+export const APPLY_MODES = ['client', 'server', 'replace'] as const
 
 export class PlanOptions extends PassOptions {
   protected override outputKinds: readonly OutputKind[] = [
@@ -32,6 +36,8 @@ export class PlanOptions extends PassOptions {
   protected override namesSelectFromWorld = false
   proposedFiles: string[] = []
   fieldManager = DEFAULT_FIELD_MANAGER
+  apply: ApplyMode = 'client'
+  forceConflicts = false
   nowGiven = false
   readyAfter: number | undefined
   columns: number | undefined
@@ -40,7 +46,16 @@ export class PlanOptions extends PassOptions {
     // -f is PROPOSED here; the pass options' files are the current world (--current).
     await super.complete({...flags, filename: flags.current, 'all-namespaces': false}, args)
     this.proposedFiles = flags.filename ?? []
-    this.fieldManager = flags['field-manager']
+    const mode = flags.apply ?? 'client'
+    if (!(APPLY_MODES as readonly string[]).includes(mode)) {
+      throw new UsageError(
+        `invalid --apply "${mode}": want client (kubectl apply), server (kubectl apply --server-side) or replace (kubectl replace)`,
+      )
+    }
+    this.apply = mode as ApplyMode
+    this.forceConflicts = flags['force-conflicts'] === true
+    this.fieldManager =
+      flags['field-manager'] ?? (this.apply === 'server' ? SERVER_SIDE_FIELD_MANAGER : DEFAULT_FIELD_MANAGER)
     this.nowGiven = flags.now !== undefined
     if (flags['pod-ready-after'] !== undefined) {
       const {parseDuration} = await import('../util/duration.js')
@@ -62,6 +77,9 @@ export class PlanOptions extends PassOptions {
       throw new UsageError('-f and --current cannot both read standard input (-)')
     }
     if (this.fieldManager === '') throw new UsageError('--field-manager must not be empty')
+    if (this.forceConflicts && this.apply !== 'server') {
+      throw new UsageError('--force-conflicts only applies with --apply=server')
+    }
     await super.validateOptions()
   }
 
@@ -77,6 +95,7 @@ export class PlanOptions extends PassOptions {
       recursive: this.recursive,
       validate: this.validate,
       keepRaw: true,
+      apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
       warn: (line: string) => this.io.err(`${line}\n`),
     })
     const namespace = await this.defaultNamespace()
@@ -100,7 +119,7 @@ export class PlanOptions extends PassOptions {
     })
   }
 
-  /** Live: the proposed objects as the API server would store them (server-side dry-run apply). */
+  /** Live: the proposed objects as the API server would store them (a dry run of the apply). */
   async dryRunApply(proposals: Proposal[]): Promise<Proposal[]> {
     if (!this.live) return proposals
     const {dryRunApply} = await import('../cluster/live/apply.js')
@@ -110,6 +129,8 @@ export class PlanOptions extends PassOptions {
         namespace: p.deployment.metadata.namespace ?? (await this.defaultNamespace()),
         name: p.deployment.metadata.name ?? '',
         fieldManager: this.fieldManager,
+        force: this.forceConflicts,
+        mode: this.apply,
       })) as Deployment
       out.push({deployment: stored, raw: p.raw, stored: true})
     }
@@ -159,12 +180,20 @@ export class PlanOptions extends PassOptions {
       ;({world, cluster} = await this.readLive(namespaces))
       proposals = await this.dryRunApply(proposals)
     } else {
+      if (this.apply === 'server') {
+        throw new UsageError(
+          "--apply=server plans against the cluster only (it needs the API server's field ownership): leave out --current, or use --apply=client",
+        )
+      }
       world = await this.load()
       proposals = await this.proposals()
+      // HorizontalPodAutoscalers and ResourceQuotas the files carry, as a cluster's.
+      cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? []}
     }
     return planAll(world, proposals, {
       now: this.now,
       nowGiven: this.nowGiven || this.isLive || this.timeline.moment !== undefined,
+      apply: this.apply,
       gates: this.gates,
       ...(this.readyAfter !== undefined ? {readyAfter: this.readyAfter} : {}),
       ...(cluster ? {cluster} : {}),

@@ -8,18 +8,20 @@ import {InputError, UsageError} from '../errors.js'
 import type {OutputKind} from '../render/output.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
+import type {GateOptions} from '../status/gate.js'
 import type {WatchOutcome, WatchUpdate} from '../status/update.js'
 import {escapeControl} from '../util/terminal.js'
+import type {GateTargets} from '../watch/gate.js'
 import type {LiveWatch} from '../watch/live.js'
 import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
 /** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */
 export type RolloutWatchFlags = PassFlags & {
-  'pod-ready-after': string
-  'terminate-after': string
+  'pod-ready-after'?: string
+  'terminate-after'?: string
   'fail-new-pods'?: string
-  'max-time': string
+  'max-time'?: string
   speed: string
   'line-mode': boolean
   /** Live mode: give up after this long (Go duration; 0 = never). */
@@ -28,6 +30,16 @@ export type RolloutWatchFlags = PassFlags & {
   settled?: boolean
   /** Live mode: a paused Deployment ends the watch with success. */
   'paused-ok'?: boolean
+  /** -f: wait for the files' Deployments on the cluster, or simulate them, whatever the files hold. */
+  live?: boolean
+  simulate?: boolean
+  /** The gate: a Deployment missing at the start is an error instead of being waited for. */
+  'require-existing'?: boolean
+  'max-restarts'?: number
+  'unschedulable-grace'?: string
+  'fail-fast'?: boolean
+  'log-lines'?: number
+  junit?: string
   /** With a timeline: play the recording and check its writes against the port's. */
   replay?: boolean
 }
@@ -50,6 +62,19 @@ export function isCI(env: NodeJS.ProcessEnv): boolean {
   return set('CI') || set('CONTINUOUS_INTEGRATION')
 }
 
+/**
+ * Files that hold a snapshot (as `kubectl get -o yaml` writes it: objects with status, ReplicaSets or
+ * pods, or a timeline) rather than manifests one applies (Deployments without status).
+ */
+export function holdsSnapshot(world: World): boolean {
+  if (world.timeline || world.replicaSets.length > 0 || world.pods.length > 0) return true
+  return world.deployments.some((d) => {
+    const written = (world.raw?.get(d) ?? d) as {status?: unknown}
+    const status = written.status
+    return typeof status === 'object' && status !== null && Object.keys(status).length > 0
+  })
+}
+
 export class RolloutWatchOptions extends PassOptions {
   protected override outputKinds: readonly OutputKind[] = ['table', 'json', 'yaml', 'name', 'jsonpath']
   name = ''
@@ -64,6 +89,21 @@ export class RolloutWatchOptions extends PassOptions {
   timeoutMs = 0
   settled = false
   pausedOk = false
+  /** The simulation's own flags that were given (--fail-new-pods, --max-time, ...). */
+  simulationFlags: string[] = []
+  /** --live / --simulate, when given. */
+  forced: 'live' | 'simulate' | undefined
+  requireExisting = false
+  gateOptions: GateOptions = {
+    failFast: true,
+    maxRestarts: 2,
+    unschedulableGraceMs: 60_000,
+    settled: false,
+    pausedOk: false,
+  }
+  logLines = 20
+  junit: string | undefined
+  protected override keepRaw = true
   replayRecorded = false
 
   constructor(
@@ -74,9 +114,6 @@ export class RolloutWatchOptions extends PassOptions {
   }
 
   override async complete(flags: RolloutWatchFlags, args: readonly string[]): Promise<void> {
-    if (flags['all-namespaces'] || flags.selector !== undefined) {
-      throw new UsageError('rollout watch follows one Deployment: -A and -l do not apply')
-    }
     await super.complete(flags, args)
     const {parseDuration} = await import('../util/duration.js')
     const duration = (flag: string, value: string, min: number): number => {
@@ -90,9 +127,12 @@ export class RolloutWatchOptions extends PassOptions {
     }
     this.nowGiven = flags.now !== undefined
     this.namespace = flags.namespace ?? 'default'
-    this.readyAfter = duration('pod-ready-after', flags['pod-ready-after'], 0)
-    this.terminateAfter = duration('terminate-after', flags['terminate-after'], 0)
-    this.maxTime = duration('max-time', flags['max-time'], 1)
+    this.readyAfter = duration('pod-ready-after', flags['pod-ready-after'] ?? '10s', 0)
+    this.terminateAfter = duration('terminate-after', flags['terminate-after'] ?? '5s', 0)
+    this.maxTime = duration('max-time', flags['max-time'] ?? '30m', 1)
+    // The flags of a simulation: given with -f, they ask for one.
+    const simulation = ['pod-ready-after', 'terminate-after', 'fail-new-pods', 'max-time'] as const
+    this.simulationFlags = simulation.filter((f) => flags[f] !== undefined).map((f) => `--${f}`)
     if (flags['fail-new-pods'] !== undefined) {
       const {parseFailNewPods, SimulationError} = await import('../sim/simulator.js')
       try {
@@ -116,6 +156,31 @@ export class RolloutWatchOptions extends PassOptions {
     if (flags.timeout !== undefined) this.timeoutMs = duration('timeout', flags.timeout, 0)
     this.settled = flags.settled === true
     this.pausedOk = flags['paused-ok'] === true
+    if (flags.live && flags.simulate) throw new UsageError('--live and --simulate cannot be used together')
+    this.forced = flags.live ? 'live' : flags.simulate ? 'simulate' : undefined
+    this.requireExisting = flags['require-existing'] === true
+    const count = (flag: string, value: number | undefined, fallback: number): number => {
+      if (value === undefined) return fallback
+      if (!Number.isSafeInteger(value) || value < 0) {
+        throw new UsageError(`invalid --${flag} "${value}": want a whole number, 0 or more`)
+      }
+      return value
+    }
+    this.gateOptions = {
+      failFast: flags['fail-fast'] !== false,
+      maxRestarts: count('max-restarts', flags['max-restarts'], 2),
+      unschedulableGraceMs:
+        flags['unschedulable-grace'] !== undefined
+          ? duration('unschedulable-grace', flags['unschedulable-grace'], 0)
+          : 60_000,
+      settled: this.settled,
+      pausedOk: this.pausedOk,
+    }
+    this.logLines = count('log-lines', flags['log-lines'], 20)
+    if (flags.junit !== undefined) {
+      if (flags.junit === '') throw new UsageError('--junit wants a file name')
+      this.junit = flags.junit
+    }
     this.replayRecorded = flags.replay === true
     if (this.replayRecorded && this.isLive) {
       throw new UsageError(
@@ -126,15 +191,28 @@ export class RolloutWatchOptions extends PassOptions {
 
   override async validateOptions(): Promise<void> {
     const names = this.selection.names ?? []
-    if (names.length !== 1) {
-      throw new UsageError(
-        names.length === 0
-          ? 'a Deployment NAME is required'
-          : `rollout watch follows one Deployment, got ${names.length}`,
-      )
+    const selects = this.selection.allNamespaces === true || this.selection.labelSelector !== undefined
+    if (names.length === 0 && !selects && this.files.length === 0) {
+      throw new UsageError('a Deployment NAME is required')
+    }
+    if (this.forced === 'simulate' && this.files.length === 0) {
+      throw new UsageError('--simulate needs -f FILE: it simulates the rollout of the files’ objects')
+    }
+    if (this.files.length > 0 && selects) {
+      throw new UsageError('-f names the Deployments to watch: -A and -l do not apply with it')
     }
     this.name = names[0] ?? ''
     await super.validateOptions()
+  }
+
+  /** One Deployment named on the cluster: the one-Deployment view; otherwise the gate. */
+  private get gateWanted(): boolean {
+    const names = this.selection.names ?? []
+    return (
+      names.length !== 1 ||
+      this.selection.allNamespaces === true ||
+      this.selection.labelSelector !== undefined
+    )
   }
 
   /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
@@ -151,18 +229,113 @@ export class RolloutWatchOptions extends PassOptions {
 
   /** Returns the exit code: 0 when the rollout completed, 1 otherwise, 130 when interrupted. */
   async run(): Promise<number> {
-    if (this.isLive) return this.runLive()
+    if (this.isLive) return this.gateWanted ? this.runGate() : this.runLive()
+    // The names asked for (load() keeps only those the files hold).
+    const names = this.selection.names ?? []
     const world = await this.load()
+    const snapshot = holdsSnapshot(world)
+    const mode =
+      this.forced ??
+      (snapshot || this.replayRecorded || this.simulationFlags.length > 0 ? 'simulate' : 'live')
+    if (mode === 'live') return this.runGate(world)
+    if (names.length !== 1) {
+      throw new UsageError(
+        names.length === 0
+          ? 'a Deployment NAME is required'
+          : `rollout watch follows one Deployment, got ${names.length}: a snapshot (-f) is simulated one Deployment at a time`,
+      )
+    }
     if (this.replayRecorded) return this.runReplay(world)
     // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
     if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
     else if (this.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
+    this.io.err(
+      `rollout watch: ${this.forced ? '--simulate' : snapshot ? 'the files hold a snapshot (objects with status, ReplicaSets or pods)' : `${this.simulationFlags.join(', ')} given`}: simulating deployment "${escapeControl(this.name)}" on a virtual clock${this.forced ? '' : ' (--live waits for it on the cluster instead)'}\n`,
+    )
     const sim = await this.simulate(world)
     if (this.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
     return sim.summary.complete ? 0 : 1
+  }
+
+  /**
+   * The gate: every Deployment named, selected (-l, -A) or defined by the -f manifests in `world`,
+   * waited for on the cluster until each is done or failed, or --timeout passes.
+   */
+  async runGate(world?: World): Promise<number> {
+    if (this.output.kind !== 'table' && this.output.kind !== 'json') {
+      throw new UsageError(
+        `-o ${this.output.kind} is for one Deployment: the gate over several prints its table, lines, or -o json`,
+      )
+    }
+    const {api, connection} = await this.connectLive()
+    const names = this.selection.names ?? []
+    let targets: GateTargets
+    if (world) {
+      const wanted = new Set(names)
+      const found = world.deployments.filter((d) => wanted.size === 0 || wanted.has(d.metadata.name ?? ''))
+      const missing = names.filter((n) => !world.deployments.some((d) => d.metadata.name === n))
+      if (missing.length > 0) {
+        throw new UsageError(
+          `the files define no Deployment named ${missing.map((n) => `"${n}"`).join(', ')}`,
+        )
+      }
+      if (found.length === 0) throw new InputError('the files define no Deployment to wait for')
+      // As kubectl apply -f: the namespace a file names, else the context's (or -n).
+      const keys = found.map((d) => {
+        const written = world.raw?.get(d) as {metadata?: {namespace?: unknown}} | undefined
+        const ns = written?.metadata?.namespace
+        return {
+          namespace: typeof ns === 'string' && ns !== '' ? ns : connection.namespace,
+          name: d.metadata.name ?? '',
+        }
+      })
+      const namespaces = [...new Set(keys.map((k) => k.namespace))].sort()
+      const n = keys.length
+      this.io.err(
+        `rollout watch: ${this.forced ? '--live' : `the files hold ${n === 1 ? 'a Deployment manifest' : `${n} Deployment manifests`} (no status)`}: waiting for ${n === 1 ? 'it' : 'them'} on the cluster in namespace${namespaces.length === 1 ? '' : 's'} ${escapeControl(namespaces.join(', '))}${this.forced ? '' : ` (--simulate simulates ${n === 1 ? 'it' : 'them'} instead)`}\n`,
+      )
+      targets = {namespaces, keys}
+    } else if (this.selection.allNamespaces) {
+      if (names.length > 0) {
+        throw new UsageError('a resource cannot be retrieved by name across all namespaces')
+      }
+      targets = {
+        namespaces: undefined,
+        ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {}),
+      }
+    } else {
+      const namespace = connection.namespace
+      targets =
+        names.length > 0
+          ? {namespaces: [namespace], keys: names.map((name) => ({namespace, name}))}
+          : {
+              namespaces: [namespace],
+              ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {}),
+            }
+      if (names.length > 0 && this.selection.labelSelector) {
+        throw new UsageError('NAMEs and -l cannot be used together: name the Deployments or select them')
+      }
+    }
+    const {runGate} = await import('./rollout-gate.js')
+    return runGate({
+      io: this.io,
+      ...(this.terminal ? {terminal: this.terminal} : {}),
+      interactive: this.interactive(),
+      output: this.output,
+      api,
+      connection,
+      targets,
+      judge: this.gateOptions,
+      timeoutMs: this.timeoutMs,
+      requireExisting: this.requireExisting,
+      logLines: this.logLines,
+      ...(this.junit !== undefined ? {junit: this.junit} : {}),
+      gates: this.gates,
+      verbosity: this.verbosity,
+    })
   }
 
   /** Files without -n: the namespace of the input that holds the Deployment (kubectl get -f). */
@@ -392,7 +565,15 @@ export class RolloutWatchOptions extends PassOptions {
       const {LineWriter} = await import('../render/watch/lines.js')
       const writer = new LineWriter(this.name)
       const lines: string[] = []
-      for (const u of updates) lines.push(...writer.push(u))
+      let exceeded = false
+      for (const u of updates) {
+        lines.push(...writer.push(u))
+        // The live watch ends here; the recording (and the replay) may go on.
+        const r = u.state.rolloutStatus
+        if (r.error && !exceeded && u !== updates.at(-1))
+          lines.push(writer.note(u, `${r.message} (the live watch ended here, exit 1)`))
+        exceeded = r.error
+      }
       lines.push(writer.replaySummary(divergences.length))
       lines.push(...writer.finish(outcome))
       this.io.out(`${lines.join('\n')}\n`)
@@ -445,6 +626,7 @@ export class RolloutWatchOptions extends PassOptions {
         peakPods: s.peakPods,
         minAvailable: s.minAvailable,
         deadlineExceeded: s.deadlineExceeded,
+        kubernetesVersion: `v1.${this.gates.kubeVersion}`,
       },
     }
   }
@@ -454,7 +636,7 @@ export class RolloutWatchOptions extends PassOptions {
     const ndjsonLine = await this.objectPrinter()
     let text = ''
     for (const e of sim.timeline) text += ndjsonLine(stepJson(e))
-    this.io.out(text + ndjsonLine(summaryJson(sim.summary)))
+    this.io.out(text + ndjsonLine(summaryJson(sim.summary, `v1.${this.gates.kubeVersion}`)))
   }
 
   private async printLines(sim: Simulation): Promise<void> {

@@ -2,16 +2,18 @@
 // itself (informers, queue, workers) lives in src/run and is imported only when it starts.
 
 import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
-import type {FeatureGates} from '../controller/interfaces.js'
+import type {ParsedFeatureGates} from '../controller/features.js'
 import {UsageError} from '../errors.js'
 import type {IO} from './base-command.js'
 import type {ControllerFlags, ControllerProcessOptions} from './controller-flags.js'
+import type {KubeVersionChoice} from './pass-options.js'
 
 export interface RunFlags extends Partial<ControllerFlags> {
   namespace?: string
   'all-namespaces': boolean
   selector?: string
   'feature-gates'?: string
+  'kube-version'?: string
   'concurrent-deployment-syncs': number
   'dry-run': string
   'once-synced': boolean
@@ -40,7 +42,8 @@ export class RunOptions {
   allNamespaces = false
   namespace: string | undefined
   labelSelector: string | undefined
-  gates!: FeatureGates & {values: Record<string, boolean>}
+  gates!: ParsedFeatureGates
+  kubeVersion!: KubeVersionChoice
   workers = 5
   serverDryRun = false
   onceSynced = false
@@ -62,7 +65,9 @@ export class RunOptions {
     this.allNamespaces = flags['all-namespaces']
     this.namespace = flags.namespace
     this.labelSelector = flags.selector
-    this.gates = parseFeatureGates(flags['feature-gates'])
+    const {completeKubeVersion} = await import('./pass-options.js')
+    this.kubeVersion = await completeKubeVersion(flags['kube-version'])
+    this.gates = parseFeatureGates(flags['feature-gates'], this.kubeVersion.minor)
     this.workers = flags['concurrent-deployment-syncs']
     this.serverDryRun = flags['dry-run'] === 'server'
     this.onceSynced = flags['once-synced']
@@ -113,13 +118,26 @@ export class RunOptions {
     const {createLogger} = await import('../run/log.js')
     const {parseBindAddress} = await import('../run/serve.js')
     const {runManager} = await import('../run/manager.js')
-    const connection = await connect(this.connectionFlags)
+    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
     const logger = createLogger({
       format: this.process.logFormat,
       verbosity: this.verbosity,
       write: (line) => this.io.err(`${line}\n`),
     })
     const verbose = this.verbosity >= 6 ? (line: string) => logger.log('I', line) : undefined
+    // The minor to act as: --kube-version, else the server's, read once at start as KCM runs one.
+    const {serverKubeVersion} = await import('./pass-options.js')
+    const {ApiClient} = await import('../cluster/live/api.js')
+    this.kubeVersion = await serverKubeVersion(new ApiClient(connection, verbose), this.kubeVersion)
+    if (this.kubeVersion.warning) logger.log('W', this.kubeVersion.warning.replace(/^warning: /, ''))
+    if (this.kubeVersion.minor !== this.gates.kubeVersion) {
+      const {parseFeatureGates} = await import('../controller/features.js')
+      this.gates = parseFeatureGates(this.gates.spec, this.kubeVersion.minor)
+    }
+    logger.info('Kubernetes version', {
+      version: `v1.${this.kubeVersion.minor}`,
+      from: this.kubeVersion.from,
+    })
     const namespace = this.allNamespaces ? undefined : connection.namespace
     const le = this.process.leaderElection
     let leaderElection: import('../run/manager.js').LeaderElectionSettings | undefined

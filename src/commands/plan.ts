@@ -9,7 +9,7 @@ import {
   inputFlags,
   outputFlags,
 } from '../cli/flags.js'
-import {DEFAULT_FIELD_MANAGER, PlanOptions} from '../cli/plan.js'
+import {PlanOptions} from '../cli/plan.js'
 import {timelineFlags} from '../cli/timeline-flags.js'
 
 export default class Plan extends BaseCommand {
@@ -24,16 +24,18 @@ an ETA from how long the current pods took to become ready, and the risks (progr
 autoscaler's count reset, an immutable selector, quota headroom, no surge and no unavailability, a rollout in \
 progress).
 
-The current world comes from --current files (offline; the proposed objects are defaulted as the API server \
-would), or else from the cluster, read-only, with the proposed objects as a server-side dry-run apply returns \
-them (--field-manager). Nothing is written.
+The proposed objects are applied as kubectl would (--apply): client (the default, kubectl apply's three-way \
+merge with the last-applied-configuration annotation), server (kubectl apply --server-side) or replace. The \
+current world comes from --current files (offline: the merge and the API server's defaults are done here), or \
+else from the cluster, read-only, with the proposed objects as a dry run of the apply returns them. Nothing is \
+written.
 
 -o wide adds the pods after each step and keeps long values whole. -o json and -o yaml print a PlanResult \
 document (docs/plan.md). With --exit-code the exit status says whether \
 anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or more an error.`
 
   static override usage = [
-    'plan -f PROPOSED... [NAME...] [--current FILE...] [-n NS] [--now T] [-o FORMAT] [--exit-code] [--field-manager NAME]',
+    'plan -f PROPOSED... [NAME...] [--current FILE...] [-n NS] [--now T] [-o FORMAT] [--exit-code] [--apply client|server|replace]',
   ]
 
   static override examples = [
@@ -85,10 +87,22 @@ anything would roll out, as kubectl diff: 0 nothing, 1 something would, 2 or mor
       description:
         'Time a new pod takes from creation to Ready (default: the median observed on the current pods, else 10s).',
     }),
+    apply: Flags.string({
+      default: 'client',
+      options: ['client', 'server', 'replace'],
+      helpValue: 'MODE',
+      description:
+        'How the change is applied: client (kubectl apply: three-way merge with the last-applied configuration), server (kubectl apply --server-side: field managers), replace (kubectl replace).',
+    }),
     'field-manager': Flags.string({
-      default: DEFAULT_FIELD_MANAGER,
       helpValue: 'NAME',
-      description: 'Field manager of the server-side dry-run apply (live mode).',
+      description:
+        'Field manager of the apply (default: kubectl-client-side-apply, or kubectl with --apply=server).',
+    }),
+    'force-conflicts': Flags.boolean({
+      default: false,
+      description:
+        'With --apply=server: take fields another manager owns, as kubectl apply --server-side --force-conflicts.',
     }),
     ...exitCodeFlag('Exit 0 when nothing would roll out, 1 when something would, 2 or more on error.'),
     ...connectionFlags,

@@ -10,6 +10,7 @@ import {RunOptions} from '../cli/run.js'
  */
 const runPassFlags = {
   'feature-gates': clockFlags['feature-gates'],
+  'kube-version': clockFlags['kube-version'],
   ...connectionFlags,
   'request-timeout': Flags.string({
     helpGroup: 'CLUSTER',

@@ -1,43 +1,154 @@
-// Feature gates that change the Deployment controller's behaviour, with the defaults of the
-// Kubernetes release this port follows (v1.36). Names are kube-controller-manager's.
+// Feature gates with their default in each supported Kubernetes minor. Names are Kubernetes'
+// (kube-controller-manager and kube-apiserver share one gate list, so both accept every name).
+// Two gates change the controller; the others decide which pod-template fields an API server of
+// that minor drops on create (src/cluster/validation/drop-disabled.ts), which file mode imitates.
+//
+// Source: the versioned feature table of kubernetes/kubernetes, pkg/features/kube_features.go
+// (`defaultVersionedKubernetesFeatureGates`: each gate lists {Version, Default, PreRelease} from the
+// release it entered). The copy read is of the v1.36 development line, after v1.35.0; a gate's
+// default for a minor is its newest entry at or below that minor. Entries that release 1.36 or
+// 1.37 added after that copy are not known here (docs/fidelity.md, "Kubernetes versions").
 
 import type {FeatureGates, FeatureName} from './interfaces.js'
+import {type KubeMinor, kubeVersionString, NEWEST_MINOR} from './version.js'
 
-export const KUBERNETES_VERSION = 'v1.36'
+/** The newest minor's version, as the envelopes said before the version axis ("v1.37"). */
+export const KUBERNETES_VERSION = kubeVersionString(NEWEST_MINOR)
+
+type Stage = 'alpha' | 'beta' | 'GA' | 'deprecated'
 
 export interface FeatureSpec {
-  name: FeatureName
-  default: boolean
-  stage: 'alpha' | 'beta' | 'GA'
+  name: string
+  /** [minor it took effect, default, stage], oldest first, as the versioned table lists them */
+  history: ReadonlyArray<readonly [number, boolean, Stage]>
+  /** what it changes here */
   note: string
 }
 
 export const FEATURES: readonly FeatureSpec[] = [
   {
     name: 'DeploymentReplicaSetTerminatingReplicas',
-    default: true,
-    stage: 'beta',
+    history: [
+      [33, false, 'alpha'],
+      [35, true, 'beta'],
+    ],
     note: 'status.terminatingReplicas on Deployments',
   },
   {
     name: 'DeploymentPodReplacementPolicy',
-    default: false,
-    stage: 'alpha',
-    note: 'accepted for compatibility; its controller code is not merged upstream in v1.36, so it changes nothing',
+    history: [[32, false, 'alpha']],
+    note: 'accepted for compatibility: the 1.33+ tables no longer list it (KEP-5882 moved it; no controller code or API field is merged as of k8s.io/api v0.37.0-beta.0), so it changes nothing',
+  },
+  {
+    name: 'ClusterTrustBundleProjection',
+    history: [
+      [29, false, 'alpha'],
+      [33, false, 'beta'],
+    ],
+    note: 'projected clusterTrustBundle sources in a pod template (dropped when off)',
+  },
+  {
+    name: 'ContainerRestartRules',
+    history: [
+      [34, false, 'alpha'],
+      [35, true, 'beta'],
+    ],
+    note: "containers' restartPolicy and restartPolicyRules (dropped when off)",
+  },
+  {
+    name: 'ContainerStopSignals',
+    history: [[33, false, 'alpha']],
+    note: "containers' lifecycle.stopSignal (dropped when off)",
+  },
+  {
+    name: 'DynamicResourceAllocation',
+    history: [
+      [26, false, 'alpha'],
+      [32, false, 'beta'],
+      [34, true, 'GA'],
+    ],
+    note: 'resourceClaims of a pod and its containers (dropped when off)',
+  },
+  {
+    name: 'EnvFiles',
+    history: [
+      [34, false, 'alpha'],
+      [35, true, 'beta'],
+    ],
+    note: 'env valueFrom.fileKeyRef (dropped when off)',
+  },
+  {
+    name: 'GenericWorkload',
+    history: [[35, false, 'alpha']],
+    note: 'spec.workloadRef (1.35) / spec.schedulingGroup (1.36) of a pod template (dropped when off)',
+  },
+  {
+    name: 'HostnameOverride',
+    history: [
+      [34, false, 'alpha'],
+      [35, true, 'beta'],
+    ],
+    note: 'spec.hostnameOverride (dropped when off)',
+  },
+  {
+    name: 'ImageVolume',
+    history: [
+      [31, false, 'alpha'],
+      [33, false, 'beta'],
+      [35, true, 'beta'],
+    ],
+    note: 'image volumes: when off, the volumes and the mounts naming them are dropped',
+  },
+  {
+    name: 'PodCertificateRequest',
+    history: [
+      [34, false, 'alpha'],
+      [35, false, 'beta'],
+    ],
+    note: 'projected podCertificate sources (dropped when off)',
+  },
+  {
+    name: 'PodLevelResources',
+    history: [
+      [32, false, 'alpha'],
+      [34, true, 'beta'],
+    ],
+    note: 'spec.resources of a pod template (dropped when off)',
   },
 ]
+
+/** The default of a gate in a minor: its newest entry at or below it (undefined: not yet a gate). */
+export function featureDefault(
+  spec: FeatureSpec,
+  minor: KubeMinor,
+): {default: boolean; stage: Stage} | undefined {
+  let found: {default: boolean; stage: Stage} | undefined
+  for (const [since, on, stage] of spec.history) if (since <= minor) found = {default: on, stage}
+  return found
+}
 
 /** A bad --feature-gates value: a usage error (exit code 2; see src/errors.ts). */
 export class FeatureGateError extends Error {
   readonly exitCode = 2
 }
 
-/** Parses `Name=true,Other=false` as kube-controller-manager's --feature-gates does. */
+export type ParsedFeatureGates = FeatureGates & {
+  values: Record<string, boolean>
+  readonly kubeVersion: KubeMinor
+  /** the --feature-gates text, to parse again for another minor (live: the server's) */
+  readonly spec: string | undefined
+}
+
+/**
+ * Parses `Name=true,Other=false` as kube-controller-manager's --feature-gates does, over the
+ * defaults of `minor` (default the newest supported).
+ */
 export function parseFeatureGates(
   spec: string | undefined,
-): FeatureGates & {values: Record<string, boolean>} {
+  minor: KubeMinor = NEWEST_MINOR,
+): ParsedFeatureGates {
   const values: Record<string, boolean> = {}
-  for (const f of FEATURES) values[f.name] = f.default
+  for (const f of FEATURES) values[f.name] = featureDefault(f, minor)?.default ?? false
   for (const part of (spec ?? '').split(',')) {
     const item = part.trim()
     if (item === '') continue
@@ -57,7 +168,15 @@ export function parseFeatureGates(
       )
     values[name] = parsed
   }
-  return {values, enabled: (name) => values[name] ?? false}
+  return {values, kubeVersion: minor, spec, enabled: (name: FeatureName) => values[name] ?? false}
+}
+
+/** Whether a gate (of any kind, by name) is on. */
+export function gateOn(gates: FeatureGates, name: string): boolean {
+  const values = (gates as Partial<ParsedFeatureGates>).values
+  if (values) return values[name] ?? false
+  const spec = FEATURES.find((f) => f.name === name)
+  return spec ? (featureDefault(spec, gates.kubeVersion ?? NEWEST_MINOR)?.default ?? false) : false
 }
 
 // Go's strconv.ParseBool accepts exactly these spellings.

@@ -100,6 +100,7 @@ export function explainDeployment(
     strategy: d.spec.strategy?.type ?? null,
     verdict: state.verdict,
     rolloutStatus: state.rolloutStatus,
+    tools: state.tools,
     replicaSets: replicaSetRows(
       {...ctx.view, all: [...ctx.view.all, ...foreignOf(ctx, overlap).listed]},
       options.now,

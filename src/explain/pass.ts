@@ -525,10 +525,24 @@ function statusStep(ctx: RolloutContext, rollout: boolean): Step {
         }
         break
       case 'noProgress':
-        outcome = 'records no progress'
-        parts.push(
-          `Nothing moved since the status was written: Progressing stays ${cond?.reason ?? 'as it is'} (last progress ${cond?.lastUpdateTime ?? 'unknown'}).`,
-        )
+        // This pass's own earlier status write set the condition (a Deployment without status, or a
+        // new ReplicaSet): that write is what starts the clock, not a status written before.
+        if (
+          cond &&
+          (before?.reason !== cond.reason ||
+            before?.status !== cond.status ||
+            before?.lastUpdateTime !== cond.lastUpdateTime)
+        ) {
+          outcome = 'starts the progress clock'
+          parts.push(
+            `This pass writes Progressing=${cond.status}, ${cond.reason ?? ''} (lastUpdateTime ${cond.lastUpdateTime ?? 'unknown'}): the deadline clock starts there, and the passes that follow measure progress from it.`,
+          )
+        } else {
+          outcome = 'records no progress'
+          parts.push(
+            `Nothing moved since the status was written: Progressing stays ${cond?.reason ?? 'as it is'} (last progress ${cond?.lastUpdateTime ?? 'unknown'}).`,
+          )
+        }
         break
       default:
         if (cond?.reason === 'NewReplicaSetAvailable') {

@@ -9,6 +9,7 @@ import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {runPasses} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
 import {type DeploymentItem, deploymentItem, rolloutStateOf} from '../status/item.js'
+import type {ToolVerdicts} from '../status/tools.js'
 import type {ClockState, ProgressClock, Verdict} from '../status/types.js'
 import {seconds} from '../util/duration.js'
 import type {ExplainOptions} from './index.js'
@@ -27,6 +28,10 @@ export interface SummaryRow extends DeploymentItem {
   deadline: {state: ClockState; at: string | null; secondsLeft: number | null; text: string}
   /** The --fail-on states the Deployment is in. */
   matches: FailOn[]
+  /** kubectl rollout status, kstatus and Argo CD's answers for the Deployment as given, and where they part. */
+  tools: ToolVerdicts
+  /** The kubeconfig context the row was read from, when several were (--context repeated, --all-contexts). */
+  context?: string
 }
 
 export type ExplainSummary = ResultEnvelope<'ExplainSummary', SummaryRow>
@@ -89,7 +94,17 @@ export async function summarizeWorld(
       available: d.status?.availableReplicas ?? 0,
       deadline: {state: p.state, at: p.deadline, secondsLeft: p.secondsLeft, text: clockText(p)},
       matches: failOnStates(state.verdict, p),
+      tools: state.tools,
     })
   })
+  return envelope('ExplainSummary', options.now, options.gates, rows)
+}
+
+/** The rows of several contexts in one document, each tagged with its context, in the order given. */
+export function summarizeContexts(
+  results: ReadonlyArray<{context: string; items: readonly SummaryRow[]}>,
+  options: {now: number; gates: ExplainOptions['gates']},
+): ExplainSummary {
+  const rows = results.flatMap((r) => r.items.map((item): SummaryRow => ({...item, context: r.context})))
   return envelope('ExplainSummary', options.now, options.gates, rows)
 }

@@ -4,6 +4,7 @@
 
 import type {ActionResource, ActionVerb, RecordedEvent} from '../cluster/action.js'
 import type {Requeue, ResultEnvelope} from '../pass/result.js'
+import type {ToolVerdicts} from '../status/tools.js'
 import type {
   Blocker,
   DeadEnd,
@@ -148,6 +149,8 @@ export interface Explanation {
   strategy: string | null
   verdict: Verdict
   rolloutStatus: RolloutStatus
+  /** kubectl rollout status, kstatus and Argo CD's answers for the Deployment as given, and where they part. */
+  tools: ToolVerdicts
   replicaSets: ReplicaSetRow[]
   /** What the pod template changed since the previous revision (why there is a new ReplicaSet); null without one. */
   templateDiff: TemplateDiff | null

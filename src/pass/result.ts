@@ -2,8 +2,8 @@
 // contract documented in docs/output.md: add fields, never rename or remove them.
 
 import {type Action, isWrite, type RecordedEvent} from '../cluster/action.js'
-import {KUBERNETES_VERSION} from '../controller/features.js'
 import type {Fact} from '../controller/trace.js'
+import {type KubeMinor, kubeVersionString, NEWEST_MINOR} from '../controller/version.js'
 import {formatTime} from '../util/duration.js'
 
 export interface Requeue {
@@ -76,14 +76,14 @@ export type SyncResult = ResultEnvelope<'SyncResult', DeploymentResult>
 export function envelope<Kind extends string, Item>(
   kind: Kind,
   now: number,
-  gates: {values: Record<string, boolean>},
+  gates: {values: Record<string, boolean>; kubeVersion?: KubeMinor},
   items: Item[],
 ): ResultEnvelope<Kind, Item> {
   return {
     kind,
     apiVersion: API_VERSION,
     now: formatTime(now),
-    kubernetesVersion: KUBERNETES_VERSION,
+    kubernetesVersion: kubeVersionString(gates.kubeVersion ?? NEWEST_MINOR),
     featureGates: {...gates.values},
     items,
   }

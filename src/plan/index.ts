@@ -4,6 +4,8 @@
 // current world with the same simulator as `rollout watch -f`, timed by the pods the cluster has
 // shown, and the risks the objects reveal are named.
 
+import {clientSideApply} from '../cluster/apply/client.js'
+import {defaultDeployment} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment, ReplicaSet} from '../controller/api/types.js'
@@ -22,7 +24,7 @@ import {DEFAULT_TIMINGS} from '../sim/pods.js'
 import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
 import {percentile, podReadySeconds} from '../status/eta.js'
 import {replicaSetsOf} from '../status/observe.js'
-import {podsOwnedBy} from '../status/pods.js'
+import {podCount, podsOwnedBy} from '../status/pods.js'
 import {rolloutStatus} from '../status/rollout-status.js'
 import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
 import {formatTime} from '../util/duration.js'
@@ -124,30 +126,64 @@ export interface PlanOptions {
   terminateAfter?: number
   maxTime?: number
   cluster?: ClusterContext
+  /** How the change is applied (default client, as `kubectl apply`). */
+  apply?: ApplyMode
 }
 
 type Obj = Record<string, unknown>
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
+/** How the change is applied, as kubectl has it (docs/plan.md). */
+export type ApplyMode = 'client' | 'server' | 'replace'
+
 /**
- * The proposed object as an apply would leave it, offline: the current object's identity, status and
- * controller annotations with the proposed spec, labels and annotations; spec.replicas stays the
- * current one when the input leaves it out (an apply does not touch a field it does not write, which
- * is how an autoscaler's count survives). The generation moves when the spec changes.
+ * The proposed object as the apply would leave it, offline. `client` (kubectl apply): the three-way
+ * strategic merge of the last-applied configuration, the object as written and the current object,
+ * then the API server's defaults (a defaulted field is in no last-applied configuration, so the
+ * merge keeps it); what the last configuration had and the proposal lacks is deleted (and defaulted
+ * again: spec.replicas goes back to 1). `replace` (kubectl replace): the proposal as the whole
+ * object, defaulted. Identity, status and the revision annotation stay the current object's; the
+ * generation moves when the spec changes.
  */
-export function appliedObject(current: Deployment | undefined, p: Proposal): Deployment {
+export function appliedObject(
+  current: Deployment | undefined,
+  p: Proposal,
+  mode: ApplyMode = 'client',
+): Deployment {
   if (p.stored || !current) return structuredClone(p.deployment)
-  const proposed = p.deployment
-  const out = structuredClone(current)
-  out.spec = structuredClone(proposed.spec)
-  const rawSpec = isObject(p.raw) && isObject(p.raw.spec) ? p.raw.spec : undefined
-  if (p.raw !== undefined && rawSpec?.replicas === undefined) out.spec.replicas = current.spec.replicas
-  out.metadata.labels = {...current.metadata.labels, ...proposed.metadata.labels}
-  out.metadata.annotations = {...current.metadata.annotations, ...proposed.metadata.annotations}
+  const written = isObject(p.raw) ? withNamespace(p.raw, p.deployment.metadata.namespace) : undefined
+  let out: Deployment
+  if (mode === 'client' && written) {
+    out = clientSideApply(written, current).result as unknown as Deployment
+    defaultDeployment(out as unknown as Record<string, unknown>)
+  } else {
+    out = structuredClone(p.deployment)
+  }
+  const metadata = out.metadata
+  out.metadata = {
+    ...structuredClone(current.metadata),
+    labels: metadata.labels,
+    annotations: metadata.annotations,
+  }
+  if (metadata.labels === undefined) delete out.metadata.labels
+  out.status = structuredClone(current.status)
   // The revision is the controller's, never the applier's.
   const revision = current.metadata.annotations?.[RevisionAnnotation]
-  if (revision !== undefined) out.metadata.annotations[RevisionAnnotation] = revision
+  const annotations = {...out.metadata.annotations}
+  if (revision !== undefined) annotations[RevisionAnnotation] = revision
+  else delete annotations[RevisionAnnotation]
+  out.metadata.annotations = annotations
   if (!semanticEqual(current.spec, out.spec)) out.metadata.generation = (current.metadata.generation ?? 0) + 1
+  return out
+}
+
+/** The object as kubectl sends it: with the namespace it resolved when the file names none. */
+function withNamespace(raw: Obj, namespace: string | undefined): Obj {
+  const out = structuredClone(raw)
+  const metadata = isObject(out.metadata) ? out.metadata : {}
+  if ((metadata.namespace === undefined || metadata.namespace === '') && namespace)
+    metadata.namespace = namespace
+  out.metadata = metadata
   return out
 }
 
@@ -171,7 +207,7 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
   const namespace = namespaceOf(p.deployment) || DEFAULT_NAMESPACE
   const name = p.deployment.metadata.name ?? ''
   const before = current.deployments.find((d) => namespaceOf(d) === namespace && d.metadata.name === name)
-  const applied = appliedObject(before, p)
+  const applied = appliedObject(before, p, options.apply)
   const owned = before ? replicaSetsOf(before, current.replicaSets) : []
   const currentRS = before ? findNewReplicaSet(before, [...owned]) : undefined
   const matched = findNewReplicaSet(applied, [...owned])
@@ -278,7 +314,8 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
         applied.spec.strategy?.type === RollingUpdateStrategyType ? maxUnavailable(applied) : undefined,
     },
     replicas: deploymentReplicas(applied),
-    currentDone: before ? rolloutStatus(before).done : true,
+    // A Deployment without ReplicaSets yet has no rollout in flight: the controller makes its first.
+    currentDone: before && owned.length > 0 ? rolloutStatus(before).done : true,
   })
   return item
 }
@@ -305,10 +342,10 @@ function shapeOf(
     let requests = NO_REQUESTS
     for (const rs of entry.observation.replicaSets) {
       replicas.set(rs.name, rs.replicas)
-      const active = rs.pods.filter(
-        (p) => p.state !== 'terminating' && p.state !== 'succeeded' && p.state !== 'failed',
-      ).length
-      terminating += rs.pods.filter((p) => p.state === 'terminating').length
+      const active = podCount(
+        rs.pods.filter((p) => p.state !== 'terminating' && p.state !== 'succeeded' && p.state !== 'failed'),
+      )
+      terminating += podCount(rs.pods.filter((p) => p.state === 'terminating'))
       if (rs.new) fresh += active
       else old += active
       available += rs.available

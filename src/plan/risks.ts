@@ -16,6 +16,7 @@ export const RISK_CODES = [
   'QuotaHeadroom',
   'NoSurgeNoUnavailable',
   'MidRollout',
+  'ReplicasReset',
 ] as const
 
 export type RiskCode = (typeof RISK_CODES)[number]
@@ -83,8 +84,18 @@ export function planRisks(r: RiskInput): Risk[] {
   for (const hpa of (r.cluster?.autoscalers ?? []).filter(here)) {
     const target = obj(obj(hpa.spec).scaleTargetRef)
     if (target.kind !== 'Deployment' || target.name !== name) continue
-    if (!writesReplicas) continue
     const current = obj(hpa.status).desiredReplicas ?? r.before?.spec.replicas
+    if (!writesReplicas) {
+      const from = r.before?.spec.replicas
+      const to = d.spec.replicas
+      if (r.before && r.raw !== undefined && from !== to) {
+        risks.push({
+          code: 'ReplicasReset',
+          message: `HorizontalPodAutoscaler ${hpa.metadata?.name ?? ''} scales this Deployment, and the apply sets spec.replicas from ${String(from)} to ${String(to)}: the last-applied configuration has replicas and the change does not, so kubectl apply deletes the field and the API server defaults it; the rollout runs at ${String(to)} until the autoscaler acts again. To leave replicas to the autoscaler, first remove it from the last-applied configuration (kubectl apply edit-last-applied deployment/${name}, or kubectl apply set-last-applied with a file without it), or apply with --server-side`,
+        })
+      }
+      continue
+    }
     risks.push({
       code: 'AutoscalerReplicas',
       message: `HorizontalPodAutoscaler ${hpa.metadata?.name ?? ''} scales this Deployment (now ${String(current ?? '?')} replicas) and the change sets spec.replicas to ${String(rawReplicas)}: the apply resets the count until the autoscaler acts again; leave spec.replicas out`,

@@ -4,8 +4,9 @@
 // Prose wraps to the given width; colour only when asked for.
 
 import type {EventSource, ExplainResult, Explanation, PassCheck, Step, StepName} from '../explain/types.js'
-import type {Blocker, ReplicaSetRow, VerdictCode} from '../status/types.js'
+import type {Blocker, EventRow, ReplicaSetRow, VerdictCode} from '../status/types.js'
 import {terminalSafe} from '../util/terminal.js'
+import {type EventGroup, eventInterval, groupBlockers, groupCodes, groupEvents} from './explain-groups.js'
 import {fitOrSplit, fitTable} from './explain-table.js'
 import {isStructured, type OutputFormat, renderStructured} from './output.js'
 import {type Style, type StyleName, styler} from './style.js'
@@ -26,7 +27,8 @@ export async function renderExplainResult(
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
   // Text: every string from the cluster or the files with its control characters escaped.
-  for (const e of terminalSafe(result).items) blocks.push(await renderExplanation(e, options))
+  for (const e of terminalSafe(result).items)
+    blocks.push(await renderExplanation(e, result.now, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -40,6 +42,9 @@ const VERDICT_STYLE: Record<VerdictCode, StyleName> = {
   DeadlineExceeded: 'red',
   Invalid: 'red',
 }
+
+/** Steps that work on the old ReplicaSets. */
+const OLD_STEPS = new Set<StepName>(['scaleDown', 'scaleDownOldForRecreate'])
 
 const STEP_LABEL: Record<StepName, string> = {
   createNewReplicaSet: 'new ReplicaSet',
@@ -79,7 +84,12 @@ export function wrap(text: string, width: number, first = '', rest = ' '.repeat(
   return out.join('\n')
 }
 
-async function renderExplanation(e: Explanation, options: ExplainRenderOptions): Promise<string> {
+async function renderExplanation(
+  e: Explanation,
+  now: string,
+  options: ExplainRenderOptions,
+  kubernetesVersion: string,
+): Promise<string> {
   const style = styler(options.color ?? false)
   const width = Math.max(40, options.width)
   const w = (text: string, first = '  ', rest?: string) => wrap(text, width, first, rest)
@@ -92,7 +102,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   const tag = verdict.reason === verdict.code ? verdict.code : `${verdict.code} (${verdict.reason})`
   out.push(wrap(style(VERDICT_STYLE[verdict.code], tag), width, `${heading('Verdict:')} `, '  '))
   out.push(w(verdict.message))
-  out.push(w(`kubectl rollout status would print: ${e.rolloutStatus.message}${kubectlNote(e)}`))
+  out.push(...renderTools(e, w))
   if (e.autoscaler) out.push('', heading('Autoscaler'), w(e.autoscaler.message))
 
   out.push('', heading('ReplicaSets'))
@@ -101,7 +111,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   else out.push(await replicaSetTable(e.replicaSets, width, options))
   out.push(...renderTemplateDiff(e, w, heading))
 
-  out.push('', heading('The next pass, check by check'))
+  out.push('', heading(`The next pass (${kubernetesVersion}), check by check`))
   out.push(...renderChecks(e.pass.checks, width))
   const f = e.pass.fenceposts
   if (f) {
@@ -121,12 +131,19 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
       out.push(w(text, head))
     }
   }
-  const steps = [...e.pass.steps]
-  if (steps.length > 0 || e.pass.cleanup) {
+  // Without an old ReplicaSet the steps about old ones (scale down, cleanup) have nothing to work
+  // on: one line says so (-o json keeps them).
+  const noOld = e.replicaSets.every((r) => r.role !== 'old')
+  const aboutOld = (s: Step) => noOld && OLD_STEPS.has(s.step) && s.outcome === 'nothing'
+  const steps = e.pass.steps.filter((s) => !aboutOld(s))
+  const c = e.pass.cleanup
+  const cleanup = c && !(noOld && c.oldReplicaSets === 0) ? cleanupStep(c) : null
+  if (steps.length > 0 || c) {
     out.push('', heading('What the next pass does'))
     for (const s of steps) out.push(...renderStep(s, width))
-    const c = e.pass.cleanup
-    if (c) out.push(...renderStep(cleanupStep(c), width))
+    if (cleanup) out.push(...renderStep(cleanup, width))
+    if (steps.length < e.pass.steps.length || (c && !cleanup))
+      out.push(w('No old ReplicaSet: nothing to scale down or clean up.'))
   }
 
   out.push('', heading('Progress deadline'))
@@ -140,15 +157,7 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
     out.push('', heading('Warning events'))
     if (e.eventSource) out.push(w(eventSourceText(e.eventSource)))
     if (e.events.length === 0) out.push(w('None.'))
-    for (const ev of e.events) {
-      out.push(
-        w(
-          `${ev.lastSeen ?? '?'}  ${ev.reason}  ${ev.object.kind}/${ev.object.name}${ev.count > 1 ? ` (x${ev.count})` : ''}: ${ev.message}`,
-          '  ',
-          '    ',
-        ),
-      )
-    }
+    out.push(...renderEvents(e.events, e.blockers, Date.parse(now), w))
   }
 
   if (e.deadEnds.length > 0) {
@@ -188,7 +197,6 @@ async function renderExplanation(e: Explanation, options: ExplainRenderOptions):
   return out.join('\n')
 }
 
-/** Why kubectl's message and the verdict differ, when they do. */
 /** Why a new ReplicaSet: the template's changed fields since the previous revision (plan's diff). */
 function renderTemplateDiff(
   e: Explanation,
@@ -209,15 +217,41 @@ function renderTemplateDiff(
   return out
 }
 
+/** Why kubectl's message and the verdict differ, when they do. */
 function kubectlNote(e: Explanation): string {
   const {rolloutStatus: k, verdict: v} = e
-  if (v.code === 'Invalid') return ' (it reads only the status, which the controller does not keep up for it)'
-  if (k.done && v.code !== 'Complete') return ' (it reads the status as stored, before the next pass)'
+  if (v.code === 'Invalid') return 'it reads only the status, which the controller does not keep up for it'
+  if (k.done && v.code === 'Paused') return 'it does not read spec.paused'
+  if (k.done && v.reason === 'ExtraPodsPending')
+    return 'it compares status.replicas with updatedReplicas, not spec.replicas'
+  if (k.done && v.code !== 'Complete') return 'it reads the status as stored, before the next pass'
   if (k.done || k.error) return ''
-  if (v.code === 'DeadlineExceeded') return ' (it fails only once the controller has marked the deadline)'
-  if (v.code === 'Stalled') return ' (it only compares counts, so it keeps waiting)'
-  if (v.code === 'Paused') return ' (it keeps waiting while the Deployment is paused)'
+  if (v.code === 'DeadlineExceeded') return 'it fails only once the controller has marked the deadline'
+  if (v.code === 'Stalled') return 'it only compares counts, so it keeps waiting'
+  if (v.code === 'Paused') return 'it keeps waiting while the Deployment is paused'
   return ''
+}
+
+/**
+ * What kubectl rollout status, kstatus and Argo CD answer. When they agree, kstatus's and Argo CD's
+ * words join kubectl's line (explain's first screen stays as short); when they part, a line each and
+ * the sentence that says why.
+ */
+function renderTools(e: Explanation, w: (text: string, first?: string, rest?: string) => string): string[] {
+  const {tools: t} = e
+  const note = kubectlNote(e)
+  const kubectl = `kubectl rollout status would print: ${e.rolloutStatus.message}`
+  if (t.agree) {
+    const others = `kstatus says ${t.kstatus.status}, Argo CD ${t.argocd.status}`
+    return [w(`${kubectl} (${note ? `${note}; ` : ''}${others})`)]
+  }
+  const said = (status: string, message: string) => (message ? `${status} (${message})` : status)
+  return [
+    w(`${kubectl}${note ? ` (${note})` : ''}`),
+    w(`kstatus (Helm 4, Flux) would say: ${said(t.kstatus.status, t.kstatus.message)}`),
+    w(`Argo CD's health check would say: ${said(t.argocd.status, t.argocd.message)}`),
+    w(`They disagree: ${t.disagreement ?? ''}`),
+  ]
 }
 
 /** kubectl get rs's columns and the rollout's; -o wide adds CONTAINERS and SELECTOR, as kubectl's does. */
@@ -308,8 +342,11 @@ function cleanupStep(c: NonNullable<Explanation['pass']['cleanup']>): Step {
 
 function renderStep(s: Step, width: number): string[] {
   const label = `  ${STEP_LABEL[s.step].padEnd(15)} `
-  const out = [wrap(s.outcome, width, label)]
-  if (s.detail) out.push(wrap(s.detail, width, ' '.repeat(label.length)))
+  // A short why goes on the outcome's line when both fit on it.
+  const both = `${label}${s.outcome} — ${s.detail}`
+  const oneLine = s.detail !== '' && !s.shares?.length && visible(both) <= width
+  const out = [oneLine ? both : wrap(s.outcome, width, label)]
+  if (s.detail && !oneLine) out.push(wrap(s.detail, width, ' '.repeat(label.length)))
   for (const share of s.shares ?? []) {
     out.push(
       wrap(
@@ -323,16 +360,74 @@ function renderStep(s: Step, width: number): string[] {
   return out
 }
 
+/** One line per group of identical blockers, naming its first object (-o json lists them all). */
 function renderBlockers(blockers: Blocker[], width: number, style: Style): string[] {
-  return blockers.map((b) => {
-    const code = style(b.hard ? 'red' : 'yellow', b.code)
-    let what = `${b.object.kind === 'Pod' ? 'pod' : b.object.kind} ${b.object.name}`
+  return groupBlockers(blockers).map((g) => {
+    const b = g.first
+    const n = g.members.length
+    const code = style(b.hard ? 'red' : 'yellow', groupCodes(g))
+    const kind = b.object.kind === 'Pod' ? 'pod' : b.object.kind
+    let what =
+      n === 1
+        ? `${kind} ${b.object.name}`
+        : `${n} ${b.object.kind === 'Pod' ? 'pods' : `${b.object.kind}s`} (${b.object.name} and ${n - 1} more)`
     // A pod's name starts with its ReplicaSet's; name the ReplicaSet only when it is not the new one.
     if (b.object.kind === 'Pod' && b.replicaSet && !b.object.name.startsWith(`${b.replicaSet}-`)) {
       what += ` (ReplicaSet ${b.replicaSet})`
     }
     return wrap(`${code} ${what}: ${b.message}`, width, '  ', '    ')
   })
+}
+
+/**
+ * Warning events as kubectl describe prints their age (`4s (x36 over 4m)`), the same message on many
+ * objects once, and the groups about the same objects under one line naming them. The registry's
+ * answer to a failed pull, which the Blockers already print in full, is not printed twice.
+ */
+function renderEvents(
+  events: EventRow[],
+  blockers: Blocker[],
+  nowMs: number,
+  w: (text: string, first?: string, rest?: string) => string,
+): string[] {
+  const shown = groupBlockers(blockers).map((g) => g.first.message)
+  const message = (g: EventGroup) => {
+    const pull = /^(Failed to pull image "[^"]*"): (.+)$/s.exec(g.message)
+    // A short error is cheaper to repeat than to point at.
+    return pull && pull[2]!.length > 40 && shown.some((m) => m.includes(pull[2]!))
+      ? `${pull[1]}: (the error under Blockers)`
+      : g.message
+  }
+  const out: string[] = []
+  for (const groups of bySameObjects(groupEvents(events))) {
+    const {objects} = groups[0]!
+    const [one] = objects
+    const what =
+      objects.length === 1 || one === undefined
+        ? `${one?.kind ?? ''}/${one?.name ?? ''}`
+        : `${objects.length} ${one.kind === 'Pod' ? 'pods' : `${one.kind}s`} (${one.kind}/${one.name} and ${objects.length - 1} more)`
+    if (groups.length === 1) {
+      const g = groups[0]!
+      out.push(w(`${eventInterval(g, nowMs)}  ${g.reason}  ${what}: ${message(g)}`, '  ', '    '))
+    } else {
+      out.push(w(`${what}:`, '  ', '    '))
+      for (const g of groups)
+        out.push(w(`${eventInterval(g, nowMs)}  ${g.reason}  ${message(g)}`, '    ', '      '))
+    }
+  }
+  return out
+}
+
+/** Event groups about the same objects, in the order of the first of each. */
+function bySameObjects(groups: EventGroup[]): EventGroup[][] {
+  const sets = new Map<string, EventGroup[]>()
+  for (const g of groups) {
+    const key = JSON.stringify(g.objects.map((o) => `${o.kind}/${o.name}`).sort())
+    const list = sets.get(key)
+    if (list) list.push(g)
+    else sets.set(key, [g])
+  }
+  return [...sets.values()]
 }
 
 /** Which events explain read, in one sentence. */

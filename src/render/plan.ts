@@ -19,7 +19,7 @@ export interface PlanRenderOptions {
 export async function renderPlanResult(result: PlanResult, options: PlanRenderOptions): Promise<string> {
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
-  for (const item of result.items) blocks.push(await renderItem(item, options))
+  for (const item of result.items) blocks.push(await renderItem(item, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
 }
 
@@ -43,6 +43,9 @@ export function verdictLine(item: PlanItem): string {
   if (!item.exists) return `${who}: created — its first ReplicaSet starts ${item.steps[0]?.to ?? 0} pods`
   switch (item.newReplicaSet) {
     case 'create':
+      if (item.templateChanges.length === 0 && !item.steps.some((s) => s.role === 'old')) {
+        return `${who}: ROLLOUT — the Deployment has no ReplicaSet yet: its first, ${item.steps[0]?.replicaSet ?? ''}, starts ${item.steps.find((s) => s.role === 'new')?.to ?? 0} pods`
+      }
       return `${who}: ROLLOUT — the pod template changes: a new ReplicaSet replaces ${item.steps.find((s) => s.role === 'old')?.replicaSet ?? 'the current pods'}`
     case 'reuse':
       return `${who}: ROLLOUT — back to revision ${item.replicaSet?.revision ?? '?'}: ReplicaSet ${item.replicaSet?.name ?? ''} is scaled up again`
@@ -72,7 +75,11 @@ function podsAfter(timeline: PlanPoint[], atSeconds: number): string {
   return `then ${p.old} old, ${p.new} new${terminating}, ${p.available} available`
 }
 
-async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<string> {
+async function renderItem(
+  item: PlanItem,
+  options: PlanRenderOptions,
+  kubernetesVersion: string,
+): Promise<string> {
   const style = styler(options.color === true)
   const wide = options.format.kind === 'wide'
   const out: string[] = []
@@ -97,7 +104,7 @@ async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<s
       ? `pods ready ${secs(sim.podReadyAfterSeconds)} after creation, the observed median`
       : `pods ready ${secs(sim.podReadyAfterSeconds)} after creation, assumed`
   if (item.steps.length > 0) {
-    out.push(`Steps (simulated; ${timing}):`)
+    out.push(`Steps (simulated as kube-controller-manager ${kubernetesVersion}; ${timing}):`)
     const rows = item.steps.map((s) => [
       `+${secs(s.atSeconds)}`,
       s.replicaSet,
@@ -144,6 +151,9 @@ async function renderItem(item: PlanItem, options: PlanRenderOptions): Promise<s
   return out.join('\n')
 }
 
+/** The chart's most rows: above as many pods, a row stands for several (never one row per pod of 100,000). */
+export const CHART_ROWS = 20
+
 interface ChartOptions {
   width: number
   /** Block characters and colour; otherwise ASCII. */
@@ -157,8 +167,11 @@ interface ChartOptions {
  */
 export function renderChart(points: PlanPoint[], seconds: number, o: ChartOptions): string {
   if (points.length < 2 || seconds <= 0) return ''
-  const height = Math.max(...points.map((p) => p.old + p.new + p.terminating))
-  if (height === 0) return ''
+  const peak = Math.max(...points.map((p) => p.old + p.new + p.terminating))
+  if (peak === 0) return ''
+  // One row per pod up to CHART_ROWS pods, else CHART_ROWS rows of `unit` pods each.
+  const unit = Math.ceil(peak / CHART_ROWS)
+  const height = Math.ceil(peak / unit)
   const cols = o.width
   const at = (t: number): PlanPoint => {
     let last = points[0] as PlanPoint
@@ -172,24 +185,26 @@ export function renderChart(points: PlanPoint[], seconds: number, o: ChartOption
   const glyph = o.fancy
     ? {new: o.style('green', '█'), old: '▒', gone: o.style('dim', '░'), mark: '•'}
     : {new: '#', old: 'o', gone: '.', mark: '*'}
-  const label = String(height).length
+  const label = String(height * unit).length
   const lines: string[] = []
   lines.push(
     `Pods over ${secs(seconds)}: ${glyph.new} new  ${glyph.old} old  ${glyph.gone} terminating  ${glyph.mark} available`,
   )
+  // A row shows what covers at least half of its pods.
+  const rows = (n: number) => Math.round(n / unit)
   for (let row = height; row >= 1; row--) {
     let line = ''
     for (const p of samples) {
       const cell =
-        row <= p.new
+        row <= rows(p.new)
           ? glyph.new
-          : row <= p.new + p.old
+          : row <= rows(p.new + p.old)
             ? glyph.old
-            : row <= p.new + p.old + p.terminating
+            : row <= rows(p.new + p.old + p.terminating)
               ? glyph.gone
               : ' '
       line +=
-        row === p.available
+        row === rows(p.available)
           ? cell === ' '
             ? glyph.mark
             : o.fancy
@@ -197,7 +212,7 @@ export function renderChart(points: PlanPoint[], seconds: number, o: ChartOption
               : glyph.mark
           : cell
     }
-    lines.push(`${String(row).padStart(label)} |${line.trimEnd()}`)
+    lines.push(`${String(row * unit).padStart(label)} |${line.trimEnd()}`)
   }
   lines.push(`${' '.repeat(label)} +${'-'.repeat(cols)}`)
   const end = secs(seconds)

@@ -11,6 +11,7 @@ import {
   podControllerUID,
   replicaSetIndexers,
 } from '../cluster/live/cache/listers.js'
+import {trimPodForController} from '../cluster/live/cache/trim.js'
 import {LiveClient} from '../cluster/live/client.js'
 import {postEvents} from '../cluster/live/events.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
@@ -167,6 +168,7 @@ export class ControllerLoop {
       ...common,
       resource: 'pods',
       indexers: {[POD_CONTROLLER_UID_INDEX]: podControllerUID},
+      transform: trimPodForController,
     })
     this.listers = new InformerListers(this.deployments, this.replicaSets, this.pods)
     this.handlers = new DeploymentEventHandlers({

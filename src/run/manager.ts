@@ -216,18 +216,18 @@ async function startServers(
     opts.probesBind.port === opts.metricsBind.port &&
     opts.probesBind.port !== 0
   if (same && opts.metricsBind) {
-    const s = await serve(opts.metricsBind, [...metricsHandlers, ...probes])
+    const s = await serve(opts.metricsBind, [...metricsHandlers, ...probes], '--metrics-bind-address')
     servers.push(s)
     opts.logger.info('Serving metrics and health probes', {address: s.address})
     return
   }
   if (opts.metricsBind) {
-    const s = await serve(opts.metricsBind, metricsHandlers)
+    const s = await serve(opts.metricsBind, metricsHandlers, '--metrics-bind-address')
     servers.push(s)
     opts.logger.info('Serving metrics', {address: s.address, path: '/metrics'})
   }
   if (opts.probesBind) {
-    const s = await serve(opts.probesBind, probes)
+    const s = await serve(opts.probesBind, probes, '--health-probe-bind-address')
     servers.push(s)
     opts.logger.info('Serving health probes', {address: s.address, paths: '/healthz,/readyz'})
   }

@@ -7,9 +7,10 @@ import {deepEqual} from '../cluster/json.js'
 import {DEFAULT_NAMESPACE, deterministicUid, namespaceOf} from '../cluster/memory.js'
 import type {ClusterObject, World} from '../cluster/world.js'
 import type {Deployment, IntOrString, Pod, ReplicaSet, ReplicaSetStatus} from '../controller/api/types.js'
+import {specReplicas} from '../controller/controller-utils.js'
 import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
-import {deploymentReplicas} from '../controller/util/deployment-util.js'
+import {deploymentReplicas, maxSurge} from '../controller/util/deployment-util.js'
 import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
 import {replicaSetsOf} from '../status/observe.js'
 import {isPodActive, nodeOf, podsOwnedBy} from '../status/pods.js'
@@ -22,7 +23,7 @@ import {
   failFromNow,
   feasibleNodes,
   type KubeletContext,
-  leastLoadedNode,
+  NodeLoad,
   nextPodEventAt,
   type PodPlan,
   type PodTimings,
@@ -33,10 +34,12 @@ import {
 import {quotaRefusal} from './quota.js'
 import {generateName, Random, seedOf} from './random.js'
 import {
+  type ManageDecision,
   type ManageError,
   manageReplicas,
   nextAvailableAt,
   podFromTemplate,
+  rankedForDeletion,
   relatedPodsOf,
   replicaSetStatus,
 } from './replicaset.js'
@@ -77,6 +80,14 @@ export class SimulatedCluster {
   private readonly failingDeployment?: string
   private failuresAssigned = 0
   private readonly plans = new Map<string, PodPlan>()
+  /**
+   * The pods one created pod object stands for: 1 while the pods to model fit in MAX_POD_OBJECTS,
+   * else the size of a cohort of identical pods (same ReplicaSet, created at the same instant),
+   * which move through the model together, so that the work follows the waves, not the pods.
+   */
+  readonly cohort: number
+  /** The size of each pod object standing for more than one pod, by name. */
+  private readonly weights = new Map<string, number>()
   /** The namespace's ResourceQuotas: the API server's admission refuses pods over them. */
   private readonly quotas: ClusterObject[]
 
@@ -104,6 +115,7 @@ export class SimulatedCluster {
     for (const pod of this.pods) {
       this.plans.set(pod.metadata.name ?? '', planForInputPod(pod, options.start, this.timings))
     }
+    this.cohort = cohortSize(this.deployments, this.replicaSets, this.pods.length)
     this.failInputPods(options.start)
   }
 
@@ -133,6 +145,19 @@ export class SimulatedCluster {
     return {actions, events, replicaSetsChanged, podsGone}
   }
 
+  /** How many pods the pod object named `name` stands for (1 but in cohorts). */
+  weightOf(name: string): number {
+    return this.weights.get(name) ?? 1
+  }
+
+  private weight = (pod: Pod): number => this.weightOf(pod.metadata.name ?? '')
+
+  /** `, 500 pods` for a pod object standing for a cohort; empty for one pod. */
+  private many(name: string): string {
+    const w = this.weightOf(name)
+    return w === 1 ? '' : `, ${w} pods`
+  }
+
   /** When the models have something to do next (a pod transition, a pod becoming available). */
   nextEventAt(now: number): number | undefined {
     let next: number | undefined
@@ -150,6 +175,7 @@ export class SimulatedCluster {
   private runKubelet(t: number, actions: SimAction[], events: SimEvent[]): boolean {
     let gone = false
     const next: Pod[] = []
+    const kubelet = this.kubelet()
     for (const pod of this.pods) {
       const name = pod.metadata.name ?? ''
       const plan = this.plans.get(name)
@@ -158,18 +184,19 @@ export class SimulatedCluster {
         next.push(pod)
         continue
       }
-      const r = advancePod(pod, plan, t, this.kubelet(next))
+      const r = advancePod(pod, plan, t, kubelet)
       events.push(...r.events)
       if (r.pod === undefined) {
         gone = true
-        this.plans.delete(name)
         actions.push({
           actor: 'kubelet',
           verb: 'delete',
           resource: 'pods',
           name,
-          summary: 'terminated, removed',
+          summary: `terminated, removed${this.many(name)}`,
         })
+        this.plans.delete(name)
+        this.weights.delete(name)
         continue
       }
       this.plans.set(name, r.plan)
@@ -181,7 +208,7 @@ export class SimulatedCluster {
           resource: 'pods',
           subresource: 'status',
           name,
-          summary: r.notes.join('; '),
+          summary: `${r.notes.join('; ')}${this.many(name)}`,
         })
       }
     }
@@ -189,29 +216,50 @@ export class SimulatedCluster {
     return gone
   }
 
-  /** Scheduling spreads pods: the node with the fewest active pods (input nodes, or three made-up ones). */
-  private kubelet(placed: Pod[]): KubeletContext {
+  /**
+   * Scheduling spreads pods: the node with the fewest active pods (input nodes, or three made-up
+   * ones), counted once per kubelet run, when the first pod is bound, and kept as pods are bound.
+   */
+  private kubelet(): KubeletContext {
+    let load: NodeLoad | undefined
     return {
       timings: this.timings,
-      // `placed` and this.pods overlap while the kubelet walks the list; each pod counts once.
       nodes: this.nodes,
-      pickNode: (pod) => leastLoadedNode(feasibleNodes(pod, this.nodes), [...placed, ...this.pods]),
+      pickNode: (pod) => {
+        load ??= new NodeLoad(this.pods, this.weight)
+        const node = load.pick(feasibleNodes(pod, this.nodes))
+        load.bound(node, this.weight(pod))
+        return node
+      },
     }
   }
 
   // --- the ReplicaSet controller ------------------------------------------------------------------
 
-  /** One sync of every ReplicaSet; true when a ReplicaSet changed (its informer event queues the Deployment). */
+  /**
+   * One sync of every ReplicaSet; true when a ReplicaSet changed (its informer event queues the
+   * Deployment). A sync here creates or deletes every pod the ReplicaSet is short or over, not one
+   * burst of BURST_REPLICAS: upstream syncs again as soon as a burst's writes are seen, which takes
+   * no virtual time, and a step per burst made the steps (and the time) grow with the pods rather
+   * than with the rollout's waves. The victims of a scale-down larger than a burst are ranked once.
+   */
   private runReplicaSetController(t: number, actions: SimAction[], events: SimEvent[]): boolean {
     let changed = false
     const newest = this.newestReplicaSet()
     for (const [i, rs] of this.replicaSets.entries()) {
       const name = rs.metadata.name ?? ''
       const owned = podsOwnedBy(rs, this.pods)
-      const decision = manageReplicas(rs, owned, relatedPodsOf(rs, this.replicaSets, this.pods), t)
+      const related = relatedPodsOf(rs, this.replicaSets, this.pods)
+      const decision =
+        this.cohort === 1
+          ? manageReplicas(rs, owned, related, t, Number.POSITIVE_INFINITY)
+          : this.manageCohorts(rs, owned, related, t)
       let manageError: ManageError | undefined
-      for (let n = 0; n < decision.create; n++) {
-        const pod = this.createPod(rs, t, rs === newest)
+      const batch = this.createBatch(owned, rs === newest)
+      for (let left = decision.create; left > 0; ) {
+        const size = Math.min(left, this.cohort)
+        left -= size
+        const pod = this.createPod(rs, t, batch, size)
         if (typeof pod === 'string') {
           // upstream: RealPodControl.createPods records the refusal; the batch ends with the error.
           actions.push({
@@ -236,7 +284,7 @@ export class SimulatedCluster {
           verb: 'create',
           resource: 'pods',
           name: pod.metadata.name ?? '',
-          summary: 'created (Pending)',
+          summary: `created (Pending)${this.many(pod.metadata.name ?? '')}`,
         })
         events.push({
           type: 'Normal',
@@ -246,25 +294,23 @@ export class SimulatedCluster {
           source: 'replicaset-controller',
         })
       }
+      // The victims' replacements (a terminating pod, or none), applied to the pods in one walk.
+      const replaced = new Map<Pod, Pod | undefined>()
       for (const victim of decision.delete) {
         const podName = victim.metadata.name ?? ''
         const plan = this.plans.get(podName) ?? {stage: 'static' as const, createdAt: t}
         const r = terminatePod(victim, plan, t, this.timings)
-        if (r.pod) {
-          this.plans.set(podName, r.plan)
-          this.pods = this.pods.map((p) => (p === victim ? (r.pod as Pod) : p))
-        } else {
-          this.plans.delete(podName)
-          this.pods = this.pods.filter((p) => p !== victim)
-        }
+        replaced.set(victim, r.pod)
+        if (r.pod) this.plans.set(podName, r.plan)
+        else this.plans.delete(podName)
         actions.push({
           actor: 'replicaset-controller',
           verb: 'delete',
           resource: 'pods',
           name: podName,
           summary: r.pod
-            ? `terminating (was ${describeForDeletion(victim)})`
-            : `deleted at once (was ${describeForDeletion(victim)}, never scheduled)`,
+            ? `terminating (was ${describeForDeletion(victim)})${this.many(podName)}`
+            : `deleted at once (was ${describeForDeletion(victim)}, never scheduled)${this.many(podName)}`,
         })
         events.push({
           type: 'Normal',
@@ -274,9 +320,21 @@ export class SimulatedCluster {
           source: 'replicaset-controller',
         })
       }
+      if (replaced.size > 0) {
+        const kept: Pod[] = []
+        for (const p of this.pods) {
+          if (!replaced.has(p)) kept.push(p)
+          else {
+            const terminating = replaced.get(p)
+            if (terminating) kept.push(terminating)
+            else this.weights.delete(p.metadata.name ?? '')
+          }
+        }
+        this.pods = kept
+      }
       // Pods created with nothing to wait for (readyAfter 0) move on at once.
       if (decision.create > 0) this.runKubelet(t, actions, events)
-      const status = replicaSetStatus(rs, podsOwnedBy(rs, this.pods), t, this.gates, manageError)
+      const status = replicaSetStatus(rs, podsOwnedBy(rs, this.pods), t, this.gates, manageError, this.weight)
       if (!deepEqual(status, rs.status ?? {})) {
         actions.push({
           actor: 'replicaset-controller',
@@ -293,8 +351,70 @@ export class SimulatedCluster {
     return changed
   }
 
+  /**
+   * upstream: manageReplicas, over cohorts: the pods to create, and the pod objects to delete in
+   * upstream's order of preference, the last one split when only part of its cohort goes (the part
+   * that stays keeps the object; the part that goes becomes a new one of the same plan).
+   */
+  private manageCohorts(rs: ReplicaSet, owned: Pod[], related: Pod[], t: number): ManageDecision {
+    const active = owned.filter(isPodActive)
+    const diff = active.reduce((n, p) => n + this.weight(p), 0) - specReplicas(rs)
+    if (diff <= 0) return {create: -diff, delete: []}
+    const victims: Pod[] = []
+    let left = diff
+    for (const pod of rankedForDeletion(active, related, t)) {
+      if (left === 0) break
+      const w = this.weight(pod)
+      if (w <= left) {
+        victims.push(pod)
+        left -= w
+        continue
+      }
+      const part = this.splitCohort(pod, left)
+      victims.push(part)
+      left = 0
+    }
+    return {create: 0, delete: victims}
+  }
+
+  /** A new pod object standing for `size` of the pods of `pod`'s cohort, which keeps the rest. */
+  private splitCohort(pod: Pod, size: number): Pod {
+    const name = pod.metadata.name ?? ''
+    const owner = pod.metadata.generateName ?? `${name}-`
+    let partName = generateName(owner, this.random)
+    while (this.plans.has(partName)) partName = generateName(owner, this.random)
+    const part: Pod = {
+      ...pod,
+      metadata: {...pod.metadata, name: partName, uid: deterministicUid('pods', this.namespace, partName)},
+    }
+    this.weights.set(name, this.weightOf(name) - size)
+    if (size > 1) this.weights.set(partName, size)
+    const plan = this.plans.get(name)
+    if (plan) this.plans.set(partName, {...plan})
+    this.pods.push(part)
+    return part
+  }
+
+  /**
+   * What the pods one sync of `rs` creates share, read once per sync rather than once per pod: the
+   * scheduler's refusal of the template, and how many of the newest ReplicaSet's pods fail.
+   */
+  private createBatch(owned: readonly Pod[], newest: boolean): CreateBatch {
+    // A template the scheduler refused (a pod of the input left Unschedulable) is refused again.
+    const refusal = owned
+      .map((p) => this.plans.get(p.metadata.name ?? '')?.refusal)
+      .find((r) => r !== undefined)
+    const failing =
+      newest && this.failNewPods !== undefined
+        ? owned
+            .filter((p) => isPodActive(p) && this.plans.get(p.metadata.name ?? '')?.failure !== undefined)
+            .reduce((n, p) => n + this.weight(p), 0)
+        : 0
+    return {newest, refusal, failing}
+  }
+
   /** A new pod of `rs`, or the API server's refusal of it (ResourceQuota admission). */
-  private createPod(rs: ReplicaSet, t: number, newest: boolean): Pod | string {
+  private createPod(rs: ReplicaSet, t: number, batch: CreateBatch, size = 1): Pod | string {
     const rsName = rs.metadata.name ?? ''
     let name = generateName(`${rsName}-`, this.random)
     while (this.plans.has(name)) name = generateName(`${rsName}-`, this.random)
@@ -310,16 +430,14 @@ export class SimulatedCluster {
       },
       status: {phase: 'Pending'},
     }
-    const refused = quotaRefusal(pod, this.quotas, this.pods, t)
+    const refused = this.quotas.length > 0 ? quotaRefusal(pod, this.quotas, this.pods, t) : undefined
     if (refused !== undefined) return `pods "${name}" is forbidden: ${refused}`
-    const failure = newest ? this.nextFailure(rs) : undefined
+    const failure = batch.newest ? this.nextFailure(batch, size) : undefined
     const plan = planForNewPod(t, this.timings, failure, pod)
-    // A template the scheduler refused (a pod of the input left Unschedulable) is refused again.
-    const refusal = podsOwnedBy(rs, this.pods)
-      .map((p) => this.plans.get(p.metadata.name ?? '')?.refusal)
-      .find((r) => r !== undefined)
-    this.plans.set(name, refusal !== undefined ? {...plan, refusal} : plan)
-    this.pods = [...this.pods, pod]
+    this.plans.set(name, batch.refusal !== undefined ? {...plan, refusal: batch.refusal} : plan)
+    if (size > 1) this.weights.set(name, size)
+    // The cluster owns this array (world() and update() copy): appending in place keeps a burst linear.
+    this.pods.push(pod)
     return pod
   }
 
@@ -345,13 +463,11 @@ export class SimulatedCluster {
   }
 
   /** The failure of the next pod of the newest ReplicaSet, while fewer than the target are failing. */
-  private nextFailure(rs: ReplicaSet): FailureMode | undefined {
+  private nextFailure(batch: {failing: number}, size = 1): FailureMode | undefined {
     const target = this.failingTarget()
     if (target === 0) return undefined
-    const failing = podsOwnedBy(rs, this.pods).filter(
-      (p) => isPodActive(p) && this.plans.get(p.metadata.name ?? '')?.failure !== undefined,
-    )
-    if (failing.length >= target) return undefined
+    if (batch.failing >= target) return undefined
+    batch.failing += size
     const mode: FailureMode = this.failuresAssigned % 2 === 0 ? 'ImagePullBackOff' : 'CrashLoopBackOff'
     this.failuresAssigned++
     return mode
@@ -361,16 +477,44 @@ export class SimulatedCluster {
   private failInputPods(start: number): void {
     const rs = this.newestReplicaSet()
     if (!rs || this.failNewPods === undefined) return
-    for (const pod of podsOwnedBy(rs, this.pods)) {
+    const owned = podsOwnedBy(rs, this.pods)
+    const batch = this.createBatch(owned, true)
+    for (const pod of owned) {
       const name = pod.metadata.name ?? ''
       const plan = this.plans.get(name)
       if (!plan || plan.failure !== undefined || (plan.stage !== 'unscheduled' && plan.stage !== 'creating'))
         continue
-      const failure = this.nextFailure(rs)
+      const failure = this.nextFailure(batch)
       if (!failure) return
       this.plans.set(name, failFromNow(plan, failure, start))
     }
   }
+}
+
+/** What the pods created by one sync of a ReplicaSet share (see createBatch). */
+interface CreateBatch {
+  newest: boolean
+  refusal: string | undefined
+  /** The newest ReplicaSet's active pods the model keeps failing, counted as they are created. */
+  failing: number
+}
+
+/** Pod objects beyond which the simulator models pods in cohorts rather than one by one. */
+export const MAX_POD_OBJECTS = 1000
+
+/**
+ * The cohort size that keeps the pod objects of a simulation near MAX_POD_OBJECTS: 1 (every pod
+ * its own object) unless the namespace's Deployments and ReplicaSets ask for more pods than that.
+ */
+export function cohortSize(
+  deployments: readonly Deployment[],
+  replicaSets: readonly ReplicaSet[],
+  pods: number,
+): number {
+  let want = pods
+  for (const d of deployments) want += deploymentReplicas(d) + maxSurge(d)
+  for (const rs of replicaSets) want += specReplicas(rs)
+  return Math.max(1, Math.ceil(want / MAX_POD_OBJECTS))
 }
 
 function describeForDeletion(pod: Pod): string {

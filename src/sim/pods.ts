@@ -207,18 +207,39 @@ function scheduleAfter(timings: PodTimings): number {
  * (the first such node on a tie). Each pod is counted once, by name.
  */
 export function leastLoadedNode(nodes: readonly string[], pods: Iterable<Pod>): string {
-  const load = new Map(nodes.map((n) => [n, 0]))
-  const seen = new Set<string>()
-  for (const p of pods) {
-    const name = p.metadata.name ?? ''
-    if (seen.has(name)) continue
-    seen.add(name)
-    const node = nodeOf(p)
-    if (node !== '' && isPodActive(p) && load.has(node)) load.set(node, (load.get(node) ?? 0) + 1)
+  return new NodeLoad(pods).pick(nodes)
+}
+
+/**
+ * The active pods per node, kept as pods are bound, so that placing n pods costs n lookups rather
+ * than n walks over every pod (which made a rollout of 10,000 pods take minutes).
+ */
+export class NodeLoad {
+  private readonly load = new Map<string, number>()
+
+  /** Counts the active bound pods of `pods`, each once by name (`weight`: how many pods it stands for). */
+  constructor(pods: Iterable<Pod>, weight: (pod: Pod) => number = () => 1) {
+    const seen = new Set<string>()
+    for (const p of pods) {
+      const name = p.metadata.name ?? ''
+      if (seen.has(name)) continue
+      seen.add(name)
+      const node = nodeOf(p)
+      if (node !== '' && isPodActive(p)) this.load.set(node, (this.load.get(node) ?? 0) + weight(p))
+    }
   }
-  let best = nodes[0] ?? 'node-1'
-  for (const n of nodes) if ((load.get(n) ?? 0) < (load.get(best) ?? 0)) best = n
-  return best
+
+  /** The node of `nodes` with the fewest active pods (the first such node on a tie). */
+  pick(nodes: readonly string[]): string {
+    let best = nodes[0] ?? 'node-1'
+    for (const n of nodes) if ((this.load.get(n) ?? 0) < (this.load.get(best) ?? 0)) best = n
+    return best
+  }
+
+  /** A pod (or `count` of them) was bound to `node`. */
+  bound(node: string, count = 1): void {
+    this.load.set(node, (this.load.get(node) ?? 0) + count)
+  }
 }
 
 function crashBackoff(restarts: number): number {

@@ -117,6 +117,11 @@ export function deletesBefore(a: Pod, rankA: number, b: Pod, rankB: number, now:
  */
 export function getPodsToDelete(filteredPods: Pod[], relatedPods: Pod[], diff: number, now: number): Pod[] {
   if (diff >= filteredPods.length) return filteredPods.slice(0, diff)
+  return rankedForDeletion(filteredPods, relatedPods, now).slice(0, diff)
+}
+
+/** Every pod of `filteredPods`, in getPodsToDelete's order of preference. */
+export function rankedForDeletion(filteredPods: Pod[], relatedPods: Pod[], now: number): Pod[] {
   const onNode = new Map<string, number>()
   for (const pod of relatedPods) {
     if (!isPodActive(pod)) continue
@@ -131,7 +136,7 @@ export function getPodsToDelete(filteredPods: Pod[], relatedPods: Pod[], diff: n
         ? 1
         : 0,
   )
-  return ranked.slice(0, diff).map((r) => r.pod)
+  return ranked.map((r) => r.pod)
 }
 
 export interface ManageDecision {
@@ -141,18 +146,21 @@ export interface ManageDecision {
   delete: Pod[]
 }
 
-/** upstream: manageReplicas — what one sync of the ReplicaSet does to its pods. */
+/**
+ * upstream: manageReplicas — what one sync of the ReplicaSet does to its pods, at most `burst`
+ * creations or deletions.
+ */
 export function manageReplicas(
   rs: ReplicaSet,
   ownedPods: Pod[],
   relatedPods: Pod[],
   now: number,
+  burst = BURST_REPLICAS,
 ): ManageDecision {
   const active = ownedPods.filter(isPodActive)
   const diff = active.length - specReplicas(rs)
-  if (diff < 0) return {create: Math.min(-diff, BURST_REPLICAS), delete: []}
-  if (diff > 0)
-    return {create: 0, delete: getPodsToDelete(active, relatedPods, Math.min(diff, BURST_REPLICAS), now)}
+  if (diff < 0) return {create: Math.min(-diff, burst), delete: []}
+  if (diff > 0) return {create: 0, delete: getPodsToDelete(active, relatedPods, Math.min(diff, burst), now)}
   return {create: 0, delete: []}
 }
 
@@ -181,17 +189,21 @@ export function calculateStatus(
   now: number,
   gates: FeatureGates,
   manageError?: ManageError,
+  weight: (pod: Pod) => number = () => 1,
 ): ReplicaSetStatus {
   const active = ownedPods.filter(isPodActive)
   const minReady = rs.spec.minReadySeconds ?? 0
   let fullyLabeledReplicas = 0
   let readyReplicas = 0
   let availableReplicas = 0
+  let activeReplicas = 0
   for (const pod of active) {
-    if (fullyLabeled(rs, pod)) fullyLabeledReplicas++
+    const w = weight(pod)
+    activeReplicas += w
+    if (fullyLabeled(rs, pod)) fullyLabeledReplicas += w
     if (isPodReady(pod)) {
-      readyReplicas++
-      if (isPodAvailable(pod, minReady, now)) availableReplicas++
+      readyReplicas += w
+      if (isPodAvailable(pod, minReady, now)) availableReplicas += w
     }
   }
   const {
@@ -206,7 +218,7 @@ export function calculateStatus(
   let conditions: ReplicaSetCondition[] = [...(oldConditions ?? [])]
   const failure = conditions.find((c) => c.type === 'ReplicaFailure')
   if (manageError && !failure) {
-    const diff = active.length - specReplicas(rs)
+    const diff = activeReplicas - specReplicas(rs)
     const reason = diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : ''
     conditions.push({
       type: 'ReplicaFailure',
@@ -218,12 +230,12 @@ export function calculateStatus(
   } else if (!manageError && failure) {
     conditions = conditions.filter((c) => c.type !== 'ReplicaFailure')
   }
-  const status: ReplicaSetStatus = {...rest, replicas: active.length}
+  const status: ReplicaSetStatus = {...rest, replicas: activeReplicas}
   if (fullyLabeledReplicas) status.fullyLabeledReplicas = fullyLabeledReplicas
   if (readyReplicas) status.readyReplicas = readyReplicas
   if (availableReplicas) status.availableReplicas = availableReplicas
   if (gates.enabled('DeploymentReplicaSetTerminatingReplicas')) {
-    status.terminatingReplicas = ownedPods.filter(isPodTerminating).length
+    status.terminatingReplicas = ownedPods.filter(isPodTerminating).reduce((n, p) => n + weight(p), 0)
   }
   if (conditions.length > 0) status.conditions = conditions
   return status
@@ -260,8 +272,9 @@ export function replicaSetStatus(
   now: number,
   gates: FeatureGates,
   manageError?: ManageError,
+  weight?: (pod: Pod) => number,
 ): ReplicaSetStatus {
-  const computed = calculateStatus(rs, ownedPods, now, gates, manageError)
+  const computed = calculateStatus(rs, ownedPods, now, gates, manageError, weight)
   return statusToWrite(rs, computed) ?? rs.status ?? computed
 }
 

@@ -6,6 +6,7 @@
 // deliver it at once), runs the models, then one controller pass when the Deployment's key is
 // queued, and records what changed. Deterministic: no real clock, no I/O, a seeded generator.
 
+import {SYNTHETIC_CREATION_TIMESTAMP} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, MemoryStore} from '../cluster/memory.js'
 import {newestTimestamp, type World} from '../cluster/world.js'
 import type {Deployment, IntOrString} from '../controller/api/types.js'
@@ -17,7 +18,7 @@ import type {Requeue} from '../pass/result.js'
 import {syncOne} from '../pass/run.js'
 import {observeRollout, type RolloutState} from '../status/index.js'
 import {type Observation, observe, replicaSetsOf} from '../status/observe.js'
-import {podsOwnedBy} from '../status/pods.js'
+import {podCount, podsOwnedBy} from '../status/pods.js'
 import type {SimAction, SimEvent} from '../status/update.js'
 import {SimulatedCluster} from './cluster.js'
 import {DEFAULT_TIMINGS, type PodTimings} from './pods.js'
@@ -120,12 +121,32 @@ export class SimulationError extends Error {}
 
 /**
  * The moment a snapshot was taken, as well as the files tell: the newest timestamp among the
- * namespace's objects (creations, condition updates, container starts and ends). Undefined when
- * they carry none. The simulation starts there unless told otherwise, so that the progress
- * deadline in the files means what it meant when they were written.
+ * namespace's objects (creations, condition updates, container starts and ends), and no earlier
+ * than the status it shows: a ReplicaSet that counts N pods available was read at least
+ * minReadySeconds after its N-th pod became Ready. Undefined when the files carry no timestamp (the
+ * loader's made-up creation time is none). The simulation starts there unless told otherwise, so
+ * that the progress deadline in the files means what it meant when they were written.
  */
 export function snapshotTime(world: World, namespace: string): number | undefined {
-  return newestTimestamp(world, namespace)
+  let newest = newestTimestamp(world, namespace)
+  if (newest === undefined || newest === Date.parse(SYNTHETIC_CREATION_TIMESTAMP)) return undefined
+  for (const rs of world.replicaSets) {
+    if ((rs.metadata.namespace || DEFAULT_NAMESPACE) !== namespace) continue
+    const minReady = rs.spec.minReadySeconds ?? 0
+    const available = rs.status?.availableReplicas ?? 0
+    if (minReady <= 0 || available <= 0) continue
+    const ready = podsOwnedBy(rs, world.pods)
+      .filter((p) => !p.metadata.deletionTimestamp)
+      .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True'))
+      .map((c) => (c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : Number.NaN))
+      .filter((t) => Number.isFinite(t))
+      .sort((a, b) => a - b)
+    const nth = ready[Math.min(available, ready.length) - 1]
+    // upstream IsPodAvailable: Ready for minReadySeconds strictly before now; timestamps have whole
+    // seconds, so the first whole second after.
+    if (nth !== undefined) newest = Math.max(newest, Math.floor((nth + minReady * 1000) / 1000) * 1000 + 1000)
+  }
+  return newest
 }
 
 /** `N` or `P%` (as --fail-new-pods takes it); throws SimulationError otherwise. */
@@ -340,6 +361,7 @@ export class Simulator {
         replicaSets: this.cluster.replicaSets,
         pods: this.cluster.pods,
         others: this.cluster.deployments.filter((o) => o !== d),
+        immutable: true,
       },
       {now: this.t, gates: this.gates},
     )
@@ -347,10 +369,12 @@ export class Simulator {
   }
 
   private track(o: Observation): void {
-    const pods = o.replicaSets.reduce((n, rs) => n + rs.pods.length, 0)
+    const pods = o.replicaSets.reduce((n, rs) => n + podCount(rs.pods), 0)
     const available = o.replicaSets.reduce((n, rs) => n + rs.available, 0)
     this.peakPods = Math.max(this.peakPods, pods)
-    this.minAvailable = Math.min(this.minAvailable, available)
+    // The input as loaded is no moment of the rollout: its statuses are the files', not yet what the
+    // controllers make of them at the clock's start.
+    if (this.step > 0) this.minAvailable = Math.min(this.minAvailable, available)
   }
 
   private checkEnd(o: Observation): void {
@@ -361,7 +385,15 @@ export class Simulator {
   private observation(): Observation {
     const d = this.deployment()
     if (!d) throw new SimulationError(`deployments.apps "${this.name}" was deleted during the simulation`)
-    return observe(d, this.cluster.replicaSets, this.cluster.pods, this.t)
+    const o = observe(d, this.cluster.replicaSets, this.cluster.pods, this.t)
+    if (this.cluster.cohort === 1) return o
+    for (const rs of o.replicaSets) {
+      rs.pods = rs.pods.map((p) => {
+        const count = this.cluster.weightOf(p.name)
+        return count === 1 ? p : {...p, count}
+      })
+    }
+    return o
   }
 
   private deployment(): Deployment | undefined {

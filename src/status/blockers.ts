@@ -281,6 +281,33 @@ function failedCreateEvent(info: ReplicaSetInfo, ctx: RolloutContext): Blocker |
   )
 }
 
+/** The ResourceQuota an admission refusal names (`exceeded quota: NAME, requested: ...`), or null. */
+export function quotaNamed(message: string): string | null {
+  return /exceeded quota: ([^,\s]+)/.exec(message)?.[1] ?? null
+}
+
+/**
+ * The Deployment's own ReplicaFailure condition, for input that lacks its new ReplicaSet (a posted
+ * `kubectl get deploy -o yaml`): the controller copies the ReplicaSet's condition there (upstream:
+ * calculateStatus with getReplicaFailures), so it still says why pods are not created, and which
+ * ResourceQuota refuses them.
+ */
+export function deploymentReplicaFailure(ctx: RolloutContext): Blocker | undefined {
+  const c = ctx.d.status?.conditions?.find((x) => x.type === 'ReplicaFailure' && x.status === 'True')
+  if (!c) return undefined
+  const text = `${c.reason ?? 'ReplicaFailure'}${c.message ? `: ${c.message}` : ''}`
+  const quota = quotaNamed(c.message ?? '')
+  const where = quota
+    ? ` (ResourceQuota ${quota}: kubectl describe resourcequota ${quota} -n ${ctx.namespace})`
+    : ''
+  return blocker(
+    'ReplicaFailure',
+    {kind: 'Deployment', name: ctx.name},
+    `its status says its ReplicaSet cannot create pods: ${text}${where}`,
+    {since: c.lastTransitionTime ?? null},
+  )
+}
+
 const activePod = (p: Pod) => !isTerminal(p)
 
 export function explainBlockers(ctx: RolloutContext): Blocker[] {
@@ -293,6 +320,9 @@ export function explainBlockers(ctx: RolloutContext): Blocker[] {
     if (failure) out.push(failure)
     const rsName = newInfo.rs.metadata.name ?? ''
     for (const pod of sortPods(newInfo.pods)) out.push(...podBlockers(pod, rsName, minReady, now))
+  } else {
+    const failure = deploymentReplicaFailure(ctx)
+    if (failure) out.push(failure)
   }
   for (const info of view.all.filter((i) => i.role === 'old')) {
     const failure = replicaFailure(info)
@@ -373,6 +403,13 @@ function eventMessage(e: KubeEvent): string {
   return e.note ?? e.message ?? ''
 }
 
+/** When the event was first seen (eventTime, else firstTimestamp, as kubectl describe reads it). */
+function eventFirstTime(e: KubeEvent): string | null {
+  const t = e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp ?? null
+  const ms = parseTime(t)
+  return ms === undefined ? t : formatTime(ms)
+}
+
 /** When the event was last seen, as RFC 3339 in whole seconds (MicroTime's fraction dropped). */
 function eventTime(e: KubeEvent): string | null {
   const t =
@@ -426,13 +463,22 @@ export function newestEventTime(events: readonly KubeEvent[]): string | null {
 export function warningEvents(ctx: RolloutContext): EventRow[] | null {
   if (!ctx.events) return null
   const relevant = concerningEvents(ctx).filter((e) => e.type === 'Warning')
-  const rows = relevant.map((e) => ({
+  return newestFirst(relevant.map(eventRow))
+}
+
+/** An event as explain lists it (core/v1 and events.k8s.io/v1 alike). */
+export function eventRow(e: KubeEvent): EventRow {
+  return {
     type: e.type ?? '',
     reason: e.reason ?? '',
     message: eventMessage(e),
     object: {kind: eventObject(e).kind ?? '', name: eventObject(e).name ?? ''},
     count: e.series?.count ?? e.count ?? 1,
+    firstSeen: eventFirstTime(e),
     lastSeen: eventTime(e),
-  }))
+  }
+}
+
+export function newestFirst(rows: EventRow[]): EventRow[] {
   return rows.sort((a, b) => (parseTime(b.lastSeen) ?? 0) - (parseTime(a.lastSeen) ?? 0))
 }

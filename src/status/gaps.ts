@@ -42,14 +42,27 @@ export function inputGaps(d: Deployment, replicaSets: readonly ReplicaSet[], pod
   const name = `deployment ${namespace}/${d.metadata.name ?? ''}`
   const rev = parseInt64(d.metadata.annotations?.[RevisionAnnotation] ?? '') ?? 0n
   const statusReplicas = d.status?.replicas ?? 0
-  if (replicaSets.length === 0 && (rev > 1n || statusReplicas > 0)) {
+  const named = namedReplicaSet(d)
+  const lacksNamed = named !== null && !replicaSets.some((rs) => rs.metadata.name === named.name)
+  if (replicaSets.length === 0 && (rev > 1n || statusReplicas > 0 || lacksNamed)) {
     const said: string[] = []
     if (rev > 0n) said.push(`is at revision ${rev}`)
     if (statusReplicas > 0) said.push(`its status counts ${plural(statusReplicas, 'replica')}`)
+    if (said.length === 0) said.push('has a status')
+    const names = named && lacksNamed ? ` (its status names ${named.name}: ${named.condition})` : ''
     return [
       {
         code: 'MissingReplicaSets',
-        message: `The input is incomplete: ${name} ${said.join(' and ')}, but the input holds none of its ReplicaSets, so a pass over it would start the rollout over (a new ReplicaSet, revision 1) and every count below is about the objects given, not the cluster.`,
+        message: `The input is incomplete: ${name} ${said.join(' and ')}, but the input holds none of its ReplicaSets${names}, so a pass over it would start the rollout over (a new ReplicaSet, revision 1) and every count below is about the objects given, not the cluster.`,
+        command,
+      },
+    ]
+  }
+  if (named && lacksNamed) {
+    return [
+      {
+        code: 'MissingReplicaSets',
+        message: `The input is incomplete: the status of ${name} names ReplicaSet ${named.name} (${named.condition}), which the input lacks, so the pass and every count below are about the objects given, not the cluster.`,
         command,
       },
     ]
@@ -65,6 +78,19 @@ export function inputGaps(d: Deployment, replicaSets: readonly ReplicaSet[], pod
     ]
   }
   return []
+}
+
+/**
+ * The ReplicaSet the Deployment's Progressing condition names: the controller writes its new
+ * ReplicaSet's name there (upstream: `Created new replica set %q`, `Found new replica set %q` in
+ * getNewReplicaSet; `ReplicaSet %q is progressing.`, `... has successfully progressed.`, `... has
+ * timed out progressing.` in syncRolloutStatus via ReplicaSetToDeploymentCondition's messages).
+ */
+export function namedReplicaSet(d: Deployment): {name: string; condition: string} | null {
+  const c = d.status?.conditions?.find((x) => x.type === 'Progressing')
+  const m = /^(?:Created new replica set|Found new replica set|ReplicaSet) "([^"]+)"/.exec(c?.message ?? '')
+  if (!m) return null
+  return {name: m[1]!, condition: `Progressing ${c?.status ?? ''} ${c?.reason ?? ''}`.trim()}
 }
 
 /**

@@ -20,6 +20,7 @@ import {type ControllerHints, type ControllerSigns, noControllerSigns} from './n
 import {explainProgress} from './progress.js'
 import {replicaSetView, scaledReplicaSets} from './replicasets.js'
 import {rolloutStatus} from './rollout-status.js'
+import {type ToolVerdicts, toolVerdicts} from './tools.js'
 import type {Blocker, KubeEvent, ProgressClock, RolloutStatus, Verdict} from './types.js'
 import {explainVerdict} from './verdict.js'
 
@@ -28,6 +29,8 @@ export interface RolloutState {
   verdict: Verdict
   /** What `kubectl rollout status` prints for the Deployment as given. */
   rolloutStatus: RolloutStatus
+  /** What kubectl rollout status, kstatus and Argo CD answer for the Deployment as given, side by side. */
+  tools: ToolVerdicts
   /** kubectl's done, and no old pod still terminating (`rollout watch --settled`). */
   settled: boolean
   progress: ProgressClock
@@ -114,15 +117,24 @@ export function stateOf(ctx: RolloutContext): RolloutState {
       ? {
           code: 'IncompleteInput',
           reason: gap.code,
-          message: `${gap.message} Get a complete snapshot: ${gap.command}`,
+          message: `${gap.message}${statusSays(blockers)} Get a complete snapshot: ${gap.command}`,
         }
       : explainVerdict(ctx, blockers, progress, scaledReplicaSets(ctx)),
     rolloutStatus: kubectl,
+    tools: toolVerdicts(ctx.d, kubectl),
     settled: kubectl.done && !oldTerminating,
     progress,
     blockers,
     noController: noControllerSigns(ctx.d, ctx.now, ctx.hints) ?? null,
   }
+}
+
+/** What the Deployment's own status says of the missing ReplicaSet's failure, as a sentence. */
+function statusSays(blockers: Blocker[]): string {
+  const b = blockers.find((x) => x.object.kind === 'Deployment' && x.code === 'ReplicaFailure')
+  return b
+    ? ` Its status says that ReplicaSet cannot create pods: ${b.message.replace(/^its status says its ReplicaSet cannot create pods: /, '')}.`
+    : ''
 }
 
 export interface RolloutObjects {
@@ -132,6 +144,11 @@ export interface RolloutObjects {
   pods: readonly Pod[]
   /** The namespace's other Deployments, for overlapping selectors; none when unknown. */
   others?: readonly Deployment[]
+  /**
+   * The caller never mutates these objects (a simulator replaces them): the pass reads them as
+   * they are instead of copies, which costs a copy of every pod at each observation otherwise.
+   */
+  immutable?: boolean
 }
 
 /**
@@ -143,10 +160,11 @@ export async function observeRollout(
   options: ObserveOptions & {gates: FeatureGates & {values: Record<string, boolean>}},
 ): Promise<{state: RolloutState; context: RolloutContext}> {
   const d = objects.deployment
+  const copy = <T>(o: T): T => (objects.immutable ? o : structuredClone(o))
   const world: World = {
-    deployments: [d, ...(objects.others ?? [])].map((o) => structuredClone(o)),
-    replicaSets: objects.replicaSets.map((r) => structuredClone(r)),
-    pods: objects.pods.map((p) => structuredClone(p)),
+    deployments: [d, ...(objects.others ?? [])].map(copy),
+    replicaSets: objects.replicaSets.map(copy),
+    pods: objects.pods.map(copy),
     sources: new WeakMap(),
   }
   const store = new MemoryStore(world, {now: () => options.now})

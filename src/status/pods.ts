@@ -30,6 +30,18 @@ export interface PodSummary {
   available: boolean
   restarts: number
   node?: string
+  /**
+   * How many identical pods this one stands for: the simulator models pods in cohorts above
+   * MAX_POD_OBJECTS (sim/cluster.ts). Absent for one pod; count with podCount().
+   */
+  count?: number
+}
+
+/** How many pods the summaries stand for. */
+export function podCount(pods: readonly PodSummary[]): number {
+  let n = 0
+  for (const p of pods) n += p.count ?? 1
+  return n
 }
 
 // upstream: podutil.IsPodReady

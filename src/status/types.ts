@@ -49,6 +49,7 @@ export const PROGRESSING_REASONS = [
   'ScalingDown',
   'OldPodsTerminating',
   'OldReplicasPending',
+  'ExtraPodsPending',
   'PodsStarting',
   'PodsNotReady',
   'MinReadySeconds',
@@ -219,5 +220,7 @@ export interface EventRow {
   message: string
   object: {kind: string; name: string}
   count: number
+  /** When it was first seen (eventTime or firstTimestamp). */
+  firstSeen: string | null
   lastSeen: string | null
 }

@@ -90,4 +90,6 @@ export interface WatchSummary {
   peakPods: number
   minAvailable: number
   deadlineExceeded: boolean
+  /** The Kubernetes minor the simulation acted as ("v1.35"). */
+  kubernetesVersion?: string
 }

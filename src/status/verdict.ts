@@ -346,6 +346,16 @@ function progressingReason(
       sentence: `Waiting for ${plural(old, 'old replica')} to go: ${which.join(', ')} still ${which.length === 1 ? 'reports' : 'report'} pods in its status.`,
     }
   }
+  // Scaled down: the new ReplicaSet already wants fewer, but still counts the pods its controller
+  // has yet to delete (kstatus's "Pending termination"; kubectl rollout status already says done).
+  const newRS = view.newRS
+  const excess = (newRS?.status?.replicas ?? 0) - (newRS?.spec?.replicas ?? 0)
+  if (newRS && old === 0 && excess > 0) {
+    return {
+      code: 'ExtraPodsPending',
+      sentence: `${newRS.metadata.name} still reports ${plural(newRS.status?.replicas ?? 0, 'pod')} for its ${plural(newRS.spec?.replicas ?? 0, 'replica')}: waiting for the ReplicaSet controller to remove ${excess}.`,
+    }
+  }
   if ((d.metadata.generation ?? 0) > (d.status?.observedGeneration ?? 0)) {
     return {
       code: 'SpecChangeNotObserved',

@@ -254,6 +254,14 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
     )
   }
 
+  type Labeled = {metadata: {labels?: Record<string, string>}}
+  const selected = {
+    d: undefined as Deployment | undefined,
+    key: undefined as string | undefined,
+    mine: (_o: Labeled): boolean => false,
+    replicaSets: new Map<string, ReplicaSet>(),
+    pods: new Map<string, Pod>(),
+  }
   const changes = timeline.changes
   for (let i = 0; i < changes.length; i++) {
     const c = changes[i] as TimelineChange
@@ -270,8 +278,25 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
     const {before} = world.apply(c)
     const d = world.deployments.get(name) ?? d0
     if (!d) continue
-    const selector = safeSelector(d)
-    const mine = (o: {metadata: {labels?: Record<string, string>}}) => selector.matches(o.metadata.labels)
+    if (d !== selected.d) {
+      // The Deployment's own objects, kept as changes come: rebuilt only when its selector changes.
+      const key = JSON.stringify(d.spec.selector ?? null)
+      if (key !== selected.key) {
+        const sel = safeSelector(d)
+        selected.mine = (o) => sel.matches(o.metadata.labels)
+        selected.key = key
+        selected.replicaSets = new Map([...world.replicaSets].filter(([, rs]) => selected.mine(rs)))
+        selected.pods = new Map([...world.pods].filter(([, p]) => selected.mine(p)))
+      }
+      selected.d = d
+    }
+    const mine = selected.mine
+    if (c.kind === 'ReplicaSet' || c.kind === 'Pod') {
+      const own = (c.kind === 'ReplicaSet' ? selected.replicaSets : selected.pods) as Map<string, unknown>
+      const objectName = (c.object.metadata as {name: string}).name
+      if (c.type !== 'DELETED' && mine(c.object as never)) own.set(objectName, c.object)
+      else own.delete(objectName)
+    }
     let relevant = c.kind === 'Deployment' ? (c.object.metadata as {name?: string}).name === name : false
     if (c.kind === 'ReplicaSet' || c.kind === 'Pod') relevant = mine(c.object as never)
     if (c.kind === 'Event') {
@@ -330,8 +355,8 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
     }
 
     // The world after this change: the state the view shows, and the port's pass on it.
-    const replicaSets = [...world.replicaSets.values()].filter(mine)
-    const pods = [...world.pods.values()].filter(mine)
+    const replicaSets = [...selected.replicaSets.values()]
+    const pods = [...selected.pods.values()]
     const now = c.time
     const generation = d.metadata.generation ?? 0
     if (generation > (d.status?.observedGeneration ?? 0)) {

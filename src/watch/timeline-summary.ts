@@ -30,7 +30,7 @@ export interface RolloutSummary {
   message: string
   /** The first pod of the new ReplicaSet created in the rollout to be ready. */
   firstNewPodReady: {pod: string; time: string; afterSeconds: number} | null
-  /** The longest stretch with no progress (updated, new available and old pods all unchanged). */
+  /** The longest stretch with no progress (updated, new available and old pods all unchanged), of 0.1s or more. */
   longestStall: {
     from: string
     to: string
@@ -53,7 +53,7 @@ export interface RolloutSummary {
     /** When the recording saw it marked (fired only). */
     markedAt: string | null
   }
-  /** The pods that blocked it longest, longest first (at most 3). */
+  /** The pods that blocked it longest (0.1s or more), longest first (at most 3). */
   blockedLongest: {pod: string; seconds: number; code: string}[]
 }
 
@@ -240,7 +240,7 @@ function summarize(
     message,
     firstNewPodReady: firstReady,
     longestStall:
-      longest && longest.to > longest.from
+      longest && longest.to - longest.from >= 100
         ? {
             from: iso(longest.from),
             to: iso(longest.to),
@@ -258,10 +258,16 @@ function summarize(
     peakPodsWithTerminating: peakAll,
     deadline: {
       fired: fired !== undefined,
-      at: fired !== undefined ? (deadlineBefore ?? iso(fired)) : deadlineAt,
+      at:
+        fired !== undefined
+          ? (deadlineBefore ?? iso(fired))
+          : longest && longest.to - longest.from >= 100
+            ? deadlineAt
+            : null,
       markedAt: fired === undefined ? null : iso(fired),
     },
     blockedLongest: [...blockedMs.entries()]
+      .filter(([, v]) => v.ms >= 100)
       .sort((a, b) => b[1].ms - a[1].ms || a[0].localeCompare(b[0]))
       .slice(0, 3)
       .map(([pod, v]) => ({pod, seconds: secs(v.ms), code: v.code})),

@@ -99,8 +99,8 @@ describe('test API server with client-node', () => {
 
   it('serves discovery and the namespaces that always exist', async () => {
     const version = JSON.parse((await raw(server, '/version')).text) as Obj
-    expect(version).toMatchObject({major: '1', minor: '32'})
-    expect(String(version.gitVersion)).toMatch(/^v1\.32\./)
+    expect(version).toMatchObject({major: '1', minor: '36'})
+    expect(String(version.gitVersion)).toMatch(/^v1\.36\./)
     const apis = JSON.parse((await raw(server, '/apis/apps/v1')).text) as {resources: Obj[]}
     const names = apis.resources.map((r) => r.name)
     expect(names).toEqual(

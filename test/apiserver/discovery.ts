@@ -7,16 +7,31 @@ import {createHash} from 'node:crypto'
 import {groupVersion, type ResourceDef} from './resources.js'
 import type {Obj} from './util.js'
 
+/** /version by default: a v1.36 server (the controller's default minor when it asks the server). */
 export const SERVER_VERSION = {
   major: '1',
-  minor: '32',
-  gitVersion: 'v1.32.4',
+  minor: '36',
+  gitVersion: 'v1.36.3',
   gitCommit: '59526cd4867447956156ae3a602fcbac10a2c335',
   gitTreeState: 'clean',
   buildDate: '2025-04-22T15:59:26Z',
   goVersion: 'go1.23.6',
   compiler: 'gc',
   platform: 'linux/amd64',
+}
+
+/**
+ * /version of a server of another release (--kube-version): "1.35" or a whole gitVersion such as
+ * "v1.35.2" or "v1.30.0-gke.1".
+ */
+export function serverVersion(kubeVersion: string | undefined): typeof SERVER_VERSION {
+  if (kubeVersion === undefined) return SERVER_VERSION
+  const m = /^v?(\d+)\.(\d+)(\.\d+)?(.*)$/.exec(kubeVersion.trim())
+  if (!m)
+    throw new Error(
+      `--kube-version: expected MAJOR.MINOR or a gitVersion, got ${JSON.stringify(kubeVersion)}`,
+    )
+  return {...SERVER_VERSION, major: m[1]!, minor: m[2]!, gitVersion: `v${m[1]}.${m[2]}${m[3] ?? '.0'}${m[4]}`}
 }
 
 // Every document is made from `defs`, the kinds one server serves (kinds.ts): a CRD's kinds appear

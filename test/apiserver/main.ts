@@ -1,8 +1,13 @@
-// `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--tls] [--require-token T] [--log]
-//  [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
+// `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]]
+//  [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
+// --generate serves a synthetic cluster of N Deployments with their ReplicaSets and pods (about 14
+// objects per Deployment), written by ../shared/bench/gen-cluster.mjs, the generator the benchmarks use.
 // Starts the test API server, prints `listening on URL` and `kubeconfig: PATH`, runs until SIGINT/SIGTERM.
 
-import {readFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {existsSync, readFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {parseAllDocuments} from 'yaml'
 import {parseDuration} from '../../src/util/duration.js'
 import {startApiServer} from './server.js'
@@ -10,7 +15,7 @@ import type {SimulateOptions} from './simulate.js'
 
 function usage(msg: string): never {
   process.stderr.write(
-    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--tls] [--require-token T] [--log] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
+    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]] [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
   )
   process.exit(2)
 }
@@ -26,14 +31,49 @@ function load(file: string): unknown[] {
   return out
 }
 
+/** The objects of a synthetic cluster of `deployments` Deployments (a kind: List's items). */
+function generate(deployments: number, namespaces: number | undefined, seed: number | undefined): unknown[] {
+  const here = dirname(fileURLToPath(import.meta.url))
+  // Beside the project, as bench/ finds it (a worktree elsewhere finds it under /work).
+  const candidates = [
+    join(here, '..', '..', '..', 'shared', 'bench', 'gen-cluster.mjs'),
+    '/work/shared/bench/gen-cluster.mjs',
+  ]
+  const generator = candidates.find(existsSync)
+  if (!generator) usage(`--generate needs ${candidates[0]} (the shared benchmark generator)`)
+  const r = spawnSync(
+    process.execPath,
+    [
+      generator,
+      '--deployments',
+      String(deployments),
+      ...(namespaces === undefined ? [] : ['--namespaces', String(namespaces)]),
+      ...(seed === undefined ? [] : ['--seed', String(seed)]),
+      '--now',
+      new Date().toISOString(),
+    ],
+    {maxBuffer: 2 ** 31 - 1, stdio: ['ignore', 'pipe', 'inherit']},
+  )
+  if (r.status !== 0) usage(`--generate: the generator exited ${r.status}`)
+  return (JSON.parse(r.stdout.toString('utf8')) as {items: unknown[]}).items
+}
+
 const args = process.argv.slice(2)
 let port = 0
 let host = '127.0.0.1'
 let tls = false
 let requireToken: string | undefined
 let logRequests = false
+let kubeVersion: string | undefined
 let simulate = false
 const simulation: SimulateOptions = {}
+let generated: {deployments: number; namespaces?: number; seed?: number} | undefined
+const count = (flag: string, v: string, min: number): number => {
+  const n = Number(v)
+  if (!Number.isSafeInteger(n) || n < min)
+    usage(`${flag}: want a whole number of at least ${min}, got "${v}"`)
+  return n
+}
 const objects: unknown[] = []
 const duration = (flag: string, v: string): number => {
   const ms = parseDuration(v)
@@ -59,6 +99,15 @@ for (let i = 0; i < args.length; i++) {
     case '--load':
       objects.push(...load(value()))
       break
+    case '--generate':
+      generated = {...generated, deployments: count(flag, value(), 1)}
+      break
+    case '--namespaces':
+      generated = {deployments: 0, ...generated, namespaces: count(flag, value(), 1)}
+      break
+    case '--seed':
+      generated = {deployments: 0, ...generated, seed: count(flag, value(), 0)}
+      break
     case '--tls':
       tls = true
       break
@@ -67,6 +116,9 @@ for (let i = 0; i < args.length; i++) {
       break
     case '--log':
       logRequests = true
+      break
+    case '--kube-version':
+      kubeVersion = value()
       break
     case '--simulate':
       simulate = true
@@ -86,9 +138,14 @@ for (let i = 0; i < args.length; i++) {
   }
 }
 
+if (generated) {
+  if (generated.deployments === 0) usage('--namespaces and --seed need --generate N')
+  objects.push(...generate(generated.deployments, generated.namespaces, generated.seed))
+}
 if (!simulate && Object.keys(simulation).length > 0)
   usage('--pod-ready-after and --terminate-after need --simulate')
 const server = await startApiServer({
+  kubeVersion,
   port,
   host,
   tls,

@@ -25,7 +25,7 @@ import {
   openAPIV2Proto,
   openAPIV3Doc,
   openAPIV3Index,
-  SERVER_VERSION,
+  serverVersion,
 } from './discovery.js'
 import {
   ApiError,
@@ -139,6 +139,8 @@ export interface ApiServerOptions {
   requireToken?: string
   /** The token written into the kubeconfig (default: requireToken, else `test-token`). */
   token?: string
+  /** The release /version reports: "1.35" or a gitVersion such as "v1.35.2" (default v1.36.3). */
+  kubeVersion?: string
   /** How many changes the watch window keeps (default 10000). */
   historyLimit?: number
   /** BOOKMARK interval on watches that allow them (default 1000 ms). */
@@ -507,7 +509,7 @@ class ApiServerImpl {
   private dispatch(ctx: Ctx, r: Route) {
     switch (r.type) {
       case 'version':
-        return this.send(ctx, 200, SERVER_VERSION)
+        return this.send(ctx, 200, serverVersion(this.opts.kubeVersion))
       case 'health':
         ctx.res.writeHead(200, {'Content-Type': 'text/plain; charset=utf-8'})
         ctx.res.end('ok')

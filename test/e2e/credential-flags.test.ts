@@ -115,8 +115,14 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     expect(existsSync(join(dir, 'plugin-ran'))).toBe(true)
   })
 
-  it('over plain http (kubectl proxy) no credential is sent, as kubectl sends none', async () => {
-    expectSynced(await run(sync('-s', plainServer.url, `--token=${TOKEN}`, '--as', 'jane'), NO_KUBECONFIG))
+  it('over plain http (kubectl proxy) no credential is sent, as kubectl sends none, and that is said once (issue 28)', async () => {
+    const r = await run(sync('-s', plainServer.url, `--token=${TOKEN}`, '--as', 'jane'), NO_KUBECONFIG)
+    expect(r.stderr).toBe(
+      `Warning: --token was not sent: the server ${plainServer.url.replace(/\/$/, '')} is plain HTTP, and credentials go only over HTTPS (as kubectl does)\n`,
+    )
+    expect(r.stdout).toBe('deployment.apps/web\n')
+    expect(r.code).toBe(0)
+    expectNoCredential(r)
     const sent = plainServer.requests.filter((q) => q.impersonate?.user === 'jane')
     expect(sent.length).toBeGreaterThan(0)
     expect(sent.map((q) => q.authorization)).toEqual(sent.map(() => undefined))

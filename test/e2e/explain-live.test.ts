@@ -115,7 +115,7 @@ describe('explain on a live cluster', () => {
     })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(
-      'Warning events\n  3 of the 4 events read from the cluster concern this Deployment, its ReplicaSets or their pods (2\n  Warning, the newest at 2026-11-29T09:59:50Z).\n  2026-11-29T09:59:50Z  BackOff  Pod/api-6f64564f4d-blwqh: Back-off pulling image\n',
+      'Warning events\n  3 of the 4 events read from the cluster concern this Deployment, its ReplicaSets or their pods (2\n  Warning, the newest at 2026-11-29T09:59:50Z).\n  Pod/api-6f64564f4d-blwqh:\n    10s  BackOff  Back-off pulling image "registry.example.com/api:v2.1-typo"\n    30s  Failed  Failed to pull image "registry.example.com/api:v2.1-typo": not found\n',
     )
   })
 })

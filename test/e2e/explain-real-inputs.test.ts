@@ -201,7 +201,7 @@ describe('events from files', () => {
     ])
     const text = cli(['explain', 'api', '-f', STUCK, '-f', EVENTS, '-n', 'demo', ...NOW])
     expect(text.stdout.replace(/\s+/g, ' ')).toContain(
-      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 2026-11-29T09:59:50Z BackOff Pod/api-6f64564f4d-4wgmn (x40): Back-off pulling image',
+      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 10s (x40 over 11m) BackOff Pod/api-6f64564f4d-4wgmn: Back-off pulling image',
     )
     // Without Events in the files, explain says nothing about events (null), as before.
     const none = JSON.parse(cli(['explain', 'api', '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json']).stdout)
@@ -360,7 +360,9 @@ describe('a relative clock', () => {
       '--max-time',
       '1m',
     ])
-    expect(watched.stderr).toBe(note('+1m', '2026-11-29T09:49:02Z', 'after'))
+    expect(watched.stderr).toBe(
+      `${note('+1m', '2026-11-29T09:49:02Z', 'after')}rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "api" on a virtual clock (--live waits for it on the cluster instead)\n`,
+    )
     expect(watched.stdout.split('\n')[0]).toMatch(/^api \[09:49:02 \+0s\] /)
   })
 
@@ -376,18 +378,59 @@ describe('a relative clock', () => {
 describe('a fleet gate: explain -A --summary --fail-on', () => {
   const MULTI = ['-f', 'examples/multi.yaml', '-A', ...NOW]
 
+  it('-o wide adds what kubectl rollout status, kstatus and Argo CD say; JSON has them in .tools', () => {
+    const SCALE_DOWN = 'examples/scale-down.yaml'
+    const at = ['-n', 'demo', '--now', '2026-11-29T10:00:00Z']
+    const wide = (file: string) =>
+      cli(['explain', '--summary', '-f', file, ...at, '-o', 'wide', '--no-headers'])
+    expect(
+      cli(['explain', '--summary', '-f', 'examples/paused-complete.yaml', ...at, '-o', 'wide']).stdout,
+    ).toBe(
+      [
+        'DEPLOYMENT   VERDICT   READY   UPDATED   AVAILABLE   DEADLINE   TOOLS    KUBECTL   KSTATUS      ARGOCD',
+        'demo/web     Paused    3/3     3         3           paused     differ   Done      InProgress   Suspended',
+        '',
+      ].join('\n'),
+    )
+    expect(wide(SCALE_DOWN).stdout).toMatch(
+      /^demo\/web +Progressing \(ExtraPodsPending\) .* differ +Done +InProgress +Healthy\n$/,
+    )
+    expect(wide('examples/deadline-exceeded.yaml').stdout).toMatch(
+      /^demo\/api +DeadlineExceeded .* agree +Error +Failed +Degraded\n$/,
+    )
+    const json = cli(['explain', '--summary', '-f', SCALE_DOWN, ...at, '-o', 'json'])
+    const item = (JSON.parse(json.stdout) as {items: Array<{tools: Record<string, unknown>}>}).items[0]!
+    expect(item.tools).toMatchObject({
+      kubectl: {status: 'Done'},
+      kstatus: {status: 'InProgress', reason: 'ExtraPods', message: 'Pending termination: 2'},
+      argocd: {status: 'Healthy', message: ''},
+      agree: false,
+    })
+    expect(
+      cli([
+        'explain',
+        '--summary',
+        '-f',
+        SCALE_DOWN,
+        ...at,
+        '-o',
+        'jsonpath={.items[0].tools.kstatus.status}',
+      ]).stdout,
+    ).toBe('InProgress')
+  })
+
   it('one line per Deployment; --fail-on stuck,deadline exits 1 naming the matches', () => {
     const r = cli(['explain', '--summary', ...MULTI, '--fail-on', 'stuck,deadline'])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe(
       [
-        'DEPLOYMENT        VERDICT                               READY   UPDATED   AVAILABLE   DEADLINE',
-        'demo/api          Progressing (PodsNotReady)            3/3     1         3           in 9m41s (2026-11-29T10:09:41Z)',
-        'demo/web          Complete (RolloutComplete)            2/2     2         2           -',
-        'shop/cart-cache   Complete (RolloutComplete)            1/1     1         1           -',
-        'shop/checkout     DeadlineExceeded (CrashLoopBackOff)   2/2     1         2           exceeded',
-        'shop/frontend     Complete (RolloutComplete)            3/3     3         3           -',
-        'shop/reports      Complete (RolloutComplete)            0/0     0         0           -',
+        'DEPLOYMENT        VERDICT                               READY   UPDATED   AVAILABLE   DEADLINE                          TOOLS',
+        'demo/api          Progressing (PodsNotReady)            3/3     1         3           in 9m41s (2026-11-29T10:09:41Z)   agree',
+        'demo/web          Complete (RolloutComplete)            2/2     2         2           -                                 agree',
+        'shop/cart-cache   Complete (RolloutComplete)            1/1     1         1           -                                 agree',
+        'shop/checkout     DeadlineExceeded (CrashLoopBackOff)   2/2     1         2           exceeded                          agree',
+        'shop/frontend     Complete (RolloutComplete)            3/3     3         3           -                                 agree',
+        'shop/reports      Complete (RolloutComplete)            0/0     0         0           -                                 agree',
         '',
       ].join('\n'),
     )
@@ -497,5 +540,86 @@ describe('a fleet gate: explain -A --summary --fail-on', () => {
       )
       expect(overlaps[0]?.message).toContain(' and 34 more.')
     }
+  })
+})
+
+// Issue 25 item 9: a Deployment's YAML as people post it in issues, without its ReplicaSets. Its own
+// status names the new ReplicaSet and carries the ReplicaSet's ReplicaFailure (the controller copies
+// it): explain says the input is incomplete and still names the quota that refuses the pods.
+describe('snapshots people post', () => {
+  const explain = (file: string, namespace: string, now: string) => {
+    const args = ['explain', '-f', join('test/fixtures/posted', file), '-n', namespace, '--now', now]
+    const json = cli([...args, '-o', 'json'])
+    expect(json.code).toBe(0)
+    const text = cli(args, {env: {NO_COLOR: '1', COLUMNS: '100'}})
+    expect(text.code).toBe(0)
+    return {e: (JSON.parse(json.stdout) as ExplainResult).items[0]!, text: text.stdout.replace(/\s+/g, ' ')}
+  }
+
+  it('kuberay#639: ReplicaFailure FailedCreate exceeded quota, the ReplicaSet its status names missing', () => {
+    const {e, text} = explain('kuberay-639-quota.yaml', 'default', '2022-10-18T03:17:02Z')
+    expect(e.verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingReplicaSets'})
+    expect(e.verdict.message).toContain(
+      'its status names nginx-deployment-79499496f5: Progressing True NewReplicaSetCreated',
+    )
+    expect(e.verdict.message).toContain('exceeded quota: quota,')
+    expect(e.verdict.message).toContain(
+      '(ResourceQuota quota: kubectl describe resourcequota quota -n default)',
+    )
+    expect(e.blockers).toEqual([
+      expect.objectContaining({
+        code: 'ReplicaFailure',
+        hard: true,
+        object: {kind: 'Deployment', name: 'nginx-deployment'},
+      }),
+    ])
+    expect(text).toContain('Verdict: IncompleteInput (MissingReplicaSets)')
+    expect(text).toContain(
+      'ReplicaFailure Deployment nginx-deployment: its status says its ReplicaSet cannot create pods: FailedCreate: pods "nginx-deployment-79499496f5-ndzdk" is forbidden: exceeded quota: quota,',
+    )
+  })
+
+  it('statusbay#124: the same with the progress deadline passed still names the quota', () => {
+    const {e, text} = explain('statusbay-124-quota-deadline.yaml', 'pe', '2020-02-24T21:50:00Z')
+    expect(e.verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingReplicaSets'})
+    expect(e.verdict.message).toContain(
+      'its status names statusbay-ui-58775bb447: Progressing False ProgressDeadlineExceeded',
+    )
+    expect(e.verdict.message).toContain('exceeded quota: pe-quota,')
+    expect(e.rolloutStatus).toMatchObject({error: true})
+    expect(e.blockers.map((b) => [b.code, b.object.kind])).toEqual([['ReplicaFailure', 'Deployment']])
+    expect(text).toContain('(ResourceQuota pe-quota: kubectl describe resourcequota pe-quota -n pe)')
+  })
+
+  it('a ReplicaSet the status names but the input lacks is IncompleteInput even when others are given', () => {
+    const list = parse(readFileSync(join(ROOT, STUCK), 'utf8')) as {items: Obj[]}
+    const items = list.items.filter((o) => !(o.kind === 'ReplicaSet' && o.metadata.name === 'api-6f64564f4d'))
+    const dir = tempFiles({'slice.yaml': stringify({apiVersion: 'v1', kind: 'List', items})})
+    const r = cli(['explain', 'api', '-f', join(dir, 'slice.yaml'), '-n', 'demo', ...NOW, '-o', 'json'])
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
+    expect(e.verdict).toMatchObject({code: 'IncompleteInput', reason: 'MissingReplicaSets'})
+    expect(e.verdict.message).toContain(
+      'the status of deployment demo/api names ReplicaSet api-6f64564f4d (Progressing True ReplicaSetUpdated), which the input lacks',
+    )
+  })
+
+  it('a manifest without status: the status step says this pass starts the progress clock', () => {
+    const r = cli([
+      'explain',
+      '-f',
+      'examples/new-deployment.yaml',
+      '-n',
+      'demo',
+      '--now',
+      '2026-11-29T10:00:01Z',
+      '-o',
+      'json',
+    ])
+    const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
+    const status = e.pass.steps.find((s) => s.step === 'status')
+    expect(status?.outcome).toBe('starts the progress clock')
+    expect(status?.detail).not.toContain('Nothing moved since the status was written')
+    expect(status?.detail).toContain('This pass writes Progressing=True, NewReplicaSetCreated')
+    expect(e.next.actions.filter((a) => a.subresource === 'status').length).toBeGreaterThan(0)
   })
 })

@@ -12,16 +12,19 @@ import {cli, ROOT, tempFiles} from './helpers.js'
 /** Each example with the selection and clock of its scenario (see examples/README.md). */
 const EXAMPLES: Record<string, string[]> = {
   'autoscaler-rollout': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
+  'bad-image-12': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'deadline-exceeded': ['-n', 'demo', '--now', '2026-11-29T10:10:00Z'],
   'hand-written': ['--now', '2026-11-29T10:00:00Z'],
   'history-limit': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   multi: ['-A', '--now', '2026-11-29T10:00:00Z'],
   'new-deployment': ['-n', 'demo', '--now', '2026-11-29T10:00:01Z'],
   paused: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
+  'paused-complete': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'quota-exceeded': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   recreate: ['-n', 'demo', '--now', '2026-11-29T10:01:15Z'],
   rollback: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'rolling-update': ['-n', 'demo', '--now', '2026-11-29T10:00:10Z'],
+  'scale-down': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'scale-mid-rollout': ['-n', 'demo', '--now', '2026-11-29T10:00:25Z'],
   steady: ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
   'stuck-image-pull': ['-n', 'demo', '--now', '2026-11-29T10:00:00Z'],
@@ -195,6 +198,53 @@ describe('explain -o json on the examples', () => {
     expect(e.next.actions).toEqual([])
   })
 
+  it('paused-complete: kubectl done, kstatus InProgress, Argo CD Suspended, each saying why', () => {
+    const e = one('paused-complete')
+    expect(e.verdict).toMatchObject({code: 'Paused', reason: 'Paused'})
+    expect(e.tools).toEqual({
+      kubectl: {status: 'Done', message: 'deployment "web" successfully rolled out', outcome: 'done'},
+      kstatus: {
+        status: 'InProgress',
+        reason: 'ReplicaSetNotAvailable',
+        message: 'ReplicaSet not Available',
+        outcome: 'waiting',
+      },
+      argocd: {status: 'Suspended', message: 'Deployment is paused', outcome: 'suspended'},
+      agree: false,
+      disagreement: expect.stringContaining('Argo CD says Suspended, as it does for every paused Deployment'),
+    })
+    expect(e.tools.disagreement).toContain('it is Unknown/DeploymentPaused')
+  })
+
+  it('scale-down: kubectl and Argo CD done, kstatus waits for the extra pods to go', () => {
+    const e = one('scale-down')
+    expect(e.verdict).toMatchObject({code: 'Progressing', reason: 'ExtraPodsPending'})
+    expect([e.tools.kubectl.status, e.tools.kstatus.status, e.tools.argocd.status]).toEqual([
+      'Done',
+      'InProgress',
+      'Healthy',
+    ])
+    expect(e.tools.kstatus).toMatchObject({reason: 'ExtraPods', message: 'Pending termination: 2'})
+    expect(e.tools.disagreement).toContain('kstatus says InProgress (Pending termination: 2) because')
+  })
+
+  it('the three tools agree on every other example', () => {
+    const split = ['paused', 'paused-complete', 'scale-down']
+    for (const example of Object.keys(EXAMPLES).filter((x) => !split.includes(x))) {
+      for (const e of explainJson(example).items) {
+        expect(e.tools.agree, `${example}: ${e.tools.disagreement}`).toBe(true)
+        expect(e.tools.disagreement).toBeNull()
+      }
+    }
+    // paused mid-change: kubectl and kstatus wait, Argo CD says Suspended.
+    expect(one('paused').tools).toMatchObject({
+      kubectl: {outcome: 'waiting'},
+      kstatus: {status: 'InProgress', reason: 'LessUpdated'},
+      argocd: {status: 'Suspended'},
+      agree: false,
+    })
+  })
+
   it('recreate: waits for the terminating old pod; the skipped deadline check spins', () => {
     const e = one('recreate')
     expect(e.verdict).toMatchObject({code: 'Progressing', reason: 'OldPodsTerminating'})
@@ -304,6 +354,31 @@ describe('explain text output', () => {
       expect(r.stdout).not.toContain('\u001b[')
     })
   }
+
+  // Issue 25 item 4: twelve pods in the same state are one blocker, and their 36 Warning events
+  // are grouped as kubectl describe counts repeats (`2s (x168 over 3m55s)`); -o json keeps them all.
+  it('groups the blockers and events of 12 pods that cannot pull their image', () => {
+    const args = ['explain', 'web', '-f', 'examples/bad-image-12.yaml', ...(EXAMPLES['bad-image-12'] ?? [])]
+    const text = cli(args, {env: TEXT_ENV})
+    expect(text.code).toBe(0)
+    const lines = text.stdout.trimEnd().split('\n')
+    // 60, and one more for the line that says kstatus and Argo CD agree with kubectl (issue 26).
+    expect(lines.length).toBeLessThanOrEqual(61)
+    const blockers = lines.slice(lines.indexOf('Blockers') + 1, lines.indexOf('Warning events') - 1)
+    expect(blockers[0]).toMatch(
+      /^ {2}ImagePullBackOff\/ErrImagePull 12 pods \(web-754cf8b797-7fkzd and 11 more\): /,
+    )
+    expect(blockers.filter((l) => /^ {2}\S/.test(l))).toHaveLength(1)
+    expect(text.stdout).toContain('2s (x168 over 3m55s)  Failed  Error: ImagePullBackOff')
+    expect(text.stdout).toContain('12 pods (Pod/web-754cf8b797-mz3dv and 11 more):')
+
+    const e = one('bad-image-12')
+    expect(e.blockers).toHaveLength(12)
+    expect(new Set(e.blockers.map((b) => b.object.name)).size).toBe(12)
+    expect(e.events).toHaveLength(36)
+    expect(e.events?.every((ev) => ev.type === 'Warning')).toBe(true)
+    expect(e.events?.reduce((n, ev) => n + ev.count, 0)).toBe(12 * (5 + 5 + 14))
+  })
 
   it('wraps to COLUMNS', () => {
     const r = cli(

@@ -5,17 +5,16 @@
 // still converge. The server records who made every write; a replay of those records against the
 // Lease's holders proves that no replica wrote while another held the Lease.
 
-import {type ChildProcess, execFile, spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {ReplicaSet} from '../../src/controller/api/types.js'
 import {Random} from '../../src/sim/random.js'
 import {type ApiServer, startApiServer, type WriteRecord} from '../apiserver/index.js'
-import {BIN, ROOT, type RunResult} from './helpers.js'
+import {BIN, eventually, KUBECTL, kubectlAsync as kubectl, ROOT, type RunResult} from './helpers.js'
 
-const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 const kubectlIt = KUBECTL ? it : it.skip
 const LEASE = {durationMs: 4000, renewMs: 3000, retryMs: 1000}
 const TIMINGS = [
@@ -47,33 +46,6 @@ async function serve(): Promise<ApiServer> {
 
 function envOf(server: ApiServer): NodeJS.ProcessEnv {
   return {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-'))}
-}
-
-async function eventually<T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await probe()
-    if (v !== undefined && v !== false) return v
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-function kubectl(env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(
-      KUBECTL as string,
-      args,
-      {env: {...process.env, ...env}, timeout: 90_000},
-      (err, stdout, stderr) => {
-        resolve({code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr})
-      },
-    )
-  })
 }
 
 interface LogLine {

@@ -74,7 +74,9 @@ describe("the files' namespaces without -n", () => {
       expect(r.stdout.split('\n')[0], args.join(' ')).toBe('deployment.apps/web')
     }
     const watch = cli(['rollout', 'watch', 'web', '-f', STEADY, '--line-mode'], {env})
-    expect(watch.stderr).toBe('')
+    expect(watch.stderr).toBe(
+      'rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "web" on a virtual clock (--live waits for it on the cluster instead)\n',
+    )
     expect(watch.stdout).toContain('deployment "web" successfully rolled out')
     expect(watch.code).toBe(0)
   })
@@ -90,8 +92,11 @@ describe("the files' namespaces without -n", () => {
       },
     )
     expect(keys(one.stdout)).toEqual(['green/web'])
-    // rollout watch follows one Deployment: a name in two namespaces asks for -n.
-    const watch = cli(['rollout', 'watch', 'web', '-f', path('two-webs.yaml'), '--line-mode'], {env})
+    // A simulation follows one Deployment: a name in two namespaces asks for -n. (Without
+    // --simulate, manifests are waited for on the cluster: both.)
+    const watch = cli(['rollout', 'watch', 'web', '-f', path('two-webs.yaml'), '--simulate', '--line-mode'], {
+      env,
+    })
     expect(watch.stderr).toBe(
       'error: the files hold deployment web in namespaces blue, green: choose one with -n\n',
     )

@@ -1,6 +1,6 @@
 // Runs the BUILT command line (node bin/run.cjs) as a user would; `npm test` builds first.
 
-import {type ChildProcess, execFileSync, spawn, spawnSync} from 'node:child_process'
+import {type ChildProcess, execFile, execFileSync, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -166,4 +166,106 @@ export function cliAsync(
   options: {input?: string; env?: NodeJS.ProcessEnv; killAfterMs?: number} = {},
 ): Promise<RunResult & {signal: NodeJS.Signals | null}> {
   return startCli(args, {...options, input: options.input ?? ''}).done
+}
+
+/** The built CLI in the background, stopped by a signal at the end of the test. */
+export class RunProcess {
+  private readonly child: ChildProcess
+  stderr = ''
+  stdout = ''
+  readonly exited: Promise<RunResult>
+
+  constructor(args: string[], env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, [BIN, 'run', ...args], {
+      cwd: ROOT,
+      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...env},
+    })
+    this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      this.stdout += c
+    })
+    this.child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      this.stderr += c
+    })
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 120_000)
+    this.exited = new Promise((resolve, reject) => {
+      this.child.on('error', reject)
+      this.child.on('close', (code) => {
+        clearTimeout(killer)
+        resolve({code, stdout: this.stdout, stderr: this.stderr})
+      })
+    })
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<RunResult> {
+    this.child.kill(signal)
+    return this.exited
+  }
+
+  /** Resolves once the caches have synced and the workers run. */
+  async started(): Promise<void> {
+    await waitFor(
+      () => this.stderr.includes('caches synced') || this.child.exitCode !== null,
+      30_000,
+      'run to start',
+    )
+    if (!this.stderr.includes('caches synced')) throw new Error(`run did not start:\n${this.stderr}`)
+  }
+}
+
+/** Polls `probe` every 50 ms until it gives a value; throws after `timeoutMs` (run.test.ts's order of arguments). */
+export function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
+  return eventually(probe, what, timeoutMs)
+}
+
+/** The real kubectl: the google-cloud-sdk's 1.32 where installed, else the one on /usr/bin. */
+export const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
+
+/** The real kubectl, asynchronously (a test API server may answer from this process). */
+export function kubectlAsync(env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunResult> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      KUBECTL as string,
+      args,
+      {env: {...process.env, ...env}, timeout: 90_000},
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
+        resolvePromise({code, stdout, stderr})
+      },
+    )
+  })
+}
+
+/** Polls `probe` every 50 ms until it gives a value; throws after `ms`. */
+export async function eventually<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined && v !== false) return v
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/**
+ * A kubeconfig with one context per entry, each named as its key, to a server at `url` with a bearer
+ * token (the test API servers': `{url: s.url, token: s.token}`); the first is the current context.
+ * For commands that cover several clusters (--context repeated, --all-contexts).
+ */
+export function multiContextKubeconfig(contexts: Record<string, {url: string; token: string}>): string {
+  const names = Object.keys(contexts)
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: names.map((n) => ({
+      name: n,
+      cluster: {server: contexts[n]!.url, 'insecure-skip-tls-verify': true},
+    })),
+    users: names.map((n) => ({name: n, user: {token: contexts[n]!.token}})),
+    contexts: names.map((n) => ({name: n, context: {cluster: n, user: n, namespace: 'default'}})),
+    'current-context': names[0],
+  })
 }

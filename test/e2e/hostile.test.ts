@@ -357,9 +357,15 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
   let env: NodeJS.ProcessEnv
   beforeAll(async () => {
     server = await startApiServer({
-      objects: ['a-number', 'an-item-number', 'an-item-without-spec', 'a-bad-watch-event'].map((namespace) =>
-        deployment({namespace}),
-      ),
+      objects: [
+        'a-number',
+        'an-item-number',
+        'an-item-without-spec',
+        'a-bad-watch-event',
+        'replicas-three',
+        'replicas-negative',
+        'a-deployment-list',
+      ].map((namespace) => deployment({namespace})),
       faults: [
         {namespace: 'a-number', verb: 'list', resource: 'deployments', body: 42, times: Infinity},
         {
@@ -374,6 +380,29 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
           verb: 'list',
           resource: 'deployments',
           body: {items: [{metadata: {name: 'web', namespace: 'an-item-without-spec'}}]},
+          times: Infinity,
+        },
+        // issue 28: garbage a real API server never stores is an error naming the object and field.
+        ...(['replicas-three', 'replicas-negative'] as const).map((namespace) => {
+          const d = deployment({namespace, defaulted: true})
+          const replicas: unknown = namespace === 'replicas-three' ? 'three' : -4
+          return {
+            namespace,
+            verb: 'list' as const,
+            resource: 'deployments',
+            body: {
+              kind: 'DeploymentList',
+              apiVersion: 'apps/v1',
+              items: [{...d, spec: {...d.spec, replicas}}],
+            },
+            times: Infinity,
+          }
+        }),
+        {
+          namespace: 'a-deployment-list',
+          verb: 'list',
+          resource: 'replicasets',
+          body: {kind: 'DeploymentList', apiVersion: 'apps/v1', metadata: {}, items: []},
           times: Infinity,
         },
         {
@@ -405,9 +434,29 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
     )
     expect(item.code).toBe(1)
     expect(noSpec.stderr).toBe(
-      "error: the server's answer to GET /apis/apps/v1/namespaces/an-item-without-spec/deployments is not a list of deployments: items[0].spec: Required value\n",
+      'error: the server\'s answer to GET /apis/apps/v1/namespaces/an-item-without-spec/deployments holds deployments.apps "web" in namespace "an-item-without-spec", which no API server stores: spec: Required value\n',
     )
     expect(noSpec.code).toBe(1)
+  })
+
+  it('a served Deployment with replicas "three" or -4, a DeploymentList for ReplicaSets: exit 1 naming object and field (issue 28)', async () => {
+    const [three, negative, list] = await Promise.all(
+      ['replicas-three', 'replicas-negative', 'a-deployment-list'].map((ns) =>
+        cli(['dry-run', 'sync', '-n', ns], env),
+      ),
+    )
+    expect(three.stderr).toBe(
+      'error: the server\'s answer to GET /apis/apps/v1/namespaces/replicas-three/deployments holds deployments.apps "web" in namespace "replicas-three", which no API server stores: spec.replicas: Invalid value: "three": expected an integer\n',
+    )
+    expect(three.code).toBe(1)
+    expect(negative.stderr).toBe(
+      'error: the server\'s answer to GET /apis/apps/v1/namespaces/replicas-negative/deployments holds deployments.apps "web" in namespace "replicas-negative", which no API server stores: spec.replicas: Invalid value: -4: must be greater than or equal to 0\n',
+    )
+    expect(negative.code).toBe(1)
+    expect(list.stderr).toBe(
+      "error: the server's answer to GET /apis/apps/v1/namespaces/a-deployment-list/replicasets is not a list of replicasets: it is a DeploymentList of apps/v1, not a ReplicaSetList of apps/v1\n",
+    )
+    expect(list.code).toBe(1)
   })
 
   it('a watch event that is not an object of its kind: a warning, the watch starts over, no stack trace', async () => {

@@ -51,9 +51,11 @@ describe('reading a cluster', () => {
       result.items[0]!.actions.map((a) => `${a.verb} ${a.resource}${a.subresource ? '/status' : ''}`),
     ).toEqual(['create replicasets', 'update deployments/status', 'update deployments/status'])
     expect(writesOf(server)).toEqual([])
+    // /version: the Kubernetes minor to act as (issue 29), as kubectl version asks it.
     expect(server.requests.map((q) => q.path).sort()).toEqual([
       '/apis/apps/v1/namespaces/default/deployments',
       '/apis/apps/v1/namespaces/default/replicasets',
+      '/version',
     ])
   })
 
@@ -109,7 +111,8 @@ describe('paging and request counts', () => {
     expect(lists.filter((q) => q.path.endsWith('/deployments'))).toHaveLength(2)
     expect(lists.filter((q) => q.path.endsWith('/replicasets'))).toHaveLength(1)
     expect(lists.filter((q) => q.path.endsWith('/pods'))).toHaveLength(0)
-    expect(lists.length).toBe(3)
+    expect(lists.filter((q) => q.path === '/version')).toHaveLength(1)
+    expect(lists.length).toBe(4)
   })
 
   it('lists pods only when a Recreate Deployment needs them', async () => {
@@ -121,6 +124,7 @@ describe('paging and request counts', () => {
       '/api/v1/namespaces/default/pods',
       '/apis/apps/v1/namespaces/default/deployments',
       '/apis/apps/v1/namespaces/default/replicasets',
+      '/version',
     ])
   })
 })

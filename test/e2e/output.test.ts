@@ -40,7 +40,12 @@ describe('-o name', () => {
   ]
   it.each(cases)('$name', ({given, want}) => {
     const r = cli(given)
-    expect(r.stderr).toBe('')
+    // rollout watch says on stderr that it simulates the snapshot.
+    expect(r.stderr).toBe(
+      given[0] === 'rollout'
+        ? 'rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "web" on a virtual clock (--live waits for it on the cluster instead)\n'
+        : '',
+    )
     expect(r.code).toBe(0)
     expect(r.stdout).toEqual(want)
   })
@@ -114,7 +119,12 @@ describe('-o jsonpath=TEMPLATE', () => {
   ]
   it.each(cases)('$name', ({given, want}) => {
     const r = cli(given)
-    expect(r.stderr).toBe('')
+    // rollout watch says on stderr that it simulates the snapshot.
+    expect(r.stderr).toBe(
+      given[0] === 'rollout'
+        ? 'rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "web" on a virtual clock (--live waits for it on the cluster instead)\n'
+        : '',
+    )
     expect(r.stdout).toEqual(want)
   })
 

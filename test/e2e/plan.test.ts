@@ -4,7 +4,11 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
+import {parse, stringify} from 'yaml'
 import {cli, ROOT, tempFiles} from './helpers.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: test access to nested YAML
+type Any = any
 
 interface Item {
   deployment: {namespace: string; name: string}
@@ -59,6 +63,21 @@ describe('plan, offline', () => {
     // Each pod of the example took 5 s from creation to Ready.
     expect(item?.simulation.podReadyAfterSeconds).toBe(5)
     expect(item?.minAvailable).toBe(3)
+  })
+
+  it('answers on 2147483647 replicas (issue 28: it ran 9 minutes into 1.6 GB)', () => {
+    const dir = tempFiles({
+      'huge.yaml': steadyWithImage('nginx:1.28').replace('replicas: 3\n', 'replicas: 2147483647\n'),
+    })
+    dirs.push(dir)
+    const {code, doc} = plan(['-f', join(dir, 'huge.yaml'), '--current', 'examples/steady.yaml'])
+    expect(code).toBe(1)
+    const [item] = doc.items
+    expect(item?.otherChanges).toContainEqual({path: 'spec.replicas', from: 3, to: 2147483647})
+    // spec.replicas + maxSurge overflows int32 in the controller, as upstream's: no new pod is created.
+    expect(item?.simulation.outcome).toBe('deadlineExceeded')
+    expect(item?.peakPods).toBe(2147483647)
+    expect(item?.steps[0]).toMatchObject({role: 'old', from: 3, to: 2147483647})
   })
 
   it('a replicas-only change rolls nothing out: no template change, the current ReplicaSet (exit 0)', () => {
@@ -184,20 +203,116 @@ describe('plan, offline', () => {
     expect(item.steps.map((s) => [s.atSeconds, s.replicaSet, s.from, s.to])).toEqual(steps)
   })
 
-  it('marks a template change that only defaulting makes', () => {
-    // The current template says 45 s; PROPOSED leaves terminationGracePeriodSeconds out, so the
-    // API server's default (30 s) is what changes it.
-    const current = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8').replace(
+  it('marks a template change that only defaulting makes (--apply=replace); kubectl apply keeps the field', () => {
+    // The current template says 45 s; PROPOSED leaves terminationGracePeriodSeconds out, so with
+    // kubectl replace the API server's default (30 s) is what changes it.
+    // (The Deployment and its ReplicaSet alike: the rollout of 45 s is complete.)
+    const current = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8').replaceAll(
       '        terminationGracePeriodSeconds: 30\n  status:',
       '        terminationGracePeriodSeconds: 45\n  status:',
     )
     const dir = tempFiles({'current.yaml': current})
     dirs.push(dir)
-    const {doc} = plan(['-f', 'examples/plan/web-replicas.yaml', '--current', join(dir, 'current.yaml')])
-    const item = doc.items[0] as Item
-    expect(item.templateChanges).toEqual([
+    const args = ['-f', 'examples/plan/web-replicas.yaml', '--current', join(dir, 'current.yaml')]
+    const replaced = plan([...args, '--apply=replace']).doc.items[0] as Item
+    expect(replaced.templateChanges).toEqual([
       {path: 'spec.template.spec.terminationGracePeriodSeconds', from: 45, to: 30, defaulted: true},
     ])
-    expect(item.rollout).toBe(true)
+    expect(replaced.rollout).toBe(true)
+    // kubectl apply (the default) deletes only what the last-applied configuration had: the
+    // current object has none, so the field another writer set stays.
+    const applied = plan(args).doc.items[0] as Item
+    expect(applied.templateChanges).toEqual([])
+    expect(applied.rollout).toBe(false)
+  })
+})
+
+/**
+ * issue 27 case (3): steady.yaml grown to 8 replicas (8 Ready pods, the ReplicaSet counting them
+ * available), maxSurge 0, maxUnavailable 1, minReadySeconds 1; `image` changes the template.
+ */
+function eightReplicas(image?: string): string {
+  const list = parse(readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8')) as {items: Any[]}
+  const [d, rs, ...pods] = list.items
+  d.spec.replicas = 8
+  d.spec.minReadySeconds = 1
+  d.spec.strategy = {type: 'RollingUpdate', rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}
+  if (image) {
+    d.spec.template.spec.containers[0].image = image
+    d.metadata.generation = 2
+  }
+  Object.assign(d.status, {replicas: 8, readyReplicas: 8, availableReplicas: 8, updatedReplicas: 8})
+  rs.spec.replicas = 8
+  rs.spec.minReadySeconds = 1
+  rs.metadata.annotations['deployment.kubernetes.io/desired-replicas'] = '8'
+  rs.metadata.annotations['deployment.kubernetes.io/max-replicas'] = '8'
+  Object.assign(rs.status, {replicas: 8, readyReplicas: 8, availableReplicas: 8, fullyLabeledReplicas: 8})
+  const more = Array.from({length: 8}, (_, i) => {
+    const p = structuredClone(pods[i % pods.length])
+    p.metadata.name = `web-cc544bdcc-p${i}`
+    p.metadata.uid = `uid-p${i}`
+    return p
+  })
+  return stringify({apiVersion: 'v1', kind: 'List', items: [d, rs, ...more]})
+}
+
+describe('minAvailable with minReadySeconds (issue 27 case 3)', () => {
+  it('8 replicas, maxSurge 0, maxUnavailable 1, minReadySeconds 1: at least 7 available, plan and rollout watch -f alike', () => {
+    const dir = tempFiles({
+      'current.yaml': eightReplicas(),
+      'changed.yaml': eightReplicas('nginx:1.28'),
+      'proposed.yaml': stringify(
+        (parse(eightReplicas('nginx:1.28')) as {items: unknown[]}).items[0] as Record<string, unknown>,
+      ),
+    })
+    dirs.push(dir)
+    const {code, doc} = plan(['-f', join(dir, 'proposed.yaml'), '--current', join(dir, 'current.yaml')])
+    expect(code).toBe(1)
+    const item = doc.items[0] as Item
+    expect(item.minAvailable).toBe(7)
+    const watched = cli([
+      'rollout',
+      'watch',
+      'web',
+      '-f',
+      join(dir, 'changed.yaml'),
+      '-n',
+      'demo',
+      '--line-mode',
+    ])
+    expect(watched.stderr).toBe('')
+    expect(watched.stdout).toContain('at least 7 available')
+  })
+})
+
+describe('a Deployment without ReplicaSets yet (issue 27 case 7)', () => {
+  it('plans its first ReplicaSet, with no MidRollout, the clock at now when the files carry no timestamp', () => {
+    const before = Math.floor(Date.now() / 1000) * 1000
+    const {code, doc} = plan([
+      '-f',
+      'examples/plan/web-image.yaml',
+      '--current',
+      'examples/plan/web-image.yaml',
+    ])
+    const after = Date.now()
+    expect(code).toBe(1)
+    const item = doc.items[0] as Item & {simulation: {start: string}}
+    expect(item.newReplicaSet).toBe('create')
+    expect(item.templateChanges).toEqual([])
+    expect(item.risks).toEqual([])
+    expect(item.steps.map((s) => [s.role, s.from, s.to])).toEqual([['new', 0, 3]])
+    const start = Date.parse(item.simulation.start)
+    expect(start).toBeGreaterThanOrEqual(before)
+    expect(start).toBeLessThanOrEqual(after)
+    const table = cli([
+      'plan',
+      '-f',
+      'examples/plan/web-image.yaml',
+      '--current',
+      'examples/plan/web-image.yaml',
+    ])
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^deployment\.apps\/web: ROLLOUT — the Deployment has no ReplicaSet yet: its first, web-[a-z0-9]+, starts 3 pods$/,
+    )
   })
 })

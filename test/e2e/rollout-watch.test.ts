@@ -10,7 +10,10 @@ const NOW = ['--now', '2026-11-29T10:00:10Z']
 describe('rollout watch, line mode', () => {
   it('plays the rolling update to completion in kubectl words and exits 0', () => {
     const r = cli(['rollout', 'watch', 'web', ...EXAMPLE, ...NOW, '--line-mode'])
-    expect(r.stderr).toBe('')
+    // The file holds a snapshot: simulated, and said so on stderr.
+    expect(r.stderr).toBe(
+      'rollout watch: the files hold a snapshot (objects with status, ReplicaSets or pods): simulating deployment "web" on a virtual clock (--live waits for it on the cluster instead)\n',
+    )
     expect(r.code).toBe(0)
     expect(r.stdout).toBe(
       `${[
@@ -23,7 +26,7 @@ describe('rollout watch, line mode', () => {
         'web [10:00:16 +6s] Waiting for deployment "web" rollout to finish: 1 old replicas are pending termination...',
         'web [10:00:20 +10s] Scaled down replica set web-6b78dbb95b from 1 to 0',
         'web [10:00:20 +10s] Waiting for deployment "web" rollout to finish: 3 of 4 updated replicas are available...',
-        'web [10:00:26 +16s] summary: took 16s, at most 6 pods, at least 3 available, progress deadline not exceeded',
+        'web [10:00:26 +16s] summary: took 16s, at most 6 pods, at least 3 available, progress deadline not exceeded, as kube-controller-manager v1.37',
         'web [10:00:26 +16s] deployment "web" successfully rolled out',
       ].join('\n')}\n`,
     )

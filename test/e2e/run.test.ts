@@ -2,11 +2,12 @@
 // whose simulated cluster (a ReplicaSet controller, a scheduler and a kubelet on src/sim's models)
 // moves the pods.
 
-import {type ChildProcess, spawn} from 'node:child_process'
+import type {AddressInfo} from 'node:net'
+import {createServer} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
-import {BIN, ROOT, type RunResult} from './helpers.js'
+import {RunProcess, waitFor} from './helpers.js'
 
 /** An image on a `.invalid` registry: the simulated kubelet never pulls it, so its pods never become ready. */
 const NEVER_READY = 'registry.example.invalid/app'
@@ -42,60 +43,6 @@ class PodWatch {
     this.peakPods.set(ns, Math.max(this.peakPods.get(ns) ?? 0, live.length))
     const owners = new Set(pods.map((p) => p.metadata.ownerReferences?.[0]?.uid))
     if (owners.size > 1) this.mixed.add(ns)
-  }
-}
-
-/** The built CLI in the background, stopped by a signal at the end of the test. */
-class RunProcess {
-  private readonly child: ChildProcess
-  stderr = ''
-  stdout = ''
-  readonly exited: Promise<RunResult>
-
-  constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [BIN, 'run', ...args], {
-      cwd: ROOT,
-      env: {...process.env, NO_COLOR: '1', DEBUG: '', ...env},
-    })
-    this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-      this.stdout += c
-    })
-    this.child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-      this.stderr += c
-    })
-    const killer = setTimeout(() => this.child.kill('SIGKILL'), 120_000)
-    this.exited = new Promise((resolve, reject) => {
-      this.child.on('error', reject)
-      this.child.on('close', (code) => {
-        clearTimeout(killer)
-        resolve({code, stdout: this.stdout, stderr: this.stderr})
-      })
-    })
-  }
-
-  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<RunResult> {
-    this.child.kill(signal)
-    return this.exited
-  }
-
-  /** Resolves once the caches have synced and the workers run. */
-  async started(): Promise<void> {
-    await waitFor(
-      () => this.stderr.includes('caches synced') || this.child.exitCode !== null,
-      30_000,
-      'run to start',
-    )
-    if (!this.stderr.includes('caches synced')) throw new Error(`run did not start:\n${this.stderr}`)
-  }
-}
-
-async function waitFor<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = probe()
-    if (v !== undefined && v !== false) return v
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
   }
 }
 
@@ -534,6 +481,44 @@ describe('run --once-synced', () => {
     expect(r.stderr).not.toContain('another Deployment controller')
     expect(r.code, r.stderr).toBe(0)
     expect(replicaSetsOf(server, 'apps')).toHaveLength(1)
+  }, 40_000)
+
+  it('bind addresses: a bad one is a usage error before any request, a listen failure exit 1, both in our words (issue 28)', async () => {
+    server = await startApiServer({})
+    const bad = await new RunProcess(
+      ['--once-synced', '--metrics-bind-address', '999.1.1.1:8080'],
+      kubeEnv(server),
+    ).exited
+    expect(bad.stderr).toBe(
+      'error: invalid --metrics-bind-address "999.1.1.1:8080": 999.1.1.1 is not an IPv4 address (four numbers from 0 to 255)\n',
+    )
+    expect(bad.code).toBe(2)
+    expect(server.requests).toHaveLength(0)
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (taken.address() as AddressInfo).port
+      const [absent, inUse] = await Promise.all([
+        new RunProcess(['--once-synced', '--metrics-bind-address', '10.255.255.1:8080'], kubeEnv(server))
+          .exited,
+        new RunProcess(['--once-synced', '--health-probe-bind-address', `127.0.0.1:${port}`], kubeEnv(server))
+          .exited,
+      ])
+      expect(absent.stderr).toMatch(
+        /^error: cannot listen on 10\.255\.255\.1:8080 \(--metrics-bind-address\): the address is not one of this machine's$/m,
+      )
+      expect(absent.code).toBe(1)
+      expect(inUse.stderr).toMatch(
+        new RegExp(
+          `^error: cannot listen on 127\\.0\\.0\\.1:${port} \\(--health-probe-bind-address\\): the address is already in use$`,
+          'm',
+        ),
+      )
+      expect(inUse.code).toBe(1)
+      for (const r of [absent, inUse]) expect(r.stderr).not.toMatch(/EADDR|listen E|\n\s+at /)
+    } finally {
+      taken.close()
+    }
   }, 40_000)
 
   it('exits 1 naming the Deployment whose sync kept failing', async () => {

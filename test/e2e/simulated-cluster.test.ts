@@ -3,8 +3,8 @@
 // informer event or a requeue time calls for; and the issue's walkthrough through the real kubectl.
 // Timings are short and every wait is for an eventual state with a generous deadline.
 
-import {type ChildProcess, execFile, spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, readFileSync} from 'node:fs'
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -15,9 +15,8 @@ import type {Deployment} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {ControllerLoop, type SyncRecord} from '../../src/run/controller.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
-import {BIN, cliAsync, limiter, ROOT, type RunResult} from './helpers.js'
+import {BIN, cliAsync, eventually, KUBECTL, kubectlAsync as kubectl, limiter, ROOT} from './helpers.js'
 
-const KUBECTL = ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/bin/kubectl'].find(existsSync)
 const kubectlIt = KUBECTL ? it : it.skip
 const EXAMPLES = readdirSync(join(ROOT, 'examples'))
   .filter((f) => f.endsWith('.yaml'))
@@ -42,40 +41,11 @@ function envOf(server: ApiServer): NodeJS.ProcessEnv {
   return {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kcache-'))}
 }
 
-/** The real kubectl, asynchronously (the API server answers from this process). */
-function kubectl(env: NodeJS.ProcessEnv, ...args: string[]): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(
-      KUBECTL as string,
-      args,
-      {env: {...process.env, ...env}, timeout: 90_000},
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
-        resolve({code, stdout, stderr})
-      },
-    )
-  })
-}
-
 function loadExample(file: string): unknown[] {
   const text = readFileSync(join(ROOT, 'examples', file), 'utf8')
   return parseAllDocuments(text, {version: '1.1'})
     .map((d) => d.toJS() as unknown)
     .filter((v) => v !== null && v !== undefined)
-}
-
-async function eventually<T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await probe()
-    if (v !== undefined && v !== false) return v
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
 }
 
 describe('kubectl apply of every example on a simulated cluster', () => {

@@ -44,23 +44,27 @@ describe('version', () => {
       major: '0',
       minor: '1',
       gitVersion: 'v0.1.0',
-      kubernetesVersion: 'v1.36',
     })
+    // The Kubernetes line of the controller it ports (the default of --kube-version).
+    expect(doc.clientVersion.kubernetesVersion).toMatch(/^v1\.\d+$/)
     expect(doc.clientVersion.platform).toMatch(/^[a-z0-9]+\/[a-z0-9]+$/)
     const both = await cliAsync(['version', '-o', 'json'], {env})
     expect(both.code).toBe(0)
-    expect(JSON.parse(both.stdout).serverVersion).toMatchObject({major: '1', gitVersion: 'v1.32.4'})
+    // The test API server's own GET /version, as it is.
+    const served = JSON.parse(both.stdout).serverVersion
+    expect(served.major).toBe('1')
+    expect(served.gitVersion).toMatch(/^v1\.\d+\.\d+/)
     const yaml = await cliAsync(['version', '-o', 'yaml'], {env})
     expect(parseYaml(yaml.stdout)).toEqual(JSON.parse(both.stdout))
     const text = await cliAsync(['version'], {env})
-    expect(text.stdout).toBe(
-      'Client Version: v0.1.0\nDeployment controller: Kubernetes v1.36\nServer Version: v1.32.4\n',
+    expect(text.stdout).toMatch(
+      /^Client Version: v0\.1\.0\nDeployment controller: Kubernetes v1\.\d+\nServer Version: v1\.\d+\.\d+\S*\n$/,
     )
   })
 
   it('without a kubeconfig: the client alone; a bad -o is an error', () => {
     const r = cli(['version'], {env: OFFLINE})
-    expect(r.stdout).toBe('Client Version: v0.1.0\nDeployment controller: Kubernetes v1.36\n')
+    expect(r.stdout).toMatch(/^Client Version: v0\.1\.0\nDeployment controller: Kubernetes v1\.\d+\n$/)
     expect(r.code).toBe(0)
     const bad = cli(['version', '-o', 'wide'], {env: OFFLINE})
     expect(bad.stderr).toBe("error: --output must be 'yaml' or 'json'\n")
@@ -148,10 +152,10 @@ describe('--dry-run=client', () => {
 
 describe('help', () => {
   it('dry-run sync says it reads files or the cluster; -n names the context namespace', () => {
-    const sync = cli(['dry-run', 'sync', '-h']).stdout
+    const sync = cli(['dry-run', 'sync', '-h']).stdout.replace(/\s+/g, ' ')
     expect(sync).toContain('on files or the cluster')
     expect(sync).not.toMatch(/pass on files and print/)
     const watch = cli(['rollout', 'watch', '-h']).stdout.replace(/\s+/g, ' ')
-    expect(watch).toContain("Namespace of the Deployment (default: the kubeconfig context's namespace")
+    expect(watch).toMatch(/Namespace of the Deployments? \(default: the kubeconfig context's namespace/)
   })
 })

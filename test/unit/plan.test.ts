@@ -9,6 +9,8 @@ import type {Deployment, Pod} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {type PlanItem, planOne} from '../../src/plan/index.js'
 import {podRequests} from '../../src/plan/requests.js'
+import {CHART_ROWS, renderChart} from '../../src/render/plan.js'
+import {styler} from '../../src/render/style.js'
 import {percentile, podReadySeconds} from '../../src/status/eta.js'
 import {specChanges, templateChanges} from '../../src/status/template-diff.js'
 
@@ -262,5 +264,29 @@ describe('explain: why a new ReplicaSet', () => {
       {now: Date.parse('2026-11-29T10:00:00Z'), gates},
     )
     expect(quiet.result.items[0]?.templateDiff).toBeNull()
+  })
+})
+
+describe('the chart (issue 28)', () => {
+  const chart = (peak: number) =>
+    renderChart(
+      [
+        {atSeconds: 0, old: peak, new: 0, terminating: 0, available: peak},
+        {atSeconds: 10, old: 0, new: peak, terminating: 0, available: peak},
+      ],
+      10,
+      {width: 20, fancy: false, style: styler(false)},
+    ).split('\n')
+
+  it('draws one row per pod up to CHART_ROWS pods', () => {
+    expect(chart(3)).toHaveLength(1 + 3 + 2)
+    expect(chart(CHART_ROWS)).toHaveLength(1 + CHART_ROWS + 2)
+  })
+
+  it('draws CHART_ROWS rows of several pods each above, never one row per pod', () => {
+    const lines = chart(2147483647)
+    expect(lines).toHaveLength(1 + CHART_ROWS + 2)
+    expect(lines[1]).toMatch(/^2147483660 \|\*+$/)
+    expect(lines[CHART_ROWS]).toMatch(/^ 107374183 \|o+#+$/)
   })
 })

@@ -7,14 +7,17 @@ import {describe, expect, it} from 'vitest'
 import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
 import {loadWorld} from '../../src/cluster/load/index.js'
 import type {World} from '../../src/cluster/world.js'
+import {MAX_POD_OBJECTS} from '../../src/sim/cluster.js'
 import {
   parseFailNewPods,
   type Simulation,
   SimulationError,
   Simulator,
   simulate,
+  snapshotTime,
   type TimelineEntry,
 } from '../../src/sim/simulator.js'
+import {podCount} from '../../src/status/pods.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 const T0 = Date.parse('2026-11-29T09:00:00Z')
@@ -321,5 +324,97 @@ describe('simulator edges', () => {
     expect(parseFailNewPods('50%')).toBe('50%')
     expect(() => parseFailNewPods('half')).toThrow(SimulationError)
     expect(() => parseFailNewPods(-1)).toThrow(SimulationError)
+  })
+})
+
+describe('rollouts of many pods (issue 28: plan hung on 2147483647 replicas)', () => {
+  it('takes as many steps for 100,000 pods as for 40, in cohorts of pods', async () => {
+    const run = async (replicas: number) => {
+      const sim = new Simulator(loadWorldFromText(deploymentYaml({replicas}), 'web.yaml'), {
+        namespace: 'demo',
+        name: 'web',
+        start: T0,
+      })
+      let objects = 0
+      while (await sim.next()) objects = Math.max(objects, sim.world().pods.length)
+      return {summary: sim.summary(), objects, world: sim.world()}
+    }
+    const small = await run(40)
+    const big = await run(100_000)
+    expect(big.summary).toMatchObject({outcome: 'complete', peakPods: 100_000})
+    expect(big.summary.steps).toBeLessThanOrEqual(small.summary.steps)
+    // The pod objects stay near MAX_POD_OBJECTS whatever the number of pods.
+    expect(big.objects).toBeLessThanOrEqual(2 * MAX_POD_OBJECTS)
+    expect(big.world.replicaSets[0]?.status).toMatchObject({replicas: 100_000, availableReplicas: 100_000})
+  })
+
+  it('rolls steady.yaml out to 100,000 pods of a new image within the surge and availability bounds', async () => {
+    const world = await loadWorld([join(ROOT, 'examples/steady.yaml')], {})
+    const d = world.deployments[0]!
+    world.deployments[0] = {
+      ...d,
+      metadata: {...d.metadata, generation: 2},
+      spec: {
+        ...d.spec,
+        replicas: 100_000,
+        template: {
+          ...d.spec.template,
+          spec: {containers: [{name: 'nginx', image: 'nginx:1.28'}]},
+        },
+      },
+    }
+    const sim = await simulate(world, {
+      namespace: 'demo',
+      name: 'web',
+      start: Date.parse('2026-11-29T10:00:00Z'),
+    })
+    expect(sim.summary).toMatchObject({outcome: 'complete', minAvailable: 3})
+    // spec.replicas + maxSurge at most, active or terminating (as rollout watch counts them).
+    const most = Math.max(
+      ...sim.timeline.map((e) =>
+        e.observation.replicaSets.reduce(
+          (n, rs) => n + podCount(rs.pods.filter((p) => p.state !== 'terminating')),
+          0,
+        ),
+      ),
+    )
+    expect(most).toBe(125_000)
+    expect(sim.timeline.length).toBeLessThan(30)
+  })
+
+  it('ends on 2147483647 replicas: the new ReplicaSet never grows (spec.replicas + maxSurge overflows int32)', async () => {
+    const {world, start} = await updatedWorld({replicas: 1})
+    world.deployments[0] = {
+      ...world.deployments[0]!,
+      spec: {...world.deployments[0]!.spec, replicas: 2147483647},
+    }
+    const sim = await simulate(world, {namespace: 'demo', name: 'web', start})
+    expect(sim.summary.outcome).toBe('deadlineExceeded')
+    expect(sim.summary.steps).toBeLessThan(50)
+    expect(sim.summary.peakPods).toBe(2147483647)
+  })
+})
+
+describe('snapshotTime', () => {
+  it('is the newest timestamp, none for files without any (the loader made their creation time up)', () => {
+    const dated = loadWorldFromText(deploymentYaml({replicas: 1}), 'web.yaml')
+    expect(snapshotTime(dated, 'demo')).toBe(T0)
+    const undated = loadWorldFromText(
+      deploymentYaml({replicas: 1}).replace('  creationTimestamp: "2026-11-29T09:00:00Z"\n', ''),
+      'web.yaml',
+    )
+    expect(snapshotTime(undated, 'demo')).toBeUndefined()
+  })
+
+  it('is no earlier than the availability the ReplicaSets report: minReadySeconds after the pods became Ready', async () => {
+    const world = await loadWorld([join(ROOT, 'examples/steady.yaml')], {warn: () => {}})
+    // The newest timestamp is the last pod's Ready (09:30:06); with minReadySeconds 3 the ReplicaSet
+    // counting 3 available was read after 09:30:09.
+    expect(snapshotTime(world, 'demo')).toBe(Date.parse('2026-11-29T09:30:06Z'))
+    for (const rs of world.replicaSets) rs.spec.minReadySeconds = 3
+    expect(snapshotTime(world, 'demo')).toBe(Date.parse('2026-11-29T09:30:10Z'))
+    // Counting 2 available: the second pod's Ready (09:30:05) + 3 s.
+    for (const rs of world.replicaSets) rs.status = {...rs.status, replicas: 3, availableReplicas: 2}
+    expect(snapshotTime(world, 'demo')).toBe(Date.parse('2026-11-29T09:30:09Z'))
   })
 })

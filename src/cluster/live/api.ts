@@ -30,6 +30,8 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>
   body?: unknown
   contentType?: string
+  /** The response is text, not JSON (pods/log): returned as it came. */
+  text?: boolean
   /** Aborts the request (and its retries), as a Go context does. */
   signal?: AbortSignal
 }
@@ -134,7 +136,7 @@ export class ApiClient {
       method: spec.method,
       signal: spec.signal,
       headers: {
-        Accept: 'application/json',
+        Accept: spec.text ? '*/*' : 'application/json',
         'User-Agent': this.userAgent,
         ...(body
           ? {'Content-Type': spec.contentType ?? 'application/json', 'Content-Length': body.length}
@@ -227,6 +229,7 @@ export class ApiClient {
     hooks?.after?.(spec.method, url, String(status), entry.ms / 1000)
     this.verbose(`${spec.method} ${url.pathname}${url.search} ${status} in ${entry.ms} milliseconds`)
     if (status >= 200 && status < 300) {
+      if (spec.text) return text as T
       if (text === '') return undefined as T
       try {
         return JSON.parse(text) as T

@@ -2,6 +2,8 @@
 
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api/types.js'
 import {type FieldError, fieldErrorText, required, typeError} from '../load/problems.js'
+import {decodeCheck, type KeptKind} from '../load/schema.js'
+import {validateServedCounts} from '../validation/index.js'
 import {emptyWorld, type World} from '../world.js'
 import {type ApiClient, ConnectionError} from './api.js'
 
@@ -51,12 +53,17 @@ export const PAGE_SIZE = 500
 /** Pages of a list followed at most (a million objects). */
 export const MAX_LIST_PAGES = 2000
 
-/** Every object of a kind, following `continue` tokens; items get the apiVersion/kind lists omit. */
+/**
+ * Every object of a kind, following `continue` tokens; items get the apiVersion/kind lists omit.
+ * `transform` turns each item into what the caller keeps as its page arrives (an informer's trim),
+ * so that a cold list never holds every page's full objects at once.
+ */
 export async function listAll<T extends KubeObject>(
   api: ApiClient,
   resource: ListedResource,
   namespace: string | undefined,
   query: Record<string, string> = {},
+  transform?: (item: T) => T,
 ): Promise<{items: T[]; resourceVersion: string}> {
   const {apiVersion, kind} = GROUP_PATH[resource]
   const items: T[] = []
@@ -80,15 +87,30 @@ export async function listAll<T extends KubeObject>(
     ) {
       throw new ConnectionError(`the server's answer to GET ${path} is not a list of ${resource}`)
     }
+    // upstream: client-go decodes a list into the list type it asked for, and fails on another kind.
+    const listKind = (page as {kind?: unknown}).kind
+    const listVersion = (page as {apiVersion?: unknown}).apiVersion
+    if (
+      (listKind !== undefined && listKind !== `${kind}List`) ||
+      (listVersion !== undefined && listVersion !== apiVersion)
+    ) {
+      throw new ConnectionError(
+        `the server's answer to GET ${path} is not a list of ${resource}: it is a ${String(listKind)} of ${String(listVersion)}, not a ${kind}List of ${apiVersion}`,
+      )
+    }
     const before = items.length
     for (const [i, item] of (page.items ?? []).entries()) {
       const bad = malformed(item, resource)
       if (bad) {
+        const who = identity(item, resource)
         throw new ConnectionError(
-          `the server's answer to GET ${path} is not a list of ${resource}: ${fieldErrorText({...bad, path: ['items', i, ...bad.path]})}`,
+          who
+            ? `the server's answer to GET ${path} holds ${who}, which no API server stores: ${fieldErrorText(bad)}`
+            : `the server's answer to GET ${path} is not a list of ${resource}: ${fieldErrorText({...bad, path: ['items', i, ...bad.path]})}`,
         )
       }
-      items.push({apiVersion, kind, ...item})
+      const typed = {apiVersion, kind, ...item}
+      items.push(transform ? transform(typed) : typed)
     }
     token = page.metadata?.continue || undefined
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion
@@ -148,7 +170,41 @@ export function malformed(item: unknown, resource: ListedResource): FieldError |
     if (!isObject(v)) return v == null ? required(path) : typeError(path, v, 'an object')
   }
   if (item.status != null && !isObject(item.status)) return typeError(['status'], item.status, 'an object')
-  return undefined
+  if (item.kind !== undefined && item.kind !== GROUP_PATH[resource].kind) {
+    return typeError(['kind'], item.kind, JSON.stringify(GROUP_PATH[resource].kind))
+  }
+  // Decoded strictly as client-go decodes (types, int32 ranges), and the counts validation keeps
+  // non-negative: `replicas: "three"` or `-4` is an error, not a 0 the controller acts on.
+  const kept = KEPT[resource]
+  if (kept === undefined) return undefined
+  const wrong = decodeCheck(item, kept, false)
+  if (wrong) return wrong
+  return kept === 'Pod' ? undefined : validateServedCounts(kept, item)[0]
+}
+
+const KEPT: Partial<Record<ListedResource, KeptKind>> = {
+  deployments: 'Deployment',
+  replicasets: 'ReplicaSet',
+  pods: 'Pod',
+}
+
+const GROUP: Record<ListedResource, string> = {
+  deployments: '.apps',
+  replicasets: '.apps',
+  pods: '',
+  events: '',
+  horizontalpodautoscalers: '.autoscaling',
+  resourcequotas: '',
+}
+
+/** `deployments.apps "web" in namespace "demo"`, when the item names itself; else undefined. */
+export function identity(item: unknown, resource: ListedResource): string | undefined {
+  const meta = isObject(item) && isObject(item.metadata) ? item.metadata : undefined
+  const name = meta?.name
+  const namespace = meta?.namespace
+  if (typeof name !== 'string' || name === '' || typeof namespace !== 'string' || namespace === '')
+    return undefined
+  return `${resource}${GROUP[resource]} ${JSON.stringify(name)} in namespace ${JSON.stringify(namespace)}`
 }
 
 /**

@@ -3,9 +3,12 @@
 // the order the API server would do it on create.
 
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api/types.js'
+import {FEATURES, featureDefault} from '../../controller/features.js'
 import {RevisionAnnotation} from '../../controller/util/deployment-util.js'
 import {parseInt64} from '../../controller/util/go.js'
+import {NEWEST_MINOR} from '../../controller/version.js'
 import {InputError} from '../../errors.js'
+import {dropDisabledPodSpecFields} from '../validation/drop-disabled.js'
 import {validateDeployment, validatePod, validateReplicaSet} from '../validation/index.js'
 import {type ClusterObject, emptyWorld, type KubeEvent, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
@@ -129,6 +132,7 @@ export class Collector {
     keepRaw = false,
     /** The namespace of objects that name none (LoadOptions.defaultNamespace). */
     private readonly defaultNamespace: () => string = () => 'default',
+    private readonly apiServer: ApiServerGates = {minor: 37, enabled: defaultGateOn},
   ) {
     if (keepRaw) this.world.raw = new WeakMap()
   }
@@ -177,6 +181,23 @@ export class Collector {
    * an int64 (the next revision may then restart at 1), and the revision after the largest int64
    * overflows. The pass does what upstream does; the user is told.
    */
+  /**
+   * What the API server of the assumed minor clears on create because a feature gate is off
+   * (validation/drop-disabled.ts): cleared here too, with a warning (the server says nothing).
+   */
+  private dropDisabled(obj: Obj, kind: string, o: Origin, label: string): void {
+    const spec = isObject(obj.spec) ? obj.spec : undefined
+    const template = kind === 'Pod' ? undefined : isObject(spec?.template) ? spec.template : undefined
+    const podSpec = kind === 'Pod' ? spec : template?.spec
+    const prefix = kind === 'Pod' ? ['spec'] : ['spec', 'template', 'spec']
+    for (const d of dropDisabledPodSpecFields(podSpec, (g) => this.apiServer.enabled(g))) {
+      if (this.mode === 'ignore') continue
+      this.warn(
+        `warning: ${o.file}:${o.line}: ${label}: ${[...prefix, d.path].join('.')}: dropped, as an API server 1.${this.apiServer.minor} does while the ${d.gate} feature gate is off (--feature-gates ${d.gate}=true keeps it)`,
+      )
+    }
+  }
+
   private checkRevision(obj: Obj, o: Origin, label: string): void {
     const annotations = isObject(obj.metadata) ? obj.metadata.annotations : undefined
     const v = isObject(annotations) ? annotations[RevisionAnnotation] : undefined
@@ -372,6 +393,7 @@ export class Collector {
     if (kind === 'Deployment') defaultDeployment(obj)
     else if (kind === 'ReplicaSet') defaultReplicaSet(obj)
     else defaultPod(obj)
+    this.dropDisabled(obj, kind, o, label)
     synthesizeIdentity(metadata, kind, namespace, name)
     // A uid names one object: a second object with it (a copy under another name) would be taken
     // for the first by owner references, and its pass would release the first one's ReplicaSets.
@@ -405,6 +427,17 @@ export class Collector {
     else if (kind === 'ReplicaSet') this.world.replicaSets.push(obj as unknown as ReplicaSet)
     else this.world.pods.push(obj as unknown as Pod)
   }
+}
+
+export interface ApiServerGates {
+  /** The Kubernetes minor whose API server the input is created on. */
+  minor: number
+  enabled(gate: string): boolean
+}
+
+function defaultGateOn(gate: string): boolean {
+  const spec = FEATURES.find((f) => f.name === gate)
+  return spec ? (featureDefault(spec, NEWEST_MINOR)?.default ?? false) : false
 }
 
 const INT64_MAX = 2n ** 63n - 1n

@@ -3,7 +3,7 @@
 // (`FILE:LINE[:COL]: ...`) that the command prints after `error: `.
 
 import type {World} from '../world.js'
-import {Collector, type ValidateMode} from './collect.js'
+import {type ApiServerGates, Collector, type ValidateMode} from './collect.js'
 import type {ParsedDoc} from './doc.js'
 import {type JsonSource, parseJson} from './json.js'
 import {expandPaths, type InputFile, readFile, readStdin} from './read.js'
@@ -32,6 +32,8 @@ export interface LoadOptions {
   keepRaw?: boolean
   /** A timeline input: the moment whose world is loaded (default: its end). */
   at?: TimelineAt
+  /** The API server the objects are created on: its minor and gates (default: the newest's defaults). */
+  apiServer?: ApiServerGates
   /**
    * The namespace of objects that name none (default: `default`); asked only when one does: -n,
    * else the kubeconfig context's, as kubectl get -f places them.
@@ -49,6 +51,7 @@ function collector(opts: LoadOptions): Collector {
     opts.warn ?? defaultWarn,
     opts.keepRaw,
     opts.defaultNamespace,
+    opts.apiServer,
   )
 }
 

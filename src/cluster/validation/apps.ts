@@ -253,3 +253,24 @@ export function validateStatusUpdate(kind: 'Deployment' | 'ReplicaSet', next: Ob
   }
   return errs
 }
+
+/**
+ * The counts every stored Deployment or ReplicaSet holds non-negative, because validation (spec) and
+ * status validation (status) refused them otherwise: what a reader checks of an object a server
+ * sends (cluster/live/read.ts), as the controller's arithmetic takes them as given. The rest of
+ * validation is the server's own business and is not repeated on every list.
+ */
+export function validateServedCounts(kind: 'Deployment' | 'ReplicaSet', o: Obj): FieldError[] {
+  const errs: FieldError[] = []
+  const spec = isObject(o.spec) ? o.spec : {}
+  nonNegative(spec.replicas, ['spec', 'replicas'], errs)
+  nonNegative(spec.minReadySeconds, ['spec', 'minReadySeconds'], errs)
+  if (kind === 'Deployment') {
+    nonNegative(spec.revisionHistoryLimit, ['spec', 'revisionHistoryLimit'], errs)
+    nonNegative(spec.progressDeadlineSeconds, ['spec', 'progressDeadlineSeconds'], errs)
+  }
+  const status = isObject(o.status) ? o.status : {}
+  const counts = kind === 'Deployment' ? DEPLOYMENT_STATUS_COUNTS : REPLICASET_STATUS_COUNTS
+  for (const f of counts) nonNegative(status[f], ['status', f], errs)
+  return errs
+}

@@ -1,11 +1,12 @@
 // One validation for everything that checks objects as an API server would: the file loader (-f)
-// and the test API server call these, so both refuse the same inputs with the same messages.
+// the test API server and the readers of a live cluster (the counts: validateServedCounts) call these, so both refuse the same inputs with the same messages.
 // Each entry takes the object as JSON, defaulted as the API server defaults it before validating.
 
 export {
   validateDeployment,
   validateReplicaSet,
   validateSelectorUnchanged,
+  validateServedCounts,
   validateStatusUpdate,
 } from './apps.js'
 export {type ErrorType, type FieldError, fieldErrorText, formatPath} from './field.js'

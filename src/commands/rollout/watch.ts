@@ -11,11 +11,11 @@ import {
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
 import {timelineFlags} from '../../cli/timeline-flags.js'
 
-/** One Deployment: no -A or -l. */
 const watchPassFlags = {...inputFlags, ...clockFlags, ...connectionFlags, ...globalFlags}
 
 export default class RolloutWatch extends BaseCommand {
-  static override summary = "Watch a Deployment's rollout move: live on the cluster, or simulated from files"
+  static override summary =
+    "Watch a Deployment's rollout move, or wait for several as a CI gate: live on the cluster, or simulated from files"
 
   static override description =
     `Follows one Deployment's rollout until it completes (as kubectl rollout status judges it), exceeds its \
@@ -38,6 +38,20 @@ ends as kubectl rollout status does: 0 when complete, 1 when the progress deadli
 passes; --settled also waits for old pods to finish terminating; a paused Deployment ends it with 0 only with \
 --paused-ok.
 
+The flags of the SIMULATION group given with -f ask for a simulation whatever the files hold; --live and \
+--simulate force either.
+
+With several NAMEs, -l, -A, or -f files that hold manifests (Deployments without status, as one applies them), \
+it is a gate: it waits on the cluster for every one of those Deployments (in the namespaces the files name, the \
+context's for those that name none), one informer per kind and namespace. A Deployment is done by kubectl's rule \
+(and --settled); it fails as soon as the status model finds a dead end (ErrImagePull, ImagePullBackOff, \
+InvalidImageName, CrashLoopBackOff past --max-restarts, CreateContainerConfigError, Unschedulable past \
+--unschedulable-grace, FailedCreate from a quota, ProgressDeadlineExceeded, paused without --paused-ok, no \
+controller acting), unless --fail-fast=false. A failed Deployment's report gives its verdict and cause, the failing \
+pod, its Warning events grouped and the last --log-lines of the failing container's log. Output: a live table on a \
+terminal, one line per change otherwise, NDJSON ending with a RolloutGateResult with -o json; --junit FILE; \
+::error annotations when GITHUB_ACTIONS=true. Exit status 0 when all are done, 1 when one failed or --timeout passed.
+
 Exit status: 0 when the rollout completes, 1 when the progress deadline is exceeded, --max-time passes or nothing \
 more can happen (a paused Deployment), 130 when interrupted.`
 
@@ -48,6 +62,10 @@ more can happen (a paused Deployment), 130 when interrupted.`
   ]
 
   static override examples = [
+    {
+      description: 'In CI, after kubectl apply -f k8s/: wait for every Deployment the directory defines:',
+      command: '<%= config.bin %> <%= command.id %> -f k8s/ --timeout 5m --junit rollout.xml',
+    },
     {
       description: 'Watch the rolling update of the example play out:',
       command: '<%= config.bin %> <%= command.id %> web -f examples/rolling-update.yaml -n demo',
@@ -75,7 +93,57 @@ more can happen (a paused Deployment), 130 when interrupted.`
       char: 'n',
       helpValue: 'NS',
       description:
-        'Namespace of the Deployment (default: the kubeconfig context\'s namespace, else "default"; with -f, the namespace the files hold it in).',
+        'Namespace of the Deployments (default: the kubeconfig context\'s namespace, else "default"; with -f, the namespace the files hold each in).',
+    }),
+    'all-namespaces': Flags.boolean({
+      char: 'A',
+      default: false,
+      description: 'Gate: wait for the Deployments of every namespace.',
+    }),
+    selector: Flags.string({
+      char: 'l',
+      helpValue: 'SELECTOR',
+      description:
+        "Gate: wait for the Deployments with these labels (kubectl syntax: 'a=b,c!=d,e in (x,y),!f').",
+    }),
+    live: Flags.boolean({
+      default: false,
+      description:
+        "With -f: wait for the files' Deployments on the cluster, even if the files hold a snapshot.",
+    }),
+    simulate: Flags.boolean({
+      default: false,
+      description: 'With -f: simulate the rollout from the files, even if they hold only manifests.',
+    }),
+    'require-existing': Flags.boolean({
+      default: false,
+      description:
+        'Gate: a Deployment that does not exist yet fails it (default: waited for, up to --timeout).',
+    }),
+    'fail-fast': Flags.boolean({
+      default: true,
+      description:
+        'Gate: fail a Deployment as soon as the status model finds a dead end (image pull errors, crash loops, ...); --fail-fast=false waits for the progress deadline as kubectl does.',
+    }),
+    'max-restarts': Flags.integer({
+      helpValue: 'N',
+      default: 2,
+      description: 'Gate: a crash-looping container fails its Deployment once it restarted this often.',
+    }),
+    'unschedulable-grace': Flags.string({
+      helpValue: 'DURATION',
+      default: '60s',
+      description: 'Gate: how long new pods may stay Unschedulable (the cluster autoscaler may add a node).',
+    }),
+    'log-lines': Flags.integer({
+      helpValue: 'N',
+      default: 20,
+      description:
+        "Gate: the last lines of a failing container's log to print (0: none; needs pods/log get).",
+    }),
+    junit: Flags.string({
+      helpValue: 'FILE',
+      description: 'Gate: also write JUnit XML to FILE, one testcase per Deployment.',
     }),
     now: Flags.string({
       helpValue: 'RFC3339',
@@ -85,8 +153,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
     'pod-ready-after': Flags.string({
       helpGroup: 'SIMULATION',
       helpValue: 'DURATION',
-      default: '10s',
-      description: 'How long a new pod takes from creation to Running and Ready.',
+      description: 'How long a new pod takes from creation to Running and Ready (default 10s).',
     }),
     'fail-new-pods': Flags.string({
       helpGroup: 'SIMULATION',
@@ -97,14 +164,12 @@ more can happen (a paused Deployment), 130 when interrupted.`
     'terminate-after': Flags.string({
       helpGroup: 'SIMULATION',
       helpValue: 'DURATION',
-      default: '5s',
-      description: 'How long a deleted pod stays Terminating.',
+      description: 'How long a deleted pod stays Terminating (default 5s).',
     }),
     'max-time': Flags.string({
       helpGroup: 'SIMULATION',
       helpValue: 'DURATION',
-      default: '30m',
-      description: 'Stop after this much virtual time (exit 1).',
+      description: 'Stop after this much virtual time (exit 1; default 30m).',
     }),
     speed: Flags.string({
       helpValue: 'X',
@@ -145,6 +210,6 @@ more can happen (a paused Deployment), 130 when interrupted.`
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(RolloutWatch)
     const options = new RolloutWatchOptions(processIO, {stdout: process.stdout, stdin: process.stdin})
-    await this.runOptions(options, {...flags, 'all-namespaces': false}, argv)
+    await this.runOptions(options, flags, argv)
   }
 }

@@ -62,6 +62,11 @@ export class LineWriter {
     return out.map(escapeControl)
   }
 
+  /** One line of the caller's at an update's time. */
+  note(u: {time: number; elapsed: number}, text: string): string {
+    return escapeControl(`${this.prefix(u.time, u.elapsed)} ${text}`)
+  }
+
   /** A replay's count of divergences, at the last update's time. */
   replaySummary(divergences: number): string {
     const p = this.prefix(this.lastTime, this.lastElapsed)
@@ -82,7 +87,7 @@ export class LineWriter {
     const summary = outcome.summary
     if (summary) {
       out.push(
-        `${p} summary: took ${humanDuration(summary.duration)}, at most ${summary.peakPods} pod${summary.peakPods === 1 ? '' : 's'}, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}`,
+        `${p} summary: took ${humanDuration(summary.duration)}, at most ${summary.peakPods} pod${summary.peakPods === 1 ? '' : 's'}, at least ${summary.minAvailable} available, progress deadline ${summary.deadlineExceeded ? 'exceeded' : 'not exceeded'}${summary.kubernetesVersion ? `, as kube-controller-manager ${summary.kubernetesVersion}` : ''}`,
       )
     }
     out.push(`${p} ${outcome.message}`)

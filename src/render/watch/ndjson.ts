@@ -60,6 +60,7 @@ export function stepJson(e: TimelineEntry): Record<string, unknown> {
         ready: p.ready,
         restarts: p.restarts,
         ...(p.node ? {node: p.node} : {}),
+        ...(p.count !== undefined ? {count: p.count} : {}),
       })),
     })),
     conditions: d.conditions,
@@ -110,7 +111,7 @@ export function endJson(outcome: WatchOutcome, time: number, elapsed: number): R
   }
 }
 
-export function summaryJson(s: SimulationSummary): Record<string, unknown> {
+export function summaryJson(s: SimulationSummary, kubernetesVersion?: string): Record<string, unknown> {
   return {
     kind: 'Summary',
     outcome: s.outcome,
@@ -124,6 +125,7 @@ export function summaryJson(s: SimulationSummary): Record<string, unknown> {
     minAvailable: s.minAvailable,
     deadlineExceeded: s.deadlineExceeded,
     complete: s.complete,
+    ...(kubernetesVersion ? {kubernetesVersion} : {}),
   }
 }
 

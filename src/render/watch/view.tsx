@@ -5,7 +5,7 @@
 
 import {Box, Text} from 'ink'
 import type {ReplicaSetSummary} from '../../status/observe.js'
-import type {PodState, PodSummary} from '../../status/pods.js'
+import {type PodState, type PodSummary, podCount} from '../../status/pods.js'
 import type {WatchSummary} from '../../status/update.js'
 import {humanDuration} from '../../util/duration.js'
 import {terminalSafe} from '../../util/terminal.js'
@@ -185,7 +185,7 @@ function ReplicaSetNode(props: {rs: ReplicaSetSummary; max: number; barWidth: nu
       ))}
       {rs.pods.length > shown.length ? (
         <Text dimColor>
-          {'    '}… and {rs.pods.length - shown.length} more pods
+          {'    '}… and {podCount(rs.pods) - podCount(shown)} more pods
         </Text>
       ) : null}
     </Box>

@@ -53,6 +53,11 @@ export interface InformerOptions<T> {
   /** Freeze cached objects so that a handler or sync that mutates one fails loudly (tests). */
   freeze?: boolean
   /**
+   * upstream: cache.TransformFunc (SharedInformer.SetTransform) — what the cache keeps of each
+   * object, applied before it is stored or handed to a handler (after managedFields are dropped).
+   */
+  transform?: (obj: T) => T
+  /**
    * Told when a list after the first one (410 Gone, a watch that failed) is about to replace the
    * cache: changes between the last event and this list were not seen one by one.
    */
@@ -176,13 +181,14 @@ export class Informer<T extends KubeObject> {
       this.opts.resource,
       this.opts.namespace,
       query,
+      // Each page's items are prepared (trimmed, frozen) as the page arrives.
+      (item) => this.prepare(item),
     )
     if (this.stopped) return
     this.opts.debug?.(`listed ${items.length} ${this.opts.resource} at resourceVersion ${resourceVersion}`)
     if (this.synced) this.opts.onRelist?.()
     const seen = new Set<string>()
-    for (const item of items) {
-      const obj = this.prepare(item)
+    for (const obj of items) {
       const key = objectKey(obj)
       seen.add(key)
       this.apply('upsert', key, obj)
@@ -370,7 +376,8 @@ export class Informer<T extends KubeObject> {
    */
   private prepare(raw: T): T {
     const {managedFields: _m, ...metadata} = raw.metadata
-    const obj = {...raw, metadata} as T
+    let obj = {...raw, metadata} as T
+    if (this.opts.transform) obj = this.opts.transform(obj)
     if (this.opts.freeze) deepFreeze(obj)
     return obj
   }

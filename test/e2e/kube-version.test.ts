@@ -1,0 +1,201 @@
+// --kube-version through the built CLI: the ReplicaSet name of a Deployment with no ReplicaSets is
+// the one kube-controller-manager of that minor computes (the golden vectors of
+// test/fixtures/pod-template-hash), with files and against the test API server's /version.
+
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
+import type {SyncResult} from '../../src/pass/result.js'
+import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {cli, cliAsync, ROOT, tempFiles} from './helpers.js'
+
+const EXAMPLE = join(ROOT, 'examples/new-deployment.yaml')
+const VECTOR = 'examples/new-deployment.yaml Deployment demo/web'
+const NOW = '2026-11-29T10:00:01Z'
+
+/** The name each minor's vectors give the example's template (1.37 uses 1.36's). */
+function vectorHash(minor: number): string {
+  const file = minor >= 36 ? 'vectors.json' : `vectors-v1.${minor}.json`
+  const data = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/pod-template-hash', file), 'utf8')) as {
+    vectors: Array<{name: string; hash: string}>
+  }
+  const v = data.vectors.find((x) => x.name === VECTOR)
+  if (!v) throw new Error(`${file}: no vector ${VECTOR}`)
+  return v.hash
+}
+
+const createdReplicaSet = (r: SyncResult) =>
+  r.items[0]?.actions.find((a) => a.verb === 'create' && a.resource === 'replicasets')?.name
+
+describe('--kube-version with files', () => {
+  for (const minor of [33, 34, 35, 36, 37]) {
+    it(`1.${minor}: the new ReplicaSet is named as kube-controller-manager 1.${minor} names it`, () => {
+      const r = cli([
+        'dry-run',
+        'sync',
+        '-f',
+        EXAMPLE,
+        '-n',
+        'demo',
+        '--now',
+        NOW,
+        '--kube-version',
+        `1.${minor}`,
+        '-o',
+        'json',
+      ])
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      const result = JSON.parse(r.stdout) as SyncResult
+      expect(result.kubernetesVersion).toBe(`v1.${minor}`)
+      expect(createdReplicaSet(result)).toBe(`web-${vectorHash(minor)}`)
+    })
+  }
+
+  it('1.33, 1.34, 1.35 and 1.36 give four names; 1.37 gives 1.36’s', () => {
+    const names = [33, 34, 35, 36, 37].map((m) => vectorHash(m))
+    expect(new Set(names.slice(0, 4)).size).toBe(4)
+    expect(names[4]).toBe(names[3])
+  })
+
+  it('without the flag, the newest supported minor; the text says which', () => {
+    const json = cli(['dry-run', 'sync', '-f', EXAMPLE, '-n', 'demo', '--now', NOW, '-o', 'json'])
+    expect((JSON.parse(json.stdout) as SyncResult).kubernetesVersion).toBe('v1.37')
+    const text = cli(['explain', 'web', '-f', EXAMPLE, '-n', 'demo', '--now', NOW, '--kube-version', '1.34'])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain('The next pass (v1.34), check by check')
+    expect(text.stdout).toContain(`web-${vectorHash(34)}`)
+  })
+
+  it('the terminatingReplicas gate follows the minor: off on 1.33 and 1.34, on from 1.35, --feature-gates overrides', () => {
+    const gates = (...args: string[]) =>
+      (
+        JSON.parse(
+          cli(['dry-run', 'sync', '-f', EXAMPLE, '-n', 'demo', '--now', NOW, '-o', 'json', ...args]).stdout,
+        ) as SyncResult
+      ).featureGates.DeploymentReplicaSetTerminatingReplicas
+    expect(gates('--kube-version', '1.33')).toBe(false)
+    expect(gates('--kube-version', '1.34')).toBe(false)
+    expect(gates('--kube-version', '1.35')).toBe(true)
+    expect(gates('--kube-version', '1.37')).toBe(true)
+    expect(
+      gates('--kube-version', '1.33', '--feature-gates', 'DeploymentReplicaSetTerminatingReplicas=true'),
+    ).toBe(true)
+  })
+
+  it('outside 1.33-1.37: a warning naming the nearest supported minor; not MAJOR.MINOR: a usage error', () => {
+    const old = cli([
+      'dry-run',
+      'sync',
+      '-f',
+      EXAMPLE,
+      '-n',
+      'demo',
+      '--now',
+      NOW,
+      '--kube-version',
+      '1.29',
+      '-o',
+      'json',
+    ])
+    expect(old.code).toBe(0)
+    expect(old.stderr).toBe(
+      'warning: --kube-version is 1.29, outside the supported 1.33-1.37; acting as kube-controller-manager 1.33, the nearest supported minor\n',
+    )
+    expect(createdReplicaSet(JSON.parse(old.stdout) as SyncResult)).toBe(`web-${vectorHash(33)}`)
+    const bad = cli(['dry-run', 'sync', '-f', EXAMPLE, '-n', 'demo', '--kube-version', 'latest'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toBe('error: --kube-version: expected MAJOR.MINOR (for example 1.35), got "latest"\n')
+  })
+})
+
+describe('--kube-version against a cluster', () => {
+  let server: ApiServer | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+
+  const deployment = () =>
+    loadWorldFromText(readFileSync(EXAMPLE, 'utf8'), EXAMPLE).deployments.find(
+      (d) => d.metadata.name === 'web',
+    )
+
+  for (const [serverVersion, minor] of [
+    ['1.33', 33],
+    ['v1.35.2', 35],
+    ['v1.36.3', 36],
+  ] as const) {
+    it(`a ${serverVersion} server: the name follows its /version`, async () => {
+      server = await startApiServer({objects: [deployment()], kubeVersion: serverVersion})
+      const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+      const r = await cliAsync(['dry-run', 'sync', 'web', '-n', 'demo', '--now', NOW, '-o', 'json'], {env})
+      expect(r.stderr).toBe('')
+      const result = JSON.parse(r.stdout) as SyncResult
+      expect(result.kubernetesVersion).toBe(`v1.${minor}`)
+      expect(createdReplicaSet(result)).toBe(`web-${vectorHash(minor)}`)
+    })
+  }
+
+  it('--kube-version overrides the server’s; a server outside 1.33-1.37 is warned about', async () => {
+    server = await startApiServer({objects: [deployment()], kubeVersion: 'v1.31.4-gke.100'})
+    const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    const warned = await cliAsync(['dry-run', 'sync', 'web', '-n', 'demo', '--now', NOW, '-o', 'json'], {env})
+    expect(warned.stderr).toBe(
+      "warning: the server's /version (v1.31.4-gke.100) is 1.31, outside the supported 1.33-1.37; acting as kube-controller-manager 1.33, the nearest supported minor\n",
+    )
+    expect(createdReplicaSet(JSON.parse(warned.stdout) as SyncResult)).toBe(`web-${vectorHash(33)}`)
+    const chosen = await cliAsync(
+      ['dry-run', 'sync', 'web', '-n', 'demo', '--now', NOW, '-o', 'json', '--kube-version', '1.35'],
+      {env},
+    )
+    expect(chosen.stderr).toBe('')
+    expect(createdReplicaSet(JSON.parse(chosen.stdout) as SyncResult)).toBe(`web-${vectorHash(35)}`)
+  })
+})
+
+describe('an image volume under each minor (file mode)', () => {
+  const manifest = (volumes: boolean) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tools, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: tools}}
+  template:
+    metadata: {labels: {app: tools}}
+    spec:
+      containers:
+      - name: app
+        image: busybox:1.36
+${volumes ? '        volumeMounts: [{name: data, mountPath: /data}]\n      volumes:\n      - name: data\n        image: {reference: "quay.io/crio/artifact:v2", pullPolicy: IfNotPresent}\n' : ''}`
+  const files = tempFiles({'with.yaml': manifest(true), 'without.yaml': manifest(false)})
+  const sync = (file: string, ...args: string[]) => {
+    const r = cli(['dry-run', 'sync', '-f', join(files, file), '--now', NOW, '-o', 'json', ...args])
+    return {...r, name: r.code === 0 ? createdReplicaSet(JSON.parse(r.stdout) as SyncResult) : undefined}
+  }
+
+  it('1.33 (ImageVolume off): the volume and its mount are dropped, with a warning, as its API server drops them', () => {
+    const r = sync('with.yaml', '--kube-version', '1.33')
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe(
+      `warning: ${join(files, 'with.yaml')}:1: Deployment default/tools: spec.template.spec.volumes[0]: dropped, as an API server 1.33 does while the ImageVolume feature gate is off (--feature-gates ImageVolume=true keeps it)\n` +
+        `warning: ${join(files, 'with.yaml')}:1: Deployment default/tools: spec.template.spec.containers[0].volumeMounts[0]: dropped, as an API server 1.33 does while the ImageVolume feature gate is off (--feature-gates ImageVolume=true keeps it)\n`,
+    )
+    // The template hashed is the one without them: the same name as a manifest that never had them.
+    expect(r.name).toBe(sync('without.yaml', '--kube-version', '1.33').name)
+  })
+
+  it('1.36 (ImageVolume on by default from 1.35): accepted and hashed with the volume', () => {
+    const r = sync('with.yaml', '--kube-version', '1.36')
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.name).not.toBe(sync('without.yaml', '--kube-version', '1.36').name)
+  })
+
+  it('1.33 with --feature-gates ImageVolume=true keeps it', () => {
+    const r = sync('with.yaml', '--kube-version', '1.33', '--feature-gates', 'ImageVolume=true')
+    expect(r.stderr).toBe('')
+    expect(r.name).not.toBe(sync('without.yaml', '--kube-version', '1.33').name)
+  })
+})
