@@ -436,6 +436,34 @@ if (args['no-timeline'] !== 'true' && !controllerOnly) {
     )
   }
 }
+// The rollout gate over 500 Deployments against the one-Deployment watch (bench/gate.ts).
+if (args['no-gate'] !== 'true') {
+  process.stderr.write('rollout gate benchmark (bench/gate.ts)\n')
+  const out = join(dir, 'gate.json')
+  const g = spawnSync(
+    join(root, 'node_modules', '.bin', 'tsx'),
+    [join(root, 'bench', 'gate.ts'), '--out', out, ...(quick ? ['--quick'] : [])],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: {...process.env, PATH: `${dirname(node)}:${process.env.PATH}`},
+    },
+  )
+  if (g.status !== 0) throw new Error(`bench/gate.ts exited ${g.status}`)
+  const gate = JSON.parse(readFileSync(out, 'utf8'))
+  results.gate = gate
+  console.log('\n| rollout gate | value | target | met |\n|---|---:|---:|---|')
+  const rows = [
+    [`rollout watch -A over ${gate.deployments} Deployments, peak RSS MB`, gate.gate.peakRssMB, undefined],
+    ['rollout watch NAME (one Deployment), peak RSS MB', gate.single.peakRssMB, undefined],
+    ["the objects' own size (their JSON), MB", gate.objectsMB, undefined],
+    ['gate RSS / (2 x one-Deployment RSS + objects)', gate.ratio, 1],
+  ]
+  for (const [k, v, t] of rows) {
+    console.log(
+      `| ${k} | ${v ?? 'n/a'} | ${t === undefined ? '' : `≤ ${t}`} | ${t === undefined || v == null ? '' : v <= t ? 'yes' : 'NO'} |`,
+    )
+  }
+}
 mkdirSync(join(root, 'bench'), {recursive: true})
 writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
 console.log('\nwritten: bench/results.json')

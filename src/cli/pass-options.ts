@@ -5,16 +5,18 @@
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import type {PodsToRead} from '../cluster/live/read.js'
+import type {MemoryStore} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import type {ParsedFeatureGates} from '../controller/features.js'
 import type {KubeMinor} from '../controller/version.js'
 import {NotFoundError, UsageError} from '../errors.js'
-import type {DeploymentResult} from '../pass/result.js'
+import type {DeploymentResult, SyncResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
-import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
+import {isStructured, type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
+import type {SyncDocument} from '../status/item.js'
 import {parseDuration, parseRFC3339} from '../util/duration.js'
 import {escapeControl} from '../util/terminal.js'
 import type {IO} from './base-command.js'
@@ -379,10 +381,29 @@ export class PassOptions {
 
   async pass(world: World): Promise<PassOutcome> {
     const {runPasses} = await import('../pass/run.js')
-    const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates})
+    // A document's items carry the Deployment's verdict, judged from the pass's own facts.
+    const collectFacts = isStructured(this.output)
+    const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates, collectFacts})
     if (outcome.result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     if (!this.isLive) await this.checkInput(outcome)
     return outcome
+  }
+
+  /**
+   * The SyncResult a command prints for -o json|yaml|name|jsonpath: each item with its Deployment's
+   * verdict (status/item.ts), the same document on files and live.
+   */
+  protected async syncDocument(
+    world: World,
+    pass: {result: SyncResult; store?: MemoryStore},
+  ): Promise<SyncDocument> {
+    const {syncDocument} = await import('../status/item.js')
+    return syncDocument(world, pass, this.selection, {
+      now: this.now,
+      gates: this.gates,
+      events: !this.isLive && world.events && world.events.length > 0 ? world.events : undefined,
+      checkInput: !this.isLive,
+    })
   }
 
   /** What the input lacks around the passed Deployments (a partial snapshot); set by pass() on files. */

@@ -5,6 +5,7 @@
 // shown, and the risks the objects reveal are named.
 
 import {clientSideApply} from '../cluster/apply/client.js'
+import {ApplyConflictError, serverSideApply} from '../cluster/apply/managed.js'
 import {defaultDeployment} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
@@ -19,14 +20,17 @@ import {
   RevisionAnnotation,
 } from '../controller/util/deployment-util.js'
 import {semanticEqual} from '../controller/util/equality.js'
+import {InputError} from '../errors.js'
 import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {DEFAULT_TIMINGS} from '../sim/pods.js'
 import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
 import {percentile, podReadySeconds} from '../status/eta.js'
+import {itemKey, judgeWorld} from '../status/item.js'
 import {replicaSetsOf} from '../status/observe.js'
 import {podCount, podsOwnedBy} from '../status/pods.js'
 import {rolloutStatus} from '../status/rollout-status.js'
 import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
+import type {Verdict} from '../status/types.js'
 import {formatTime} from '../util/duration.js'
 import {addRequests, NO_REQUESTS, podRequests, type Requests} from './requests.js'
 import {type ClusterContext, planRisks, type Risk} from './risks.js'
@@ -71,6 +75,11 @@ export interface Estimate {
 
 export interface PlanItem {
   deployment: {namespace: string; name: string}
+  /**
+   * Where the rollout stands right after the apply, before the controller acts (status/item.ts: the
+   * verdict explain gives the same objects at the simulation's start).
+   */
+  verdict: Verdict
   /** False when the Deployment does not exist yet (the apply creates it). */
   exists: boolean
   rollout: boolean
@@ -128,6 +137,8 @@ export interface PlanOptions {
   cluster?: ClusterContext
   /** How the change is applied (default client, as `kubectl apply`). */
   apply?: ApplyMode
+  /** --apply=server: the field manager, and whether to take conflicting fields. */
+  serverSide?: {fieldManager: string; force: boolean}
 }
 
 type Obj = Record<string, unknown>
@@ -149,12 +160,28 @@ export function appliedObject(
   current: Deployment | undefined,
   p: Proposal,
   mode: ApplyMode = 'client',
+  server?: {fieldManager: string; force: boolean},
 ): Deployment {
   if (p.stored || !current) return structuredClone(p.deployment)
   const written = isObject(p.raw) ? withNamespace(p.raw, p.deployment.metadata.namespace) : undefined
   let out: Deployment
   if (mode === 'client' && written) {
     out = clientSideApply(written, current).result as unknown as Deployment
+    defaultDeployment(out as unknown as Record<string, unknown>)
+  } else if (mode === 'server' && written) {
+    try {
+      out = serverSideApply(current, written, {
+        manager: server?.fieldManager ?? 'kubectl',
+        force: server?.force === true,
+      }).result as unknown as Deployment
+    } catch (err) {
+      if (err instanceof ApplyConflictError) {
+        throw new InputError(
+          `deployments.apps "${current.metadata.name ?? ''}": ${err.message} (as kubectl apply --server-side would fail: --force-conflicts takes the fields)`,
+        )
+      }
+      throw err
+    }
     defaultDeployment(out as unknown as Record<string, unknown>)
   } else {
     out = structuredClone(p.deployment)
@@ -192,6 +219,26 @@ function revisionOf(rs: ReplicaSet): number {
   return Number.isSafeInteger(v) ? v : 0
 }
 
+/** The verdict of the applied Deployment over (copies of) the current objects, at `now`. */
+async function appliedVerdict(
+  world: World,
+  namespace: string,
+  name: string,
+  now: number,
+  gates: PlanOptions['gates'],
+): Promise<Verdict> {
+  const copy: World = {
+    deployments: world.deployments.map((d) => structuredClone(d)),
+    replicaSets: world.replicaSets.map((rs) => structuredClone(rs)),
+    pods: world.pods.map((p) => structuredClone(p)),
+    sources: new WeakMap(),
+  }
+  const verdicts = await judgeWorld(copy, {namespace, names: [name]}, {now, gates})
+  const verdict = verdicts.get(itemKey({namespace, name}))
+  if (verdict === undefined) throw new Error(`no verdict for deployment ${namespace}/${name}`)
+  return verdict
+}
+
 /** The plans of the proposed Deployments against `current`, as one PlanResult. */
 export async function planAll(
   current: World,
@@ -207,7 +254,7 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
   const namespace = namespaceOf(p.deployment) || DEFAULT_NAMESPACE
   const name = p.deployment.metadata.name ?? ''
   const before = current.deployments.find((d) => namespaceOf(d) === namespace && d.metadata.name === name)
-  const applied = appliedObject(before, p, options.apply)
+  const applied = appliedObject(before, p, options.apply, options.serverSide)
   const owned = before ? replicaSetsOf(before, current.replicaSets) : []
   const currentRS = before ? findNewReplicaSet(before, [...owned]) : undefined
   const matched = findNewReplicaSet(applied, [...owned])
@@ -273,8 +320,10 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       replicaSet: basis?.metadata.name ?? '',
     }
   }
+  const verdict = await appliedVerdict(world, namespace, name, start, options.gates)
   const item: PlanItem = {
     deployment: {namespace, name},
+    verdict,
     exists: before !== undefined,
     rollout: newReplicaSet !== 'none',
     newReplicaSet,

@@ -11,6 +11,7 @@ import {eventRow, newestFirst} from './blockers.js'
 import type {RolloutState} from './index.js'
 import type {DeploymentRef} from './item.js'
 import type {Observation} from './observe.js'
+import type {ToolVerdicts} from './tools.js'
 import type {Blocker, EventRow, KubeEvent, Verdict} from './types.js'
 
 /** Where the gate stands on one Deployment. */
@@ -173,6 +174,8 @@ export interface GateRow {
   message: string
   /** What `kubectl rollout status` says of it now. */
   rolloutStatus: string
+  /** What kubectl rollout status, kstatus and Argo CD answer now, side by side; absent while it does not exist. */
+  tools?: ToolVerdicts
   replicas: GateCounts
   /** ms until done, estimated from the pace so far (undefined: unknown). */
   eta?: number
@@ -217,6 +220,7 @@ export function gateRow(input: GateRowInput): GateRow {
       available: d?.available ?? 0,
     },
   }
+  if (input.state) row.tools = input.state.tools
   if (input.eta !== undefined) row.eta = input.eta
   if (input.decidedAt !== undefined) row.decidedAt = formatTime(input.decidedAt)
   if (input.failure) row.failure = input.failure

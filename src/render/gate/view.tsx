@@ -40,11 +40,7 @@ export function layout(rows: readonly GateRow[], columns: number, namespaces: bo
     namespaces ? `${r.deployment.namespace}/${r.deployment.name}` : r.deployment.name
   const ready = (r: GateRow) => `${r.replicas.ready}/${r.replicas.desired}`
   const eta = (r: GateRow) =>
-    r.phase === 'Progressing' && r.eta !== undefined
-      ? `~${humanDuration(r.eta)}`
-      : r.phase === 'Done'
-        ? '-'
-        : '?'
+    r.phase === 'Done' || r.phase === 'Failed' ? '-' : r.eta !== undefined ? `~${humanDuration(r.eta)}` : '?'
   const fixed: Column[] = [
     {title: 'READY', width: Math.max(5, ...rows.map((r) => ready(r).length)), value: ready},
     {
@@ -61,12 +57,12 @@ export function layout(rows: readonly GateRow[], columns: number, namespaces: bo
   // Narrow terminals lose ETA, then UPD, then PHASE (the icon still says it).
   const order = ['ETA', 'UPD', 'PHASE']
   let kept = fixed
-  while (room(kept) < Math.min(nameWidth, 12) + 8 && order.length > 0) {
+  while (room(kept) < Math.min(nameWidth, 20) + 12 && order.length > 0) {
     const drop = order.shift()
     kept = kept.filter((c) => c.title !== drop)
   }
   const left = room(kept)
-  const nameCol = Math.max(4, Math.min(nameWidth, left - 8))
+  const nameCol = Math.max(4, Math.min(nameWidth, left - 12))
   const reasonCol = Math.max(0, left - nameCol - 1)
   return [
     {title: 'NAME', width: nameCol, value: name},
