@@ -207,7 +207,7 @@ describe.concurrent('deadlines', SLOW, () => {
       })
       const r = await cli([...command, '-n', ns, '--request-timeout', '2s'], env)
       expect(r.stderr).toMatch(
-        /^error: Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(2s\)\n$/,
+        /^Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(2s\)\n$/,
       )
       expect(r.code).toBe(1)
     },
