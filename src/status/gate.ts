@@ -167,6 +167,8 @@ export interface GateCounts {
 
 /** One Deployment's row: the item of the RolloutGateResult, and what each output prints. */
 export interface GateRow {
+  /** The kubeconfig context, when the gate covers several (--context repeated, --all-contexts). */
+  context?: string
   deployment: DeploymentRef
   verdict: Verdict
   phase: GatePhase
@@ -227,12 +229,18 @@ export function gateRow(input: GateRowInput): GateRow {
   return row
 }
 
+/** How outputs name a row's Deployment: `ns/name`, `context:ns/name` when the gate covers several contexts. */
+export function gateRef(r: GateRow): string {
+  return `${r.context ? `${r.context}:` : ''}${r.deployment.namespace}/${r.deployment.name}`
+}
+
 /** Rows as the outputs list them: failures first, then the ones still under way, then done; by name. */
 export function sortRows(rows: readonly GateRow[]): GateRow[] {
   const rank: Record<GatePhase, number> = {Failed: 0, Waiting: 1, Progressing: 1, Done: 2}
   return [...rows].sort(
     (a, b) =>
       rank[a.phase] - rank[b.phase] ||
+      (a.context ?? '').localeCompare(b.context ?? '') ||
       a.deployment.namespace.localeCompare(b.deployment.namespace) ||
       a.deployment.name.localeCompare(b.deployment.name),
   )
@@ -260,8 +268,7 @@ export function gateSummary(
   const done = rows.filter((r) => r.phase === 'Done').length
   const failed = rows.filter((r) => r.phase === 'Failed')
   const pending = rows.length - done - failed.length
-  const names = (list: readonly GateRow[]) =>
-    list.map((r) => `${r.deployment.namespace}/${r.deployment.name} (${r.reason})`).join(', ')
+  const names = (list: readonly GateRow[]) => list.map((r) => `${gateRef(r)} (${r.reason})`).join(', ')
   let result: GateResultKind
   let message: string
   const n = rows.length

@@ -140,6 +140,15 @@ export interface ApiServerOptions {
   requireToken?: string
   /** The token written into the kubeconfig (default: requireToken, else `test-token`). */
   token?: string
+  /**
+   * What TokenReview and SubjectAccessReview answer (kube-apiserver's authentication.k8s.io and
+   * authorization.k8s.io APIs, which `run --metrics-secure` asks): the tokens the server knows and
+   * whose they are, and the non-resource URLs a user or group may use, as RBAC's nonResourceURLs.
+   */
+  reviews?: {
+    tokens: Record<string, {username: string; uid?: string; groups?: string[]}>
+    nonResource?: Array<{user?: string; group?: string; paths: string[]; verbs: string[]}>
+  }
   /** The release /version reports: "1.35" or a gitVersion such as "v1.35.2" (default v1.36.3). */
   kubeVersion?: string
   /** How many changes the watch window keeps (default 10000). */
@@ -215,7 +224,18 @@ interface ResourceRoute {
 }
 
 type Route =
-  | {type: 'version' | 'health' | 'api' | 'apis' | 'openapiv2' | 'openapiv3' | 'notfound'}
+  | {
+      type:
+        | 'version'
+        | 'health'
+        | 'api'
+        | 'apis'
+        | 'openapiv2'
+        | 'openapiv3'
+        | 'notfound'
+        | 'tokenreview'
+        | 'subjectaccessreview'
+    }
   | {type: 'group'; group: string}
   | {type: 'resourceList' | 'openapiv3gv'; group: string; version: string}
   | ({type: 'resource'} & ResourceRoute)
@@ -225,6 +245,8 @@ const HEALTH = new Set(['healthz', 'livez', 'readyz'])
 function route(path: string, kinds: Kinds): Route {
   const seg = path.split('/').filter((s) => s !== '')
   if (seg.length === 1 && seg[0] === 'version') return {type: 'version'}
+  if (path === '/apis/authentication.k8s.io/v1/tokenreviews') return {type: 'tokenreview'}
+  if (path === '/apis/authorization.k8s.io/v1/subjectaccessreviews') return {type: 'subjectaccessreview'}
   if (seg.length >= 1 && HEALTH.has(seg[0] as string)) return {type: 'health'}
   if (seg[0] === 'openapi') {
     if (seg[1] === 'v2' && seg.length === 2) return {type: 'openapiv2'}
@@ -555,7 +577,46 @@ class ApiServerImpl {
         return
       case 'resource':
         return this.resource(ctx, r)
+      case 'tokenreview':
+      case 'subjectaccessreview':
+        return this.review(ctx, r.type)
     }
+  }
+
+  /** upstream: the TokenReview and SubjectAccessReview create handlers (nothing is stored). */
+  private review(ctx: Ctx, type: 'tokenreview' | 'subjectaccessreview') {
+    if (ctx.method !== 'POST') throw methodNotAllowed()
+    const body = (JSON.parse(ctx.rawBody || '{}') ?? {}) as {spec?: Record<string, unknown>}
+    const spec = body.spec ?? {}
+    const reviews = this.opts.reviews ?? {tokens: {}}
+    if (type === 'tokenreview') {
+      const user = typeof spec.token === 'string' ? reviews.tokens[spec.token] : undefined
+      return this.send(ctx, 201, {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        metadata: {creationTimestamp: null},
+        spec,
+        status: user ? {authenticated: true, user} : {user: {}},
+      })
+    }
+    const attrs = (spec.nonResourceAttributes ?? {}) as {path?: string; verb?: string}
+    const groups = Array.isArray(spec.groups) ? (spec.groups as string[]) : []
+    const allowed = (reviews.nonResource ?? []).some(
+      (g) =>
+        (g.user === undefined || g.user === spec.user) &&
+        (g.group === undefined || groups.includes(g.group)) &&
+        g.paths.includes(attrs.path ?? '') &&
+        (g.verbs.includes(attrs.verb ?? '') || g.verbs.includes('*')),
+    )
+    return this.send(ctx, 201, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      metadata: {creationTimestamp: null},
+      spec,
+      status: allowed
+        ? {allowed: true, reason: "allowed by the test server's nonResource grants"}
+        : {allowed: false},
+    })
   }
 
   private resource(ctx: Ctx, r: ResourceRoute) {

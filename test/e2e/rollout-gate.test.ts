@@ -237,6 +237,12 @@ spec:
     expect(gate.stdout).toContain(
       '  log of container app (previous instance, last 2 lines):\n    | retrying in 1s\n    | fatal: password authentication failed\n',
     )
+    // The one-Deployment watch fails fast on the same dead end (its view unchanged otherwise).
+    const one = await cliAsync(['rollout', 'watch', 'worker', '-n', 'crash', '--line-mode'], {env})
+    expect(one.code).toBe(1)
+    expect(one.stderr).toMatch(
+      /^error: deployment "worker" failed: CrashLoopBackOff: The rollout to revision 1 cannot finish: 2 new pods keep crashing/m,
+    )
     // One group for the same back-off of both pods.
     expect(gate.stdout).toMatch(
       /^ {4}BackOff \S+ \(x\d+ over \S+\) Pod\/worker-\S+ and 1 more: Back-off restarting failed container app in pod /m,

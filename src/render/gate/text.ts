@@ -2,13 +2,13 @@
 // report of each failed Deployment, the closing summary, GitHub Actions annotations and JUnit XML.
 // All read the rows built by status/gate.ts.
 
-import type {GateRow, GateSummary} from '../../status/gate.js'
+import {type GateRow, type GateSummary, gateRef} from '../../status/gate.js'
 import {humanDuration, parseTime} from '../../util/duration.js'
 import {escapeControl} from '../../util/terminal.js'
 import {eventInterval, groupEvents} from '../explain-groups.js'
 import {clock} from '../watch/lines.js'
 
-const refOf = (r: GateRow) => `${r.deployment.namespace}/${r.deployment.name}`
+const refOf = gateRef
 
 /** What a row's phase reads as in a line. */
 export function phaseWord(r: GateRow): string {
@@ -165,7 +165,7 @@ export function junitXml(s: GateSummary, logLines: number): string {
   const cases = s.items.map((r) => {
     const decided = parseTime(r.decidedAt)
     const time = secs((decided ?? end) - start)
-    const open = `    <testcase classname="deployment.${xml(r.deployment.namespace)}" name="${xml(r.deployment.name)}" time="${time}"`
+    const open = `    <testcase classname="${r.context ? `${xml(r.context)}.` : ''}deployment.${xml(r.deployment.namespace)}" name="${xml(r.deployment.name)}" time="${time}"`
     if (r.phase === 'Done') return `${open}/>`
     const type = r.phase === 'Failed' ? r.reason : s.result === 'TimedOut' ? 'Timeout' : s.result
     const message = r.phase === 'Failed' ? r.message : `not done: ${r.reason}: ${r.message}`

@@ -37,7 +37,7 @@ interface Column {
 /** The columns that fit in `columns`: name and reason stretch, the others are dropped first. */
 export function layout(rows: readonly GateRow[], columns: number, namespaces: boolean): Column[] {
   const name = (r: GateRow) =>
-    namespaces ? `${r.deployment.namespace}/${r.deployment.name}` : r.deployment.name
+    `${r.context ? `${r.context}:` : ''}${namespaces ? `${r.deployment.namespace}/${r.deployment.name}` : r.deployment.name}`
   const ready = (r: GateRow) => `${r.replicas.ready}/${r.replicas.desired}`
   const eta = (r: GateRow) =>
     r.phase === 'Done' || r.phase === 'Failed' ? '-' : r.eta !== undefined ? `~${humanDuration(r.eta)}` : '?'
@@ -91,7 +91,7 @@ export function GateView({rows, elapsed, columns, footer}: GateViewProps) {
       <Text bold>{fitCell(header, columns)}</Text>
       <Text dimColor>{fitCell(`  ${cols.map((c) => fitCell(c.title, c.width)).join(' ')}`, columns)}</Text>
       {sorted.map((r) => (
-        <Text key={`${r.deployment.namespace}/${r.deployment.name}`}>
+        <Text key={`${r.context ?? ''}:${r.deployment.namespace}/${r.deployment.name}`}>
           <Text color={COLOR[r.phase]}>{ICON[r.phase]}</Text>{' '}
           {cols.map((c) => fitCell(c.value(r), c.width)).join(' ')}
         </Text>
