@@ -95,7 +95,11 @@ export class PlanOptions extends PassOptions {
       recursive: this.recursive,
       validate: this.validate,
       keepRaw: true,
-      apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+      apiServer: {
+        minor: this.gates.kubeVersion,
+        enabled: (gate) => this.gates.values[gate] ?? false,
+        knownFieldsOnly: this.kubeVersion.fromFlag,
+      },
       warn: (line: string) => this.io.err(`${line}\n`),
     })
     const namespace = await this.defaultNamespace()
@@ -180,11 +184,6 @@ export class PlanOptions extends PassOptions {
       ;({world, cluster} = await this.readLive(namespaces))
       proposals = await this.dryRunApply(proposals)
     } else {
-      if (this.apply === 'server') {
-        throw new UsageError(
-          "--apply=server plans against the cluster only (it needs the API server's field ownership): leave out --current, or use --apply=client",
-        )
-      }
       world = await this.load()
       proposals = await this.proposals()
       // HorizontalPodAutoscalers and ResourceQuotas the files carry, as a cluster's.
@@ -194,6 +193,7 @@ export class PlanOptions extends PassOptions {
       now: this.now,
       nowGiven: this.nowGiven || this.isLive || this.timeline.moment !== undefined,
       apply: this.apply,
+      serverSide: {fieldManager: this.fieldManager, force: this.forceConflicts},
       gates: this.gates,
       ...(this.readyAfter !== undefined ? {readyAfter: this.readyAfter} : {}),
       ...(cluster ? {cluster} : {}),

@@ -5,6 +5,7 @@
 // shown, and the risks the objects reveal are named.
 
 import {clientSideApply} from '../cluster/apply/client.js'
+import {ApplyConflictError, serverSideApply} from '../cluster/apply/managed.js'
 import {defaultDeployment} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
@@ -19,6 +20,7 @@ import {
   RevisionAnnotation,
 } from '../controller/util/deployment-util.js'
 import {semanticEqual} from '../controller/util/equality.js'
+import {InputError} from '../errors.js'
 import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {DEFAULT_TIMINGS} from '../sim/pods.js'
 import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
@@ -135,6 +137,8 @@ export interface PlanOptions {
   cluster?: ClusterContext
   /** How the change is applied (default client, as `kubectl apply`). */
   apply?: ApplyMode
+  /** --apply=server: the field manager, and whether to take conflicting fields. */
+  serverSide?: {fieldManager: string; force: boolean}
 }
 
 type Obj = Record<string, unknown>
@@ -156,12 +160,28 @@ export function appliedObject(
   current: Deployment | undefined,
   p: Proposal,
   mode: ApplyMode = 'client',
+  server?: {fieldManager: string; force: boolean},
 ): Deployment {
   if (p.stored || !current) return structuredClone(p.deployment)
   const written = isObject(p.raw) ? withNamespace(p.raw, p.deployment.metadata.namespace) : undefined
   let out: Deployment
   if (mode === 'client' && written) {
     out = clientSideApply(written, current).result as unknown as Deployment
+    defaultDeployment(out as unknown as Record<string, unknown>)
+  } else if (mode === 'server' && written) {
+    try {
+      out = serverSideApply(current, written, {
+        manager: server?.fieldManager ?? 'kubectl',
+        force: server?.force === true,
+      }).result as unknown as Deployment
+    } catch (err) {
+      if (err instanceof ApplyConflictError) {
+        throw new InputError(
+          `deployments.apps "${current.metadata.name ?? ''}": ${err.message} (as kubectl apply --server-side would fail: --force-conflicts takes the fields)`,
+        )
+      }
+      throw err
+    }
     defaultDeployment(out as unknown as Record<string, unknown>)
   } else {
     out = structuredClone(p.deployment)
@@ -234,7 +254,7 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
   const namespace = namespaceOf(p.deployment) || DEFAULT_NAMESPACE
   const name = p.deployment.metadata.name ?? ''
   const before = current.deployments.find((d) => namespaceOf(d) === namespace && d.metadata.name === name)
-  const applied = appliedObject(before, p, options.apply)
+  const applied = appliedObject(before, p, options.apply, options.serverSide)
   const owned = before ? replicaSetsOf(before, current.replicaSets) : []
   const currentRS = before ? findNewReplicaSet(before, [...owned]) : undefined
   const matched = findNewReplicaSet(applied, [...owned])

@@ -133,15 +133,23 @@ export interface RunningServer {
 }
 
 /** Listens on the address and answers with the first handler that takes the request. */
-export async function serve(bind: BindAddress, handlers: Handler[], flag?: string): Promise<RunningServer> {
-  const server: Server = createServer((req, res) => {
+export async function serve(
+  bind: BindAddress,
+  handlers: Handler[],
+  flag?: string,
+  tls?: {key: string; cert: string},
+): Promise<RunningServer> {
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       for (const h of handlers) if (await h(req, res)) return
       text(res, 404, '404 page not found\n')
     })().catch(() => {
       if (!res.headersSent) text(res, 500, 'internal error\n')
     })
-  })
+  }
+  const server: Server = tls
+    ? (await import('node:https')).createServer({key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2'}, answer)
+    : createServer(answer)
   // Probes and scrapes are short; do not let an idle keep-alive connection hold the close.
   server.keepAliveTimeout = 5000
   await new Promise<void>((resolve, reject) => {

@@ -32,6 +32,8 @@ beforeAll(async () => {
       us: {url: us.url, token: us.token},
       // Nothing listens on port 1: the connection is refused at once.
       gone: {url: 'https://127.0.0.1:1', token: 'x'},
+      // The same cluster as eu, for a gate whose every context passes.
+      'eu-again': {url: eu.url, token: eu.token},
     }),
   )
   env = {KUBECONFIG: join(dir, 'kubeconfig'), KUBECACHEDIR: join(dir, 'cache')}
@@ -102,6 +104,7 @@ describe('explain --summary over several contexts', () => {
     ).toEqual([
       ['eu', 'demo/web'],
       ['us', 'demo/api'],
+      ['eu-again', 'demo/web'],
     ])
     const errors = r.stderr.trimEnd().split('\n')
     expect(errors).toHaveLength(1)
@@ -126,5 +129,48 @@ describe('explain --summary over several contexts', () => {
       expect({args, code: r.code}).toEqual({args, code: 2})
       expect(r.stderr).toContain(message)
     }
+  })
+})
+
+describe('rollout watch (the gate) over several contexts', () => {
+  const gate = (args: string[]) =>
+    cliAsync(['rollout', 'watch', '-A', '--timeout', '60s', ...args], {env, killAfterMs: 90_000})
+
+  it('passes when every context is done, naming each Deployment with its context', async () => {
+    const r = await gate(['--context', 'eu', '--context', 'eu-again'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/ deployment eu:demo\/web done 3\/3 ready/)
+    expect(r.stdout).toMatch(/ deployment eu-again:demo\/web done 3\/3 ready/)
+    expect(r.stdout).toContain('rollout gate passed: 2 of 2 Deployments rolled out.\n')
+  })
+
+  it('one failing context fails the gate and names itself; the other is done', async () => {
+    const r = await gate(['--context', 'eu', '--context', 'us', '-o', 'json'])
+    expect(r.code).toBe(1)
+    const last = JSON.parse(r.stdout.trimEnd().split('\n').at(-1) ?? '{}') as {
+      kind: string
+      result: string
+      message: string
+      items: Array<{context: string; deployment: {name: string}; phase: string; reason: string}>
+    }
+    expect(last.kind).toBe('RolloutGateResult')
+    expect(last.result).toBe('Failed')
+    expect(last.items.map((i) => [i.context, i.deployment.name, i.phase])).toEqual([
+      ['us', 'api', 'Failed'],
+      ['eu', 'web', 'Done'],
+    ])
+    expect(last.message).toMatch(/^1 of 2 Deployments rolled out; 1 failed: us:demo\/api \(/)
+  })
+
+  it('an unreachable context fails the gate with its error, not the others', async () => {
+    const r = await gate(['--context', 'eu', '--context', 'gone'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(/ deployment eu:demo\/web done 3\/3 ready/)
+    expect(r.stdout).toMatch(/^deployment gone:\*\/\* failed: ContextUnreachable/m)
+    expect(r.stdout).toMatch(
+      /rollout gate failed: 1 of 2 Deployments rolled out; 1 failed: gone:\*\/\* \(ContextUnreachable\)/,
+    )
+    expect(r.stdout).toContain('127.0.0.1:1')
   })
 })

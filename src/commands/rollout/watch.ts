@@ -6,6 +6,7 @@ import {
   deploymentArgs,
   globalFlags,
   inputFlags,
+  multiContextFlags,
   outputFlags,
 } from '../../cli/flags.js'
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
@@ -88,6 +89,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
 
   static override flags = {
     ...watchPassFlags,
+    ...multiContextFlags,
     ...timelineFlags,
     namespace: Flags.string({
       char: 'n',
