@@ -79,9 +79,12 @@ const host = hostPackage()
 // leaves Node's own defaults (kubectl, in Go, reads no OpenSSL configuration either). Windows has
 // no /dev/null to point at: there OPENSSL_CONF still applies. NODE_EXTRA_CA_CERTS, read by Node
 // itself, still applies everywhere. upstream: Node's SEA config (execArgv, execArgvExtension).
+// Node's own warnings are off inside the executable (--no-warnings; not through the user's
+// environment): the ink part is import()ed through vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+// which Node 24 reports as experimental on stderr, over the live view (issue 25).
 const seaOptions = (os) => ({
   disableExperimentalSEAWarning: true,
-  execArgv: os === 'windows' ? [] : ['--openssl-config=/dev/null'],
+  execArgv: ['--no-warnings', ...(os === 'windows' ? [] : ['--openssl-config=/dev/null'])],
   execArgvExtension: 'none',
 })
 
@@ -114,8 +117,13 @@ async function bundle(snapshot) {
 const COMPLETE_SH = `#!/bin/sh
 # kubectl's plugin completion (kubectl 1.26 and newer) runs this with the words typed after
 # "kubectl deployctl"; kubectl-deployctl answers in cobra's completion protocol.
-dir=$(dirname "$0")
-if [ -x "$dir/kubectl-deployctl" ]; then
+# The folder this script is in, by parameter expansion (no dirname process); none when it was
+# found on the PATH by name.
+case $0 in
+*/*) dir=\${0%/*} ;;
+*) dir= ;;
+esac
+if [ -n "$dir" ] && [ -x "$dir/kubectl-deployctl" ]; then
   exec "$dir/kubectl-deployctl" __complete "$@"
 fi
 exec kubectl-deployctl __complete "$@"

@@ -223,7 +223,7 @@ export class ExplainOptions extends PassOptions {
   /** Several contexts: the contexts that could not be read, as errors after the output. */
   private contextErrors: string[] = []
 
-  override partialErrors(): readonly string[] {
+  override partialErrors(): ReadonlyArray<string | Error> {
     return [...super.partialErrors(), ...this.contextErrors]
   }
 

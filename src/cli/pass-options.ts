@@ -10,7 +10,7 @@ import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import type {ParsedFeatureGates} from '../controller/features.js'
 import type {KubeMinor} from '../controller/version.js'
-import {InputError, UsageError} from '../errors.js'
+import {NotFoundError, UsageError} from '../errors.js'
 import type {DeploymentResult, SyncResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
@@ -227,7 +227,11 @@ export class PassOptions {
       loadWorld(this.files, {
         recursive: this.recursive,
         validate: this.validate,
-        apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+        apiServer: {
+          minor: this.gates.kubeVersion,
+          enabled: (gate) => this.gates.values[gate] ?? false,
+          knownFieldsOnly: this.kubeVersion.fromFlag,
+        },
         ...(this.keepRaw ? {keepRaw: true} : {}),
         defaultNamespace,
         ...(this.timeline.at ? {at: this.timeline.at} : {}),
@@ -286,15 +290,16 @@ export class PassOptions {
   }
 
   /** The named Deployments that were not found, when others were (kubectl get's partial answer). */
-  private notFound: string[] = []
+  private notFound: Error[] = []
 
   /** Whether NAME arguments select from the loaded world (not so for plan, whose are in PROPOSED). */
   protected namesSelectFromWorld = true
 
   /**
-   * Named Deployments that are missing: kubectl's NotFound, with where else they are as a hint.
-   * When every name is missing, that is the error; when only some are, the others are processed and
-   * the missing ones are errors after the output (partialErrors), as `kubectl get deploy a b` does.
+   * Named Deployments that are missing: kubectl's NotFound (the server's, from a cluster), with
+   * where else they are as a hint on the next line. When every name is missing, that is the error;
+   * when only some are, the others are processed and the missing ones are errors after the output
+   * (partialErrors), as `kubectl get deploy a b` does.
    */
   private async checkNames(world: World): Promise<void> {
     const names = this.selection.names ?? []
@@ -307,32 +312,35 @@ export class PassOptions {
     )
     const missing = names.filter((n) => !present.has(n))
     if (missing.length === 0) return
+    const sentence = (hint: string) => `${hint[0]?.toUpperCase()}${hint.slice(1)}.`
     if (!this.namesSelectFromWorld) {
       // The names are found elsewhere (plan: in PROPOSED); one that is in another namespace of the
       // world is still worth the hint.
       for (const name of all ? [] : missing) {
         const hint = await this.namespaceHint(world, name)
         if (hint !== undefined)
-          throw new InputError(`deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`)
+          throw new NotFoundError(`deployments.apps "${name}" not found`, this.isLive, sentence(hint))
       }
       return
     }
-    const messages: string[] = []
+    const errors: NotFoundError[] = []
     for (const name of missing) {
       const hint = all ? undefined : await this.namespaceHint(world, name)
-      messages.push(
-        hint === undefined
-          ? `deployments.apps "${name}" not found`
-          : `deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`,
+      errors.push(
+        new NotFoundError(
+          `deployments.apps "${name}" not found`,
+          this.isLive,
+          hint === undefined ? undefined : sentence(hint),
+        ),
       )
     }
-    if (missing.length === names.length) throw new InputError(messages[0] ?? '')
-    this.notFound = messages
+    if (missing.length === names.length && errors[0]) throw errors[0]
+    this.notFound = errors
     this.selection = {...this.selection, names: names.filter((n) => present.has(n))}
   }
 
   /** Errors to print after the output: the named Deployments that were not found. */
-  partialErrors(): readonly string[] {
+  partialErrors(): ReadonlyArray<string | Error> {
     return this.notFound
   }
 

@@ -412,6 +412,7 @@ export class RolloutWatchOptions extends PassOptions {
       timeoutMs: this.timeoutMs,
       settled: this.settled,
       pausedOk: this.pausedOk,
+      judge: this.gateOptions,
       minFrameMs: interactive ? 250 : 100,
       gates: this.gates,
       ...(this.nowGiven ? {now: this.now} : {}),

@@ -22,7 +22,7 @@ objects), 2 or more an error, a write the server refused, incomplete input (see 
 a namespace with no Deployments while others have some.`
 
   static override usage = [
-    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o FORMAT] [--exit-code]',
+    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server|client] [--retries N] [-o FORMAT] [--exit-code]',
     'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--exit-code]',
   ]
 
@@ -62,10 +62,10 @@ a namespace with no Deployments while others have some.`
         "Output format: table (default), wide, json, yaml, name or jsonpath=TEMPLATE: what was done (files: the objects after the pass in the document's objects).",
     }),
     'dry-run': Flags.string({
-      options: ['none', 'server'],
+      options: ['none', 'server', 'client'],
       default: 'none',
       description:
-        'server: send every write with dryRun=All, so the API server validates it and stores nothing.',
+        'server: send every write with dryRun=All, so the API server validates it and stores nothing; client: send nothing and print what the pass would write, as dry-run sync does.',
     }),
     'concurrent-deployment-syncs': Flags.integer({
       min: 1,
@@ -93,6 +93,12 @@ a namespace with no Deployments while others have some.`
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(ReconcileOnce)
+    if (flags['dry-run'] === 'client') {
+      // kubectl's client-side dry run: nothing is sent, what would be is printed: dry-run sync's pass.
+      const {DryRunSyncOptions} = await import('../cli/dry-run-sync.js')
+      await this.runOptions(new DryRunSyncOptions(processIO), flags, argv)
+      return
+    }
     const options = new ReconcileOnceOptions(processIO)
     await this.runOptions(options, flags, argv)
   }

@@ -296,12 +296,14 @@ export class LiveGate {
     try {
       const keys = [...this.dirty]
       this.dirty.clear()
+      let judged = 0
       for (const key of keys) {
         if (this.ended) return
         const t = this.tracked.get(key)
         if (!t || t.final) continue
         const before = t.row
         await this.judge(t)
+        if (++judged % 25 === 0) await new Promise((r) => setImmediate(r))
         if (!this.shown.has(key) || rowChanged(before, t.row)) changed.push(t.row)
         this.shown.add(key)
       }

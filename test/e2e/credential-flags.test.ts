@@ -166,7 +166,7 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
       await run(sync('-s', server.url, '--insecure-skip-tls-verify', `--token=${TOKEN}`), NO_KUBECONFIG),
     )
     const unverified = await run(sync('-s', server.url, `--token=${TOKEN}`), NO_KUBECONFIG)
-    expect(unverified.stderr).toBe('error: Unable to connect to the server: tls: self-signed certificate\n')
+    expect(unverified.stderr).toBe('Unable to connect to the server: tls: self-signed certificate\n')
     expect(unverified.code).toBe(1)
   })
 
@@ -174,7 +174,7 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     const flags = ['-s', server.url, '--certificate-authority', ca, `--token=${TOKEN}`]
     expectSynced(await run(sync(...flags, '--tls-server-name', 'localhost'), NO_KUBECONFIG))
     const other = await run(sync(...flags, '--tls-server-name', 'other.example'), NO_KUBECONFIG)
-    expect(other.stderr).toMatch(/^error: Unable to connect to the server: tls: .*other\.example/)
+    expect(other.stderr).toMatch(/^Unable to connect to the server: tls: .*other\.example/)
     expect(other.code).toBe(1)
   })
 
@@ -251,7 +251,7 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     expectSynced(await run(sync('--user', 'good')))
     expectSynced(await run(sync('--context', 'away', '--cluster', 'main')))
     expect((await run(sync('--context', 'away'))).stderr).toMatch(
-      /^error: The connection to the server 127\.0\.0\.1:9 was refused/,
+      /^The connection to the server 127\.0\.0\.1:9 was refused/,
     )
     for (const [flag, message] of [
       ['--user', 'user "nope" does not exist'],

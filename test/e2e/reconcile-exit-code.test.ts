@@ -113,7 +113,7 @@ describe('reconcile-once --exit-code on files', () => {
   it('a named Deployment in another namespace: 2 with the hint (1 without), nothing printed', () => {
     const r = once(['api', '-f', STUCK, '-n', 'default'])
     expect(r.stderr).toBe(
-      'error: deployments.apps "api" not found in namespace "default": the files hold deployment api in namespace demo: use -n demo\n',
+      'error: deployments.apps "api" not found\nThe files hold deployment api in namespace demo: use -n demo.\n',
     )
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
@@ -184,7 +184,7 @@ describe('reconcile-once --exit-code on a cluster', SLOW, () => {
     expect(plain.code).toBe(0)
     const named = await run(steady, ['web', '--exit-code'])
     expect(named.stderr).toBe(
-      'error: deployments.apps "web" not found in namespace "default": the cluster has deployment web in namespace demo: use -n demo\n',
+      'Error from server (NotFound): deployments.apps "web" not found\nThe cluster has deployment web in namespace demo: use -n demo.\n',
     )
     expect(named.code).toBe(2)
   })
