@@ -227,7 +227,11 @@ export class PassOptions {
       loadWorld(this.files, {
         recursive: this.recursive,
         validate: this.validate,
-        apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+        apiServer: {
+          minor: this.gates.kubeVersion,
+          enabled: (gate) => this.gates.values[gate] ?? false,
+          knownFieldsOnly: this.kubeVersion.fromFlag,
+        },
         ...(this.keepRaw ? {keepRaw: true} : {}),
         defaultNamespace,
         ...(this.timeline.at ? {at: this.timeline.at} : {}),

@@ -95,7 +95,11 @@ export class PlanOptions extends PassOptions {
       recursive: this.recursive,
       validate: this.validate,
       keepRaw: true,
-      apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+      apiServer: {
+        minor: this.gates.kubeVersion,
+        enabled: (gate) => this.gates.values[gate] ?? false,
+        knownFieldsOnly: this.kubeVersion.fromFlag,
+      },
       warn: (line: string) => this.io.err(`${line}\n`),
     })
     const namespace = await this.defaultNamespace()

@@ -19,8 +19,27 @@ export interface PlanRenderOptions {
 export async function renderPlanResult(result: PlanResult, options: PlanRenderOptions): Promise<string> {
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
+  // Many Deployments (plan -f DIR -R): a row each first, the details below.
+  if (result.items.length > 1) blocks.push(await summaryTable(result.items, options))
   for (const item of result.items) blocks.push(await renderItem(item, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
+}
+
+/** One row per Deployment: whether it rolls out, its new ReplicaSet, the peak, the minimum, the ETA, the risks. */
+async function summaryTable(items: PlanItem[], options: PlanRenderOptions): Promise<string> {
+  const headers = ['NAMESPACE', 'NAME', 'ROLLOUT', 'REPLICASET', 'PEAK', 'MIN-AVAILABLE', 'ETA', 'RISKS']
+  const rows = items.map((i) => [
+    i.deployment.namespace,
+    i.deployment.name,
+    i.rollout ? `yes (${i.newReplicaSet})` : 'no',
+    (i.newReplicaSet === 'create' ? i.steps.find((s) => s.role === 'new')?.replicaSet : i.replicaSet?.name) ??
+      '<none>',
+    String(i.peakPods),
+    String(i.minAvailable),
+    i.estimate ? secs(i.estimate.p50Seconds) : `~${secs(i.simulation.seconds)}`,
+    i.risks.length === 0 ? '<none>' : [...new Set(i.risks.map((r) => r.code))].join(','),
+  ])
+  return kubectlTable(options.noHeaders ? undefined : headers, rows)
 }
 
 /** A field's value in a row; -o wide keeps long ones whole. */

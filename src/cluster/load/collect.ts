@@ -6,14 +6,22 @@ import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api
 import {FEATURES, featureDefault} from '../../controller/features.js'
 import {RevisionAnnotation} from '../../controller/util/deployment-util.js'
 import {parseInt64} from '../../controller/util/go.js'
-import {NEWEST_MINOR} from '../../controller/version.js'
+import {unknownTemplateKeys} from '../../controller/util/template-fields.js'
+import {type KubeMinor, NEWEST_MINOR} from '../../controller/version.js'
 import {InputError} from '../../errors.js'
 import {dropDisabledPodSpecFields} from '../validation/drop-disabled.js'
 import {validateDeployment, validatePod, validateReplicaSet} from '../validation/index.js'
 import {type ClusterObject, emptyWorld, type KubeEvent, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
-import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
+import {
+  type FieldError,
+  fieldErrorText,
+  formatPath,
+  formatValue,
+  type Path,
+  unknownField,
+} from './problems.js'
 import {decodeCheck, type KeptKind} from './schema.js'
 import {unknownFields} from './unknown-fields.js'
 
@@ -182,6 +190,23 @@ export class Collector {
    * overflows. The pass does what upstream does; the user is told.
    */
   /**
+   * The pod-spec fields the minor does not declare: strict decoding refuses them; lax decoding
+   * (--validate=ignore, or after the warning) drops them, so they are removed either way.
+   */
+  private unknownToMinor(obj: Obj, kind: string): FieldError[] {
+    const spec = isObject(obj.spec) ? obj.spec : undefined
+    const template = kind === 'Pod' ? {metadata: obj.metadata, spec} : spec?.template
+    const prefix: Path = kind === 'Pod' ? [] : ['spec', 'template']
+    const errs: FieldError[] = []
+    for (const u of unknownTemplateKeys(template, this.apiServer.minor as KubeMinor)) {
+      if (u.elems[0] !== 'spec') continue // metadata: unknownFields() has checked it
+      delete u.holder[u.key]
+      errs.push(unknownField([...prefix, ...(u.elems as Path)]))
+    }
+    return errs
+  }
+
+  /**
    * What the API server of the assumed minor clears on create because a feature gate is off
    * (validation/drop-disabled.ts): cleared here too, with a warning (the server says nothing).
    */
@@ -190,10 +215,13 @@ export class Collector {
     const template = kind === 'Pod' ? undefined : isObject(spec?.template) ? spec.template : undefined
     const podSpec = kind === 'Pod' ? spec : template?.spec
     const prefix = kind === 'Pod' ? ['spec'] : ['spec', 'template', 'spec']
+    // Where each field was written (in the source, which the drop does not change).
+    const located = (path: Path) => o.locate?.(path) || o.line
     for (const d of dropDisabledPodSpecFields(podSpec, (g) => this.apiServer.enabled(g))) {
       if (this.mode === 'ignore') continue
+      const path: Path = [...prefix, ...d.path]
       this.warn(
-        `warning: ${o.file}:${o.line}: ${label}: ${[...prefix, d.path].join('.')}: dropped, as an API server 1.${this.apiServer.minor} does while the ${d.gate} feature gate is off (--feature-gates ${d.gate}=true keeps it)`,
+        `warning: ${o.file}:${located(path)}: ${label}: ${formatPath(path)}: dropped, as an API server 1.${this.apiServer.minor} does while the ${d.gate} feature gate is off (--feature-gates ${d.gate}=true keeps it)`,
       )
     }
   }
@@ -390,6 +418,7 @@ export class Collector {
 
     // Strict decoding comes before defaulting and validation on the server too.
     const errs: FieldError[] = this.mode === 'ignore' ? [] : unknownFields(obj, kind)
+    if (this.apiServer.knownFieldsOnly) errs.push(...this.unknownToMinor(obj, kind))
     if (kind === 'Deployment') defaultDeployment(obj)
     else if (kind === 'ReplicaSet') defaultReplicaSet(obj)
     else defaultPod(obj)
@@ -433,6 +462,12 @@ export interface ApiServerGates {
   /** The Kubernetes minor whose API server the input is created on. */
   minor: number
   enabled(gate: string): boolean
+  /**
+   * Pod-template fields the minor's core/v1 does not declare are unknown fields (strict decoding),
+   * as that API server refuses them: only when the minor was chosen (--kube-version), so that a
+   * snapshot of a newer cluster still loads by default.
+   */
+  knownFieldsOnly?: boolean
 }
 
 function defaultGateOn(gate: string): boolean {
