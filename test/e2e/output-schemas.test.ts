@@ -195,7 +195,16 @@ describe('-o json against a cluster', () => {
   })
 
   it('the rollout gate over several Deployments, one of them failed (its events in the row)', async () => {
-    const gate = await live(['rollout', 'watch', 'web', 'api', 'ghost', '--timeout', '5s', '--require-existing'])
+    const gate = await live([
+      'rollout',
+      'watch',
+      'web',
+      'api',
+      'ghost',
+      '--timeout',
+      '5s',
+      '--require-existing',
+    ])
     expectGateStreamValid(gate, 'rollout watch web api ghost')
     const result = JSON.parse(gate.trim().split('\n').at(-1) ?? '{}') as {items: Array<{phase: string}>}
     expect(result.items.filter((i) => i.phase === 'Failed').length).toBeGreaterThanOrEqual(1)
@@ -207,5 +216,4 @@ describe('coverage', () => {
     const files = readdirSync(SCHEMAS).filter((f) => f !== 'common.json')
     expect([...Object.values(SCHEMA_OF), STREAM_SCHEMA].sort()).toEqual(files.sort())
   })
-
 })
