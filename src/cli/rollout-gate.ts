@@ -84,9 +84,10 @@ export async function runGate(o: GateRunOptions): Promise<number> {
   const json = o.output.kind === 'json'
   let end: GateEnd
   if (o.interactive) {
-    const {runGateView} = await import('../render/gate/app.js')
+    // ink colours through chalk, which reads FORCE_COLOR once, when it loads: set it first.
     const {wantColor} = await import('../render/style.js')
     if (!wantColor({isTTY: true}, o.io.env)) process.env.FORCE_COLOR = '0'
+    const {runGateView} = await import('../render/gate/app.js')
     const terminal = o.terminal as Terminal
     end = await runGateView(gate, {stdout: terminal.stdout, stdin: terminal.stdin})
   } else {

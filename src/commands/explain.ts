@@ -33,7 +33,7 @@ docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 colum
 without NO_COLOR.`
 
   static override usage = [
-    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers]',
+    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--kube-version 1.NN] [--feature-gates ...] [-o FORMAT] [--no-headers]',
   ]
 
   static override examples = [

@@ -23,7 +23,7 @@ a namespace with no Deployments while others have some.`
 
   static override usage = [
     'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server|client] [--retries N] [-o FORMAT] [--exit-code]',
-    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--exit-code]',
+    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--kube-version 1.NN] [--feature-gates ...] [-o FORMAT] [--exit-code]',
   ]
 
   static override examples = [

@@ -18,6 +18,9 @@ import {join} from 'node:path'
 import type {TLSSocket} from 'node:tls'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
 import {ApplyConflictError, serverSideApply, trackUpdate} from '../../src/cluster/apply/managed.js'
+import {dropDisabledPodSpecFields} from '../../src/cluster/validation/drop-disabled.js'
+import {parseFeatureGates} from '../../src/controller/features.js'
+import {resolveKubeVersion} from '../../src/controller/version.js'
 import {
   apiGroupDoc,
   apiGroupList,
@@ -528,6 +531,29 @@ class ApiServerImpl {
     if (auth === undefined && (seg === 'version' || HEALTH.has(seg))) return
     throw unauthorized()
   }
+
+  /**
+   * PrepareForCreate's drop of pod-template fields whose gate is off, with the gate defaults of the
+   * minor /version reports (src/cluster/validation/drop-disabled.ts, as the file loader drops them).
+   * Updates keep what they carry (upstream keeps a field already in use).
+   */
+  private dropDisabledOnCreate(resource: string, o: Obj): void {
+    const spec = o.spec as Obj | undefined
+    const podSpec =
+      resource === 'pods'
+        ? spec
+        : resource === 'deployments' || resource === 'replicasets'
+          ? (spec?.template as Obj | undefined)?.spec
+          : undefined
+    if (podSpec === undefined) return
+    this.gateValues ??= parseFeatureGates(
+      undefined,
+      resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor,
+    ).values
+    const values = this.gateValues
+    dropDisabledPodSpecFields(podSpec, (gate) => values[gate] ?? false)
+  }
+  private gateValues: Record<string, boolean> | undefined
 
   private dispatch(ctx: Ctx, r: Route) {
     switch (r.type) {
@@ -1271,6 +1297,7 @@ class ApiServerImpl {
       }
     }
     def.default(o)
+    this.dropDisabledOnCreate(def.resource, o)
     if (fields && !fields.apply && TRACKED.has(def.resource)) {
       trackUpdate(undefined, o, {manager: fields.manager, now: rfc3339()})
     }

@@ -150,6 +150,57 @@ describe('--kube-version against a cluster', () => {
     expect(names).toEqual([`web-${vectorHash(34)}`])
   })
 
+  it('a 1.33 server drops an image volume on create; the live name is the file-mode 1.33 name of the manifest', async () => {
+    server = await startApiServer({kubeVersion: '1.33'})
+    const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    const manifest = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {name: 'tools', namespace: 'default'},
+      spec: {
+        replicas: 1,
+        selector: {matchLabels: {app: 'tools'}},
+        template: {
+          metadata: {labels: {app: 'tools'}},
+          spec: {
+            containers: [
+              {name: 'app', image: 'busybox:1.36', volumeMounts: [{name: 'data', mountPath: '/data'}]},
+            ],
+            volumes: [
+              {name: 'data', image: {reference: 'quay.io/crio/artifact:v2', pullPolicy: 'IfNotPresent'}},
+            ],
+          },
+        },
+      },
+    }
+    const created = await fetch(`${server.url}/apis/apps/v1/namespaces/default/deployments`, {
+      method: 'POST',
+      headers: {Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json'},
+      body: JSON.stringify(manifest),
+    })
+    expect(created.status).toBe(201)
+    const stored = (await created.json()) as {spec: {template: {spec: {volumes?: unknown[]}}}}
+    expect(stored.spec.template.spec.volumes ?? []).toEqual([])
+    const live = await cliAsync(['dry-run', 'sync', 'tools', '--now', NOW, '-o', 'json'], {env})
+    expect(live.stderr).toBe('')
+    const files = tempFiles({'tools.json': JSON.stringify(manifest)})
+    const fromFile = cli([
+      'dry-run',
+      'sync',
+      '-f',
+      join(files, 'tools.json'),
+      '--now',
+      NOW,
+      '-o',
+      'json',
+      '--kube-version',
+      '1.33',
+    ])
+    expect(createdReplicaSet(JSON.parse(live.stdout) as SyncResult)).toBe(
+      createdReplicaSet(JSON.parse(fromFile.stdout) as SyncResult),
+    )
+  })
+
   it('--kube-version overrides the server’s; a server outside 1.33-1.37 is warned about', async () => {
     server = await startApiServer({objects: [deployment()], kubeVersion: 'v1.31.4-gke.100'})
     const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}

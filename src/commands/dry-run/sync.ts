@@ -23,7 +23,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on stderr).`
 
   static override usage = [
-    'dry-run sync [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers] [--exit-code]',
+    'dry-run sync [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--kube-version 1.NN] [--feature-gates ...] [-o FORMAT] [--no-headers] [--exit-code]',
   ]
 
   static override examples = [

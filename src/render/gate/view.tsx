@@ -54,10 +54,11 @@ export function layout(rows: readonly GateRow[], columns: number, namespaces: bo
   const nameWidth = Math.min(40, Math.max(4, ...rows.map((r) => name(r).length)))
   // Icon + space; one space between columns.
   const room = (cols: Column[]) => columns - 2 - cols.reduce((n, c) => n + c.width + 1, 0)
-  // Narrow terminals lose ETA, then UPD, then PHASE (the icon still says it).
-  const order = ['ETA', 'UPD', 'PHASE']
+  // Narrow terminals lose ETA, then PHASE (the icon says it too), then UPD, for the name and the reason.
+  const reasonWidth = Math.max(6, ...rows.map((r) => r.reason.length))
+  const order = ['ETA', 'PHASE', 'UPD']
   let kept = fixed
-  while (room(kept) < Math.min(nameWidth, 20) + 12 && order.length > 0) {
+  while (room(kept) < Math.min(nameWidth, 20) + 1 + Math.min(reasonWidth, 20) && order.length > 0) {
     const drop = order.shift()
     kept = kept.filter((c) => c.title !== drop)
   }
