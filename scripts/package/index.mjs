@@ -117,8 +117,8 @@ async function bundle(snapshot) {
 const COMPLETE_SH = `#!/bin/sh
 # kubectl's plugin completion (kubectl 1.26 and newer) runs this with the words typed after
 # "kubectl deployctl"; kubectl-deployctl answers in cobra's completion protocol.
-# The folder this script is in, by parameter expansion (no dirname process); none when it was
-# found on the PATH by name.
+# The folder this script is in, by shell parameter expansion (no extra process); none when it
+# was found on the PATH by name.
 case $0 in
 */*) dir=\${0%/*} ;;
 *) dir= ;;

@@ -602,7 +602,8 @@ current-context: tls
     const args = ['dry-run', 'sync', '--context', 'no-ca', '-o', 'name']
     const without = await binaryAsync(args, {KUBECONFIG: kubeconfig})
     expect(without.code).toBe(1)
-    expect(without.stderr).toMatch(/^error: .*certificate/)
+    // kubectl's words for a server it cannot verify (src/errors.ts errorText).
+    expect(without.stderr).toMatch(/^Unable to connect to the server: .*certificate/)
     const r = await binaryAsync(args, {
       KUBECONFIG: kubeconfig,
       NODE_EXTRA_CA_CERTS: ca,

@@ -2,11 +2,13 @@
 // shell as kubectl words it, PowerShell completion, completion of --fail-on values, shells and
 // pod/ and rs/ names, --dry-run=client, and help that says what the commands do.
 
+import {rmSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parse as parseYaml} from 'yaml'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {deployment, pod, replicaSet} from '../objects.js'
-import {cli, cliAsync} from './helpers.js'
+import {cli, cliAsync, tempFiles} from './helpers.js'
 
 const OFFLINE = {KUBECONFIG: '/nonexistent/kubeconfig', HOME: '/nonexistent'}
 const NOW = ['--now', '2026-11-29T10:00:00Z']
@@ -60,6 +62,31 @@ describe('version', () => {
     expect(text.stdout).toMatch(
       /^Client Version: v0\.1\.0\nDeployment controller: Kubernetes v1\.\d+\nServer Version: v1\.\d+\.\d+\S*\n$/,
     )
+  })
+
+  it('a configured cluster that does not answer: the client, then the error as kubectl prints it', () => {
+    const dir = tempFiles({
+      kubeconfig: `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`,
+    })
+    try {
+      const e = {KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir}
+      const r = cli(['version'], {env: e})
+      expect(r.stdout).toMatch(/^Client Version: v0\.1\.0\n/)
+      expect(r.stderr).toBe(
+        'The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n',
+      )
+      expect(r.code).toBe(1)
+      // --client asks nothing.
+      expect(cli(['version', '--client'], {env: e}).code).toBe(0)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('without a kubeconfig: the client alone; a bad -o is an error', () => {
