@@ -494,7 +494,7 @@ export class RolloutWatchOptions extends PassOptions {
   private async lineSink(): Promise<LiveSink> {
     const {LineWriter, clock} = await import('../render/watch/lines.js')
     const {humanDuration} = await import('../util/duration.js')
-    const writer = new LineWriter(this.name)
+    const writer = new LineWriter(this.name, {live: true})
     let paused = false
     return {
       update: (u) => {
