@@ -150,7 +150,10 @@ export class PlanOptions extends PassOptions {
     const {emptyWorld} = await import('../cluster/world.js')
     const api = this.live!.api
     const world = emptyWorld()
-    const cluster: Required<ClusterContext> = {autoscalers: [], quotas: []}
+    const cluster: ClusterContext & {autoscalers: unknown[]; quotas: unknown[]} = {
+      autoscalers: [],
+      quotas: [],
+    }
     const list = async (resource: 'horizontalpodautoscalers' | 'resourcequotas', namespace: string) => {
       try {
         return (await listAll(api, resource, namespace)).items
@@ -167,7 +170,15 @@ export class PlanOptions extends PassOptions {
       cluster.autoscalers.push(...(await list('horizontalpodautoscalers', namespace)))
       cluster.quotas.push(...(await list('resourcequotas', namespace)))
     }
-    return {world, cluster}
+    // The surge fit: the nodes, and every pod bound to them (read-only; without the right to list
+    // nodes the fit is left out, and the plan says so).
+    try {
+      cluster.nodes = (await listAll(api, 'nodes', undefined)).items
+      if (cluster.nodes.length > 0) cluster.pods = (await listAll(api, 'pods', undefined)).items
+    } catch {
+      cluster.nodes = []
+    }
+    return {world, cluster: cluster as ClusterContext}
   }
 
   async plan(): Promise<PlanResult> {
@@ -187,7 +198,7 @@ export class PlanOptions extends PassOptions {
       world = await this.load()
       proposals = await this.proposals()
       // HorizontalPodAutoscalers and ResourceQuotas the files carry, as a cluster's.
-      cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? []}
+      cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? [], nodes: world.nodes ?? []}
     }
     return planAll(world, proposals, {
       now: this.now,

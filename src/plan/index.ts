@@ -32,10 +32,12 @@ import {rolloutStatus} from '../status/rollout-status.js'
 import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
 import type {Verdict} from '../status/types.js'
 import {formatTime} from '../util/duration.js'
+import {type SurgeFit, surgeFit} from './fit.js'
 import {addRequests, NO_REQUESTS, podRequests, type Requests} from './requests.js'
 import {type ClusterContext, planRisks, type Risk} from './risks.js'
 
 export type {FieldChange} from '../status/template-diff.js'
+export type {SurgeFit} from './fit.js'
 export type {ClusterContext, Risk} from './risks.js'
 
 export type NewReplicaSet = 'create' | 'reuse' | 'none'
@@ -112,6 +114,9 @@ export interface PlanItem {
     timeline: PlanPoint[]
   }
   risks: Risk[]
+  /** How many of the pods the peak adds the nodes can take (null: no nodes to judge from; see surgeNote). */
+  surge: SurgeFit | null
+  surgeNote?: string
 }
 
 export type PlanResult = ResultEnvelope<'PlanResult', PlanItem>
@@ -347,6 +352,18 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       timeline: shape.timeline,
     },
     risks: [],
+    surge: null,
+  }
+  const nodes = options.cluster?.nodes ?? []
+  if (nodes.length > 0) {
+    item.surge = surgeFit(
+      applied.spec.template,
+      item.extraAtPeak.pods,
+      nodes,
+      options.cluster?.pods ?? current.pods,
+    )
+  } else {
+    item.surgeNote = 'no nodes to fit the surge on (give the snapshot its nodes: kubectl get nodes -o yaml)'
   }
   item.risks = planRisks({
     item,
@@ -366,6 +383,13 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     // A Deployment without ReplicaSets yet has no rollout in flight: the controller makes its first.
     currentDone: before && owned.length > 0 ? rolloutStatus(before).done : true,
   })
+  const fit = item.surge
+  if (fit && fit.fit < fit.needed) {
+    item.risks.push({
+      code: 'SurgeUnschedulable',
+      message: `${fit.fit} of ${fit.needed} surge pods fit on the ${fit.nodes} nodes (${fit.reason ?? ''}): the rest stay Pending until old pods are gone or nodes are added, and the rollout waits for them`,
+    })
+  }
   return item
 }
 

@@ -17,6 +17,7 @@ export const RISK_CODES = [
   'NoSurgeNoUnavailable',
   'MidRollout',
   'ReplicasReset',
+  'SurgeUnschedulable',
 ] as const
 
 export type RiskCode = (typeof RISK_CODES)[number]
@@ -33,6 +34,9 @@ export type ApiObject = {metadata?: {name?: string; namespace?: string}; spec?: 
 export interface ClusterContext {
   autoscalers?: ApiObject[]
   quotas?: ApiObject[]
+  /** The cluster's nodes, and every pod (bound ones take room on their node): the surge fit. */
+  nodes?: ApiObject[]
+  pods?: unknown[]
 }
 
 export interface RiskInput {

@@ -149,6 +149,13 @@ async function renderItem(
   out.push(
     `Peak: ${item.peakPods} pods${withTerminating}${more}; at least ${item.minAvailable} available throughout`,
   )
+  if (item.surge && item.surge.needed > 0) {
+    const f = item.surge
+    out.push(
+      `Surge: ${f.fit} of ${f.needed} new ${f.needed === 1 ? 'pod fits' : 'pods fit'} on the ${f.nodes} ${f.nodes === 1 ? 'node' : 'nodes'}${f.reason ? ` (${f.reason})` : ''}`,
+    )
+  } else if (!item.surge && item.surgeNote && extra.pods > 0)
+    out.push(`Surge: not checked — ${item.surgeNote}`)
   if (item.estimate) {
     const e = item.estimate
     out.push(

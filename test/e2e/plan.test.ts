@@ -351,3 +351,38 @@ describe('many Deployments: plan -f DIR -R (issue 27 item 8)', () => {
     expect(cli(args).code).toBe(0)
   })
 })
+
+describe('will the surge fit (issue 27 item 6)', () => {
+  it('nodes in the snapshot: SurgeUnschedulable with the scheduler reason; without nodes a note', () => {
+    const steady = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8')
+    const nodes = ['node-1', 'node-2', 'node-3'].map((name) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {name, labels: {'kubernetes.io/hostname': name}},
+      status: {allocatable: {cpu: '500m', memory: '1Gi', pods: '110'}},
+    }))
+    const proposed = readFileSync(join(ROOT, 'examples/plan/web-image.yaml'), 'utf8').replace(
+      'image: nginx:1.28',
+      'image: nginx:1.28\n        resources: {requests: {cpu: "1"}}',
+    )
+    expect(proposed).toContain('requests')
+    const dir = tempFiles({
+      'current.yaml': `${steady}\n---\n${stringify({apiVersion: 'v1', kind: 'List', items: nodes})}`,
+      'proposed.yaml': proposed,
+    })
+    dirs.push(dir)
+    const {doc} = plan(['-f', join(dir, 'proposed.yaml'), '--current', join(dir, 'current.yaml')])
+    const item = doc.items[0] as Item & {surge: unknown}
+    expect(item.surge).toEqual({
+      needed: 1,
+      fit: 0,
+      nodes: 3,
+      reason: '0/3 nodes are available: 3 Insufficient cpu.',
+    })
+    expect(item.risks.find((r) => r.code === 'SurgeUnschedulable')?.message).toMatch(
+      /^0 of 1 surge pods fit on the 3 nodes/,
+    )
+    const table = cli(['plan', '-f', join(dir, 'proposed.yaml'), '--current', 'examples/steady.yaml'])
+    expect(table.stdout).toContain('Surge: not checked — no nodes to fit the surge on')
+  })
+})

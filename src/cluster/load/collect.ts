@@ -88,9 +88,11 @@ function isListKind(kind: string, apiVersion: unknown): boolean {
 }
 
 /** What explain reads besides workloads and events: autoscalers (v2, or v1's same fields) and quotas. */
-const CONTEXT_KINDS: Record<string, {apiVersions: Set<string>; list: 'autoscalers' | 'quotas'}> = {
+const CONTEXT_KINDS: Record<string, {apiVersions: Set<string>; list: 'autoscalers' | 'quotas' | 'nodes'}> = {
   HorizontalPodAutoscaler: {apiVersions: new Set(['autoscaling/v2', 'autoscaling/v1']), list: 'autoscalers'},
   ResourceQuota: {apiVersions: new Set(['v1']), list: 'quotas'},
+  // plan's surge fit: a snapshot's nodes (cluster-scoped).
+  Node: {apiVersions: new Set(['v1']), list: 'nodes'},
 }
 
 function isKept(kind: string): kind is KeptKind {
@@ -336,7 +338,7 @@ export class Collector {
   }
 
   /** An autoscaler or quota: kept as given; only the shape of what explain reads is checked. */
-  private addContextObject(obj: Obj, o: Origin, list: 'autoscalers' | 'quotas'): void {
+  private addContextObject(obj: Obj, o: Origin, list: 'autoscalers' | 'quotas' | 'nodes'): void {
     const name = isObject(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : ''
     const label = `${String(obj.kind)} ${name}`.trim()
     if (name === '') this.fail(o, `${label}: metadata.name: Required value`, ['metadata', 'name'])
@@ -348,7 +350,7 @@ export class Collector {
       }
     }
     const metadata = obj.metadata as Obj
-    if (metadata.namespace === undefined || metadata.namespace === '')
+    if (list !== 'nodes' && (metadata.namespace === undefined || metadata.namespace === ''))
       metadata.namespace = this.defaultNamespace()
     const target = (this.world[list] ??= [])
     target.push(obj as unknown as ClusterObject)
