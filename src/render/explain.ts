@@ -436,5 +436,11 @@ export function eventSourceText(s: EventSource): string {
   const of = `${s.concerning} of the ${s.total} ${s.total === 1 ? 'event' : 'events'} read from ${from}`
   if (s.concerning === 0)
     return `None of the ${s.total} ${s.total === 1 ? 'event' : 'events'} read from ${from} concerns this Deployment, its ReplicaSets or their pods.`
-  return `${of} ${s.concerning === 1 ? 'concerns' : 'concern'} this Deployment, its ReplicaSets or their pods (${s.warnings} Warning, the newest at ${s.newest ?? 'an unknown time'}).`
+  const tail = `(${s.warnings} Warning, the newest at ${s.newest ?? 'an unknown time'}).`
+  // Every event given is about this rollout: said in one short line.
+  if (s.concerning === s.total) {
+    const where = s.from === 'files' ? 'in the files' : 'listed from the cluster'
+    return `${s.total === 1 ? 'The event' : `All ${s.total} events`} ${where} ${s.total === 1 ? 'concerns' : 'concern'} this rollout ${tail}`
+  }
+  return `${of} ${s.concerning === 1 ? 'concerns' : 'concern'} this Deployment, its ReplicaSets or their pods ${tail}`
 }

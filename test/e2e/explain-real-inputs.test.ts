@@ -201,7 +201,7 @@ describe('events from files', () => {
     ])
     const text = cli(['explain', 'api', '-f', STUCK, '-f', EVENTS, '-n', 'demo', ...NOW])
     expect(text.stdout.replace(/\s+/g, ' ')).toContain(
-      'Warning events 3 of the 3 events read from the files concern this Deployment, its ReplicaSets or their pods (2 Warning, the newest at 2026-11-29T09:59:50Z). 10s (x40 over 11m) BackOff Pod/api-6f64564f4d-4wgmn: Back-off pulling image',
+      'Warning events All 3 events in the files concern this rollout (2 Warning, the newest at 2026-11-29T09:59:50Z). 10s (x40 over 11m) BackOff Pod/api-6f64564f4d-4wgmn: Back-off pulling image',
     )
     // Without Events in the files, explain says nothing about events (null), as before.
     const none = JSON.parse(cli(['explain', 'api', '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json']).stdout)

@@ -362,8 +362,7 @@ describe('explain text output', () => {
     const text = cli(args, {env: TEXT_ENV})
     expect(text.code).toBe(0)
     const lines = text.stdout.trimEnd().split('\n')
-    // 60, and one more for the line that says kstatus and Argo CD agree with kubectl (issue 26).
-    expect(lines.length).toBeLessThanOrEqual(61)
+    expect(lines.length).toBeLessThanOrEqual(60)
     const blockers = lines.slice(lines.indexOf('Blockers') + 1, lines.indexOf('Warning events') - 1)
     expect(blockers[0]).toMatch(
       /^ {2}ImagePullBackOff\/ErrImagePull 12 pods \(web-754cf8b797-7fkzd and 11 more\): /,

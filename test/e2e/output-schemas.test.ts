@@ -211,9 +211,22 @@ describe('-o json against a cluster', () => {
   })
 })
 
+/** `version -o json`: kubectl version's document (no kind); also checked in small-gaps.test.ts. */
+const VERSION_SCHEMA = 'version.json'
+
+describe('version -o json', () => {
+  it('the client document validates against its schema', () => {
+    const r = cli(['version', '--client', '-o', 'json'])
+    expect(r.code).toBe(0)
+    expect(schemas.validate(VERSION_SCHEMA, JSON.parse(r.stdout))).toEqual([])
+  })
+})
+
 describe('coverage', () => {
-  it('every schema file belongs to a document kind or the watch stream', () => {
+  it('every schema file belongs to a document kind, the watch stream or version', () => {
     const files = readdirSync(SCHEMAS).filter((f) => f !== 'common.json')
-    expect([...Object.values(SCHEMA_OF), STREAM_SCHEMA].sort()).toEqual(files.sort())
+    expect(
+      [...new Set([...Object.values(SCHEMA_OF), STREAM_SCHEMA, GATE_SCHEMA, VERSION_SCHEMA])].sort(),
+    ).toEqual(files.sort())
   })
 })
