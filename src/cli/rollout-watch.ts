@@ -488,17 +488,21 @@ export class RolloutWatchOptions extends PassOptions {
 
   private async jsonSink(): Promise<LiveSink> {
     const {endJson, updateJson} = await import('../render/watch/ndjson.js')
+    const {SummaryTracker} = await import('../render/watch/lines.js')
     const ndjsonLine = await this.objectPrinter()
+    const seen = new SummaryTracker()
     let step = 0
     let last = {time: Date.now(), elapsed: 0}
     return {
       update: (u) => {
         last = u
+        seen.push(u)
         this.io.out(ndjsonLine(updateJson(u, step++)))
       },
       finish: (outcome) => {
         const now = Date.now()
-        this.io.out(ndjsonLine(endJson(outcome, now, last.elapsed + (now - last.time))))
+        const elapsed = last.elapsed + (now - last.time)
+        this.io.out(ndjsonLine(endJson(outcome, now, elapsed, seen.summary(elapsed, outcome))))
       },
     }
   }

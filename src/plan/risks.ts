@@ -18,6 +18,7 @@ export const RISK_CODES = [
   'MidRollout',
   'ReplicasReset',
   'SurgeUnschedulable',
+  'AutoscalerAmplifies',
 ] as const
 
 export type RiskCode = (typeof RISK_CODES)[number]

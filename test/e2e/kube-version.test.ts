@@ -68,6 +68,48 @@ describe('--kube-version with files', () => {
     expect(text.stdout).toContain(`web-${vectorHash(34)}`)
   })
 
+  it('plan and rollout watch -f say the minor they acted as: one line of text, a JSON field', () => {
+    const planArgs = [
+      'plan',
+      '-f',
+      join(ROOT, 'examples/plan/web-image.yaml'),
+      '--current',
+      join(ROOT, 'examples/steady.yaml'),
+    ]
+    const plan = cli([...planArgs, '--now', NOW, '--kube-version', '1.35'])
+    expect(plan.code).toBe(0)
+    expect(plan.stdout.split('\n').filter((l) => l.includes('v1.35'))).toEqual([
+      expect.stringMatching(/^Steps \(simulated as kube-controller-manager v1\.35; /),
+    ])
+    const planJson = JSON.parse(
+      cli([...planArgs, '--now', NOW, '--kube-version', '1.35', '-o', 'json']).stdout,
+    ) as {
+      kubernetesVersion: string
+    }
+    expect(planJson.kubernetesVersion).toBe('v1.35')
+    const watchArgs = [
+      'rollout',
+      'watch',
+      'web',
+      '-f',
+      join(ROOT, 'examples/rolling-update.yaml'),
+      '-n',
+      'demo',
+      '--kube-version',
+      '1.34',
+    ]
+    const watch = cli(watchArgs)
+    expect(watch.stdout.split('\n').filter((l) => l.includes('v1.34'))).toEqual([
+      expect.stringMatching(/ summary: took .*, as kube-controller-manager v1\.34$/),
+    ])
+    const summary = cli([...watchArgs, '-o', 'json'])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {kind: string; kubernetesVersion?: string})
+      .find((o) => o.kind === 'Summary')
+    expect(summary?.kubernetesVersion).toBe('v1.34')
+  })
+
   it('the terminatingReplicas gate follows the minor: off on 1.33 and 1.34, on from 1.35, --feature-gates overrides', () => {
     const gates = (...args: string[]) =>
       (

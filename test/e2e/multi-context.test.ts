@@ -9,6 +9,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
+import {SchemaSet} from '../schema.js'
 import {cliAsync, multiContextKubeconfig, ROOT} from './helpers.js'
 
 const servers: ApiServer[] = []
@@ -86,6 +87,7 @@ describe('explain --summary over several contexts', () => {
       items: Array<{context: string; deployment: {name: string}}>
     }
     expect(doc.kind).toBe('ExplainSummary')
+    expect(new SchemaSet(join(ROOT, 'docs/schemas')).validate('explain-summary.json', doc)).toEqual([])
     expect(doc.items.map((i) => [i.context, i.deployment.name])).toEqual([
       ['eu', 'web'],
       ['us', 'api'],
