@@ -222,6 +222,7 @@ export class PassOptions {
   private async loadFiles(): Promise<World> {
     const {loadWorld} = await import('../cluster/load/index.js')
     const defaultNamespace = await this.fileNamespaceReader()
+    const kept = await gatedFieldsKept(this.gates)
     const progress = this.progress()
     return withProgress(progress, () =>
       loadWorld(this.files, {
@@ -229,7 +230,7 @@ export class PassOptions {
         validate: this.validate,
         apiServer: {
           minor: this.gates.kubeVersion,
-          enabled: (gate) => this.gates.values[gate] ?? false,
+          enabled: kept,
           knownFieldsOnly: this.kubeVersion.fromFlag,
         },
         ...(this.keepRaw ? {keepRaw: true} : {}),
@@ -650,4 +651,11 @@ export function completeOutput(
 ): {output: OutputFormat; noHeaders: boolean} {
   const given = flags.output === undefined || flags.output === '' ? defaultKind : flags.output
   return {output: parseOutput(given, kinds), noHeaders: flags['no-headers'] === true}
+}
+
+/** The loader's question "does the API server keep this gate's fields?" (controller/features.ts). */
+export async function gatedFieldsKept(gates: ParsedFeatureGates): Promise<(gate: string) => boolean> {
+  const {explicitGates, keepsGatedFields} = await import('../controller/features.js')
+  const explicit = explicitGates(gates.spec)
+  return (gate) => keepsGatedFields(gates, gate, explicit)
 }

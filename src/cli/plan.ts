@@ -91,13 +91,14 @@ export class PlanOptions extends PassOptions {
   /** The Deployments of PROPOSED (those named, when names are given), with how they were written. */
   async proposals(): Promise<Proposal[]> {
     const {loadWorld} = await import('../cluster/load/index.js')
+    const {gatedFieldsKept} = await import('./pass-options.js')
     const proposed = await loadWorld(this.proposedFiles, {
       recursive: this.recursive,
       validate: this.validate,
       keepRaw: true,
       apiServer: {
         minor: this.gates.kubeVersion,
-        enabled: (gate) => this.gates.values[gate] ?? false,
+        enabled: await gatedFieldsKept(this.gates),
         knownFieldsOnly: this.kubeVersion.fromFlag,
       },
       warn: (line: string) => this.io.err(`${line}\n`),

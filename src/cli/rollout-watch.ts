@@ -216,6 +216,12 @@ export class RolloutWatchOptions extends PassOptions {
     await super.validateOptions()
   }
 
+  /**
+   * Set once this run is the gate (or the files given without a NAME ask for it): the gate keeps
+   * exit 1 for "a Deployment failed or the timeout passed", so its other errors exit 2.
+   */
+  gate = false
+
   /** One Deployment named on the cluster: the one-Deployment view; otherwise the gate. */
   private get gateWanted(): boolean {
     const names = this.selection.names ?? []
@@ -241,6 +247,11 @@ export class RolloutWatchOptions extends PassOptions {
   /** Returns the exit code: 0 when the rollout completed, 1 otherwise, 130 when interrupted. */
   async run(): Promise<number> {
     if (this.isLive) return this.gateWanted || this.contexts.length > 0 ? this.runGate() : this.runLive()
+    this.gate =
+      this.forced === 'live' ||
+      (this.forced === undefined &&
+        this.simulationFlags.length === 0 &&
+        (this.selection.names ?? []).length === 0)
     // The names asked for (load() keeps only those the files hold).
     const names = this.selection.names ?? []
     const world = await this.load()
@@ -281,6 +292,7 @@ export class RolloutWatchOptions extends PassOptions {
    * waited for on the cluster until each is done or failed, or --timeout passes.
    */
   async runGate(world?: World): Promise<number> {
+    this.gate = true
     if (this.output.kind !== 'table' && this.output.kind !== 'json') {
       throw new UsageError(
         `-o ${this.output.kind} is for one Deployment: the gate over several prints its table, lines, or -o json`,
@@ -476,17 +488,21 @@ export class RolloutWatchOptions extends PassOptions {
 
   private async jsonSink(): Promise<LiveSink> {
     const {endJson, updateJson} = await import('../render/watch/ndjson.js')
+    const {SummaryTracker} = await import('../render/watch/lines.js')
     const ndjsonLine = await this.objectPrinter()
+    const seen = new SummaryTracker()
     let step = 0
     let last = {time: Date.now(), elapsed: 0}
     return {
       update: (u) => {
         last = u
+        seen.push(u)
         this.io.out(ndjsonLine(updateJson(u, step++)))
       },
       finish: (outcome) => {
         const now = Date.now()
-        this.io.out(ndjsonLine(endJson(outcome, now, last.elapsed + (now - last.time))))
+        const elapsed = last.elapsed + (now - last.time)
+        this.io.out(ndjsonLine(endJson(outcome, now, elapsed, seen.summary(elapsed, outcome))))
       },
     }
   }

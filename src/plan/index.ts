@@ -32,11 +32,13 @@ import {rolloutStatus} from '../status/rollout-status.js'
 import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
 import type {Verdict} from '../status/types.js'
 import {formatTime} from '../util/duration.js'
+import {type AutoscalerForecast, forecast} from './autoscaler.js'
 import {type SurgeFit, surgeFit} from './fit.js'
 import {addRequests, NO_REQUESTS, podRequests, type Requests} from './requests.js'
 import {type ClusterContext, planRisks, type Risk} from './risks.js'
 
 export type {FieldChange} from '../status/template-diff.js'
+export type {AutoscalerForecast} from './autoscaler.js'
 export type {SurgeFit} from './fit.js'
 export type {ClusterContext, Risk} from './risks.js'
 
@@ -117,6 +119,8 @@ export interface PlanItem {
   /** How many of the pods the peak adds the nodes can take (null: no nodes to judge from; see surgeNote). */
   surge: SurgeFit | null
   surgeNote?: string
+  /** Each HorizontalPodAutoscaler of the Deployment with a utilization to work from: its count over the rollout. */
+  autoscalers: AutoscalerForecast[]
 }
 
 export type PlanResult = ResultEnvelope<'PlanResult', PlanItem>
@@ -353,6 +357,14 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     },
     risks: [],
     surge: null,
+    autoscalers: [],
+  }
+  for (const hpa of options.cluster?.autoscalers ?? []) {
+    const ref = (hpa.spec ?? {}) as {scaleTargetRef?: {kind?: string; name?: string}}
+    if ((hpa.metadata?.namespace ?? DEFAULT_NAMESPACE) !== namespace) continue
+    if (ref.scaleTargetRef?.kind !== 'Deployment' || ref.scaleTargetRef.name !== name) continue
+    const f = forecast(hpa, deploymentReplicas(applied), shape.timeline)
+    if (f) item.autoscalers.push(f)
   }
   const nodes = options.cluster?.nodes ?? []
   if (nodes.length > 0) {
@@ -383,6 +395,15 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     // A Deployment without ReplicaSets yet has no rollout in flight: the controller makes its first.
     currentDone: before && owned.length > 0 ? rolloutStatus(before).done : true,
   })
+  for (const f of item.autoscalers) {
+    const replicas = deploymentReplicas(applied)
+    if (!item.rollout || f.peak.replicas <= Math.max(f.now, replicas)) continue
+    const m = f.metrics.map((x) => `${x.current}% ${x.resource} of a ${x.target}% target`).join(', ')
+    item.risks.push({
+      code: 'AutoscalerAmplifies',
+      message: `HorizontalPodAutoscaler ${f.name} counts the rollout's new pods too: at +${f.peak.atSeconds}s, ${f.peak.pods} pods at ${m}, it would ask for ${f.peak.replicas} replicas (${f.now} without the surge): the Deployment grows during the rollout, and its surge with it (kubernetes#72775)`,
+    })
+  }
   const fit = item.surge
   if (fit && fit.fit < fit.needed) {
     item.risks.push({

@@ -156,6 +156,14 @@ async function renderItem(
     )
   } else if (!item.surge && item.surgeNote && extra.pods > 0)
     out.push(`Surge: not checked — ${item.surgeNote}`)
+  for (const f of item.autoscalers ?? []) {
+    const m = f.metrics.map((x) => `${x.current}% ${x.resource}, target ${x.target}%`).join('; ')
+    const during =
+      f.peak.replicas > f.now
+        ? `, up to ${f.peak.replicas} at +${secs(f.peak.atSeconds)} (${f.peak.pods} pods)`
+        : ', no more during the rollout'
+    out.push(`Autoscaler ${f.name} (${m}): ${f.now} replicas${during}`)
+  }
   if (item.estimate) {
     const e = item.estimate
     out.push(

@@ -19,7 +19,7 @@ import type {TLSSocket} from 'node:tls'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
 import {ApplyConflictError, serverSideApply, trackUpdate} from '../../src/cluster/apply/managed.js'
 import {dropDisabledPodSpecFields} from '../../src/cluster/validation/drop-disabled.js'
-import {parseFeatureGates} from '../../src/controller/features.js'
+import {keepsGatedFields, type ParsedFeatureGates, parseFeatureGates} from '../../src/controller/features.js'
 import {resolveKubeVersion} from '../../src/controller/version.js'
 import {
   apiGroupDoc,
@@ -546,14 +546,13 @@ class ApiServerImpl {
           ? (spec?.template as Obj | undefined)?.spec
           : undefined
     if (podSpec === undefined) return
-    this.gateValues ??= parseFeatureGates(
+    const gates = (this.gates ??= parseFeatureGates(
       undefined,
       resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor,
-    ).values
-    const values = this.gateValues
-    dropDisabledPodSpecFields(podSpec, (gate) => values[gate] ?? false)
+    ))
+    dropDisabledPodSpecFields(podSpec, (gate) => keepsGatedFields(gates, gate, new Set()))
   }
-  private gateValues: Record<string, boolean> | undefined
+  private gates: ParsedFeatureGates | undefined
 
   private dispatch(ctx: Ctx, r: Route) {
     switch (r.type) {

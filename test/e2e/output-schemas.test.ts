@@ -24,6 +24,8 @@ const SCHEMA_OF: Record<string, string> = {
 }
 /** rollout watch -o json is a stream (one object per line), each line validated by this schema. */
 const STREAM_SCHEMA = 'rollout-watch.json'
+/** version -o json has no kind, as kubectl version's document has none. */
+const VERSION_SCHEMA = 'version.json'
 /** The gate's stream: RolloutGateEvent lines, then the RolloutGateResult; its schema takes both. */
 const GATE_SCHEMA = 'rollout-gate-result.json'
 
@@ -211,9 +213,17 @@ describe('-o json against a cluster', () => {
   })
 })
 
+describe('version', () => {
+  it("version -o json (kubectl version's document, no kind) validates against version.json", () => {
+    const r = cli(['version', '--client', '-o', 'json'])
+    expect(r.code).toBe(0)
+    expect(schemas.validate(VERSION_SCHEMA, JSON.parse(r.stdout))).toEqual([])
+  })
+})
+
 describe('coverage', () => {
-  it('every schema file belongs to a document kind or the watch stream', () => {
+  it('every schema file belongs to a document kind, the watch stream or version', () => {
     const files = readdirSync(SCHEMAS).filter((f) => f !== 'common.json')
-    expect([...Object.values(SCHEMA_OF), STREAM_SCHEMA].sort()).toEqual(files.sort())
+    expect([...Object.values(SCHEMA_OF), STREAM_SCHEMA, VERSION_SCHEMA].sort()).toEqual(files.sort())
   })
 })

@@ -386,3 +386,19 @@ describe('will the surge fit (issue 27 item 6)', () => {
     expect(table.stdout).toContain('Surge: not checked — no nodes to fit the surge on')
   })
 })
+
+describe('a risk names the real cause (issue 27 item 7)', () => {
+  it('new pods no node can take: the progress deadline risk says scheduling, not slowness', () => {
+    const proposed = readFileSync(join(ROOT, 'examples/plan/web-image.yaml'), 'utf8').replace(
+      /^ {4}spec:$/m,
+      '    spec:\n      nodeSelector: {disktype: ssd}',
+    )
+    const dir = tempFiles({'proposed.yaml': proposed})
+    dirs.push(dir)
+    const {doc} = plan(['-f', join(dir, 'proposed.yaml'), '--current', 'examples/steady.yaml'])
+    const risk = (doc.items[0] as Item).risks.find((r) => r.code === 'ProgressDeadline')
+    expect(risk?.message).toMatch(
+      /^the new pods cannot be scheduled \(0\/3 nodes are available: 3 node\(s\) didn't match Pod's node affinity\/selector\./,
+    )
+  })
+})

@@ -313,6 +313,14 @@ spec:
     const both = await cliAsync(['rollout', 'watch', '-f', dir, '--live', '--simulate'], {env})
     expect(both.code).toBe(2)
     expect(both.stderr).toBe('error: --live and --simulate cannot be used together\n')
+    // Input the gate cannot read is 2 as well: 1 says a Deployment failed.
+    const missing = await cliAsync(['rollout', 'watch', '-f', join(dir, 'no-such-dir')], {env})
+    expect(missing.stderr).toBe(`error: the path "${join(dir, 'no-such-dir')}" does not exist\n`)
+    expect(missing.code).toBe(2)
+    const unreachable = await cliAsync(['rollout', 'watch', 'web', 'api', '--server', 'http://127.0.0.1:9'], {
+      env,
+    })
+    expect(unreachable.code).toBe(2)
     const yaml = await cliAsync(['rollout', 'watch', '-l', 'app=web', '-n', 'shop', '-o', 'yaml'], {env})
     expect(yaml.code).toBe(2)
     expect(yaml.stderr).toMatch(/^error: -o yaml is for one Deployment/)

@@ -440,7 +440,13 @@ describe('rollout watch (live)', () => {
       outcome: 'complete',
       message: 'deployment "web" successfully rolled out',
       complete: true,
+      // What the simulated Summary reports, from the changes seen.
+      peakPods: expect.any(Number),
+      minAvailable: expect.any(Number),
+      deadlineExceeded: false,
+      duration: expect.any(Number),
     })
+    expect((objects.at(-1) as {peakPods: number}).peakPods).toBeGreaterThanOrEqual(3)
   })
 
   it('exits 130 on SIGINT, and 0 at once on a paused Deployment with --paused-ok', async () => {

@@ -8,7 +8,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parse as parseYaml} from 'yaml'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {deployment, pod, replicaSet} from '../objects.js'
-import {cli, cliAsync, tempFiles} from './helpers.js'
+import {SchemaSet} from '../schema.js'
+import {cli, cliAsync, ROOT, tempFiles} from './helpers.js'
 
 const OFFLINE = {KUBECONFIG: '/nonexistent/kubeconfig', HOME: '/nonexistent'}
 const NOW = ['--now', '2026-11-29T10:00:00Z']
@@ -56,6 +57,10 @@ describe('version', () => {
     const served = JSON.parse(both.stdout).serverVersion
     expect(served.major).toBe('1')
     expect(served.gitVersion).toMatch(/^v1\.\d+\.\d+/)
+    // Its schema (docs/schemas/version.json), for both documents.
+    const schemas = new SchemaSet(join(ROOT, 'docs/schemas'))
+    expect(schemas.validate('version.json', doc)).toEqual([])
+    expect(schemas.validate('version.json', JSON.parse(both.stdout))).toEqual([])
     const yaml = await cliAsync(['version', '-o', 'yaml'], {env})
     expect(parseYaml(yaml.stdout)).toEqual(JSON.parse(both.stdout))
     const text = await cliAsync(['version'], {env})

@@ -474,7 +474,7 @@ export interface ApiServerGates {
 
 function defaultGateOn(gate: string): boolean {
   const spec = FEATURES.find((f) => f.name === gate)
-  return spec ? (featureDefault(spec, NEWEST_MINOR)?.default ?? false) : false
+  return spec ? (featureDefault(spec, NEWEST_MINOR)?.default ?? true) : true
 }
 
 const INT64_MAX = 2n ** 63n - 1n

@@ -88,6 +88,34 @@ export function dropDisabledPodSpecFields(spec: unknown, enabled: (gate: string)
     }
   }
 
+  // upstream: dropDisabledClusterTrustBundleProjection, dropDisabledPodCertificateProjection — the
+  // source entry stays, without the field.
+  for (const [gate, field] of [
+    ['ClusterTrustBundleProjection', 'clusterTrustBundle'],
+    ['PodCertificateRequest', 'podCertificate'],
+  ] as const) {
+    if (enabled(gate)) continue
+    list(spec.volumes).forEach((v, i) => {
+      if (!isObject(v.projected)) return
+      list(v.projected.sources).forEach((s, j) => {
+        drop(s, field, ['volumes', i, 'projected', 'sources', j, field], gate)
+      })
+    })
+  }
+
+  // upstream: dropContainerRestartRules — a sidecar's restartPolicy Always stays.
+  if (!enabled('ContainerRestartRules')) {
+    for (const [c, at] of containers(spec)) {
+      const init = at[0] === 'initContainers'
+      if (!init || (c.restartPolicy !== undefined && c.restartPolicy !== 'Always'))
+        drop(c, 'restartPolicy', [...at, 'restartPolicy'], 'ContainerRestartRules')
+      drop(c, 'restartPolicyRules', [...at, 'restartPolicyRules'], 'ContainerRestartRules')
+    }
+  }
+
+  // upstream: dropDisabledWorkloadRef (1.35's field; 1.36's schedulingGroup is not dropped here)
+  if (!enabled('GenericWorkload')) drop(spec, 'workloadRef', ['workloadRef'], 'GenericWorkload')
+
   // upstream: dropContainerStopSignals — a lifecycle left empty goes too.
   if (!enabled('ContainerStopSignals')) {
     for (const [c, at] of containers(spec)) {

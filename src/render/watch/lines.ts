@@ -17,6 +17,43 @@ function kubectlRef(object: string): string {
   return slash < 0 ? object : `${object.slice(0, slash).toLowerCase()}${object.slice(slash)}`
 }
 
+/**
+ * A live watch's summary, from the updates it saw (the simulation computes its own): how long from
+ * the first update, the most pods at once, the fewest available, whether the deadline was exceeded.
+ */
+export class SummaryTracker {
+  private first: number | undefined
+  private peakPods = 0
+  private minAvailable = Number.POSITIVE_INFINITY
+  private deadlineExceeded = false
+
+  push(u: WatchUpdate): void {
+    const o = u.observation
+    this.first ??= u.elapsed
+    this.peakPods = Math.max(
+      this.peakPods,
+      o.replicaSets.reduce((n, rs) => n + podCount(rs.pods), 0),
+    )
+    this.minAvailable = Math.min(
+      this.minAvailable,
+      o.replicaSets.reduce((n, rs) => n + rs.available, 0),
+    )
+    const progressing = o.deployment.conditions.find((c) => c.type === 'Progressing')
+    if (progressing?.reason === 'ProgressDeadlineExceeded') this.deadlineExceeded = true
+  }
+
+  /** Up to `end`, in ms since the watch started (an update's `elapsed`); undefined before any update. */
+  summary(end: number, outcome: WatchOutcome): WatchSummary | undefined {
+    if (this.first === undefined) return undefined
+    return {
+      duration: Math.max(0, end - this.first),
+      peakPods: this.peakPods,
+      minAvailable: Number.isFinite(this.minAvailable) ? this.minAvailable : 0,
+      deadlineExceeded: this.deadlineExceeded || outcome.kind === 'deadlineExceeded',
+    }
+  }
+}
+
 export class LineWriter {
   private lastStatus: string | undefined
   private lastTime = 0
@@ -33,10 +70,7 @@ export class LineWriter {
   private readonly live: boolean
   /** Live: each ReplicaSet's spec.replicas at the last update (none before the first). */
   private sizes: Map<string, number> | undefined
-  private first: {time: number; elapsed: number} | undefined
-  private peakPods = 0
-  private minAvailable = Number.POSITIVE_INFINITY
-  private deadlineExceeded = false
+  private readonly seen = new SummaryTracker()
 
   constructor(
     private readonly name: string,
@@ -64,31 +98,9 @@ export class LineWriter {
     return out
   }
 
-  /** Live: what the summary line reports, from every update seen. */
-  private track(u: WatchUpdate): void {
-    const o = u.observation
-    this.first ??= {time: u.time, elapsed: u.elapsed}
-    this.peakPods = Math.max(
-      this.peakPods,
-      o.replicaSets.reduce((n, rs) => n + podCount(rs.pods), 0),
-    )
-    this.minAvailable = Math.min(
-      this.minAvailable,
-      o.replicaSets.reduce((n, rs) => n + rs.available, 0),
-    )
-    const progressing = o.deployment.conditions.find((c) => c.type === 'Progressing')
-    if (progressing?.reason === 'ProgressDeadlineExceeded') this.deadlineExceeded = true
-  }
-
-  /** Live: the summary of what was seen, from the first update to `end` (epoch ms). */
+  /** Live: the summary of what was seen, from the first update to `end` (ms since the watch started). */
   liveSummary(end: number, outcome: WatchOutcome): WatchSummary | undefined {
-    if (!this.live || this.first === undefined) return undefined
-    return {
-      duration: Math.max(0, end - this.first.time),
-      peakPods: this.peakPods,
-      minAvailable: Number.isFinite(this.minAvailable) ? this.minAvailable : 0,
-      deadlineExceeded: this.deadlineExceeded || outcome.kind === 'deadlineExceeded',
-    }
+    return this.live ? this.seen.summary(end, outcome) : undefined
   }
 
   private prefix(time: number, elapsed: number): string {
@@ -106,7 +118,7 @@ export class LineWriter {
     const p = this.prefix(u.time, u.elapsed)
     const out: string[] = []
     if (this.live) {
-      this.track(u)
+      this.seen.push(u)
       for (const line of this.scalings(u)) out.push(`${p} ${line}`)
     }
     for (const e of u.events) {
@@ -147,7 +159,7 @@ export class LineWriter {
     // Without an update before it (a Deployment never found), the end is at +0s, not the time since 1970.
     if (!this.pushed) return this.finishAt(outcome, outcome.end ?? 0, 0)
     const late = outcome.end !== undefined && outcome.end > this.lastTime ? outcome.end - this.lastTime : 0
-    const summary = outcome.summary ?? this.liveSummary(this.lastTime + late, outcome)
+    const summary = outcome.summary ?? this.liveSummary(this.lastElapsed + late, outcome)
     return this.finishAt(
       summary ? {...outcome, summary} : outcome,
       this.lastTime + late,
