@@ -89,10 +89,21 @@ export class VersionOptions implements CommandOptions<VersionFlags> {
 
   async run(): Promise<number> {
     const {KUBERNETES_VERSION} = await import('../controller/features.js')
-    const doc: VersionDocument = {
-      clientVersion: {...this.clientVersion(), kubernetesVersion: KUBERNETES_VERSION},
-    }
     const server = this.client ? {} : await this.serverVersion()
+    // The minor the commands act as: the server's (nearest supported), else the newest.
+    let acting = KUBERNETES_VERSION
+    const git = server.info?.gitVersion
+    if (typeof git === 'string') {
+      const {kubeVersionString, resolveKubeVersion} = await import('../controller/version.js')
+      try {
+        acting = kubeVersionString(resolveKubeVersion(git, "the server's /version").minor)
+      } catch {
+        // a gitVersion that names no minor: the newest, as the commands would warn and use
+      }
+    }
+    const doc: VersionDocument = {
+      clientVersion: {...this.clientVersion(), kubernetesVersion: acting},
+    }
     if (server.info) doc.serverVersion = server.info
     if (this.output === 'json') this.io.out(`${JSON.stringify(doc, null, 2)}\n`)
     else if (this.output === 'yaml') {
@@ -100,7 +111,7 @@ export class VersionOptions implements CommandOptions<VersionFlags> {
       this.io.out((await yamlPrinter())(doc))
     } else {
       this.io.out(`Client Version: ${doc.clientVersion.gitVersion}\n`)
-      this.io.out(`Deployment controller: Kubernetes ${KUBERNETES_VERSION}\n`)
+      this.io.out(`Deployment controller: Kubernetes ${acting}\n`)
       if (doc.serverVersion) this.io.out(`Server Version: ${String(doc.serverVersion.gitVersion ?? '')}\n`)
     }
     if (server.error !== undefined) throw server.error

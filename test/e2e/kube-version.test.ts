@@ -177,6 +177,8 @@ describe('--kube-version against a cluster', () => {
       const result = JSON.parse(r.stdout) as SyncResult
       expect(result.kubernetesVersion).toBe(`v1.${minor}`)
       expect(createdReplicaSet(result)).toBe(`web-${vectorHash(minor)}`)
+      const version = await cliAsync(['version'], {env})
+      expect(version.stdout).toContain(`Deployment controller: Kubernetes v1.${minor}\n`)
     })
   }
 
