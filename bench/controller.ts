@@ -11,7 +11,7 @@
 //   20 rollouts with the leader killed at seeded random moments;
 // - the Lease deleted under the leader, 20 trials: writes made while another replica held it.
 //
-//   tsx bench/controller.ts [--quick] [--out FILE]
+//   tsx bench/controller.ts [--quick] [--out FILE] [--only 'cold start,memory'] [--deployments N]
 
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -30,6 +30,9 @@ const onlyIndex = argv.indexOf('--only')
 /** --only 'reaction,steady': run those parts. */
 const only = onlyIndex >= 0 ? argv[onlyIndex + 1] : undefined
 const RUNS = quick ? 2 : 3
+const sizeIndex = argv.indexOf('--deployments')
+/** --deployments N: the cold start's and the memory part's cluster size (1,000 and 5,000 by default). */
+const SIZE = sizeIndex >= 0 ? Number(argv[sizeIndex + 1]) : undefined
 const CHANGES = quick ? 30 : 100
 const STEADY_MS = quick ? 20_000 : 60_000
 const FAILOVER_TRIALS = quick ? 3 : 5
@@ -186,7 +189,9 @@ const deploymentCount = (objects: unknown) =>
 const results: Record<string, unknown> = {}
 
 async function coldStart(): Promise<void> {
-  const snap = snapshot(1000)
+  const snap = snapshot(SIZE ?? 1000)
+  const bytes = statSync(snap.file).size
+  let peakKB = 0
   const n = deploymentCount(snap.objects)
   const runMs: number[] = []
   const unlimitedMs: number[] = []
@@ -205,6 +210,7 @@ async function coldStart(): Promise<void> {
       const c = new Controller(server, ['--v=2', ...extra])
       await c.until(() => c.synced.size >= n, `${n} deployments synced`)
       list.push(Math.max(...c.synced.values()) - c.started)
+      if (extra.length > 0) peakKB = Math.max(peakKB, c.memory().peakKB)
       if (extra.length === 0) writes = server.requests.filter((q) => q.method !== 'GET').length
       await c.stop()
       await server.close()
@@ -219,6 +225,10 @@ async function coldStart(): Promise<void> {
     runToAllSyncedNoQpsLimitMs: round(median(unlimitedMs)),
     ratio: round(median(runMs) / median(kubectlMs), 2),
     ratioNoQpsLimit: round(median(unlimitedMs) / median(kubectlMs), 2),
+    // Issue 30: peak RSS of the unlimited run against the JSON of the objects it caches.
+    snapshotMB: round(bytes / 2 ** 20),
+    peakRssNoQpsLimitMB: round(peakKB / 1024),
+    peakRssPerSnapshotByte: round((peakKB * 1024) / bytes, 2),
   }
   log(`cold start @${n}: ${JSON.stringify(row)}`)
   results.coldStart = row
@@ -329,7 +339,7 @@ async function steady(): Promise<void> {
 }
 
 async function memory(): Promise<void> {
-  const snap = snapshot(5000)
+  const snap = snapshot(SIZE ?? 5000)
   const bytes = statSync(snap.file).size
   const server = await serve([snap.objects])
   const n = deploymentCount(snap.objects)

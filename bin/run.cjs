@@ -7,7 +7,7 @@
 // trace from deep inside them.
 const [major, minor] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 19)) {
-  process.stderr.write(`error: kubectl-deployctl needs Node.js 22.19 or newer, this is ${process.version}\n`)
+  process.stderr.write(`error: kubectl deployctl needs Node.js 22.19 or newer, this is ${process.version}\n`)
   process.exit(1)
 }
 // Node's compile cache: the V8 bytecode of dist/ kept between calls (in the OS temp directory,

@@ -25,8 +25,8 @@ export interface ExecuteOptions {
   loadOptions?: LoadOptions & {root: string}
 }
 
-/** The name errors give the command line, as kubectl's plugin users type it. */
-const BIN = 'kubectl-deployctl'
+/** The name errors give the command line, as help shows it and kubectl's plugin users type it. */
+const BIN = 'kubectl deployctl'
 
 export async function execute(options: ExecuteOptions): Promise<void> {
   const load = options.loadOptions ?? options.dir

@@ -73,7 +73,20 @@ if (opts['keep-work']) log(`work directory: ${work}`)
 else process.on('exit', () => rmSync(work, {recursive: true, force: true}))
 
 const host = hostPackage()
-const SEA_OPTIONS = {disableExperimentalSEAWarning: true}
+// A kubectl plugin runs no code the environment names. execArgvExtension "none": NODE_OPTIONS is
+// ignored (no --require, --import, --loader or --inspect from it); and OPENSSL_CONF, which can load
+// an OpenSSL provider (a shared library) at start-up, is overridden by an empty configuration, which
+// leaves Node's own defaults (kubectl, in Go, reads no OpenSSL configuration either). Windows has
+// no /dev/null to point at: there OPENSSL_CONF still applies. NODE_EXTRA_CA_CERTS, read by Node
+// itself, still applies everywhere. upstream: Node's SEA config (execArgv, execArgvExtension).
+// Node's own warnings are off inside the executable (--no-warnings; not through the user's
+// environment): the ink part is import()ed through vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+// which Node 24 reports as experimental on stderr, over the live view (issue 25).
+const seaOptions = (os) => ({
+  disableExperimentalSEAWarning: true,
+  execArgv: ['--no-warnings', ...(os === 'windows' ? [] : ['--openssl-config=/dev/null'])],
+  execArgvExtension: 'none',
+})
 
 // Two bundles: one that warms up in the snapshot, one plain for the platforms without one.
 const example = (f) => join(root, 'examples', f)
@@ -104,8 +117,13 @@ async function bundle(snapshot) {
 const COMPLETE_SH = `#!/bin/sh
 # kubectl's plugin completion (kubectl 1.26 and newer) runs this with the words typed after
 # "kubectl deployctl"; kubectl-deployctl answers in cobra's completion protocol.
-dir=$(dirname "$0")
-if [ -x "$dir/kubectl-deployctl" ]; then
+# The folder this script is in, by shell parameter expansion (no extra process); none when it
+# was found on the PATH by name.
+case $0 in
+*/*) dir=\${0%/*} ;;
+*) dir= ;;
+esac
+if [ -n "$dir" ] && [ -x "$dir/kubectl-deployctl" ]; then
   exec "$dir/kubectl-deployctl" __complete "$@"
 fi
 exec kubectl-deployctl __complete "$@"
@@ -144,7 +162,7 @@ for (const p of platforms) {
   const config = {
     main: b.main,
     output: join(dir, 'sea.blob'),
-    ...SEA_OPTIONS,
+    ...seaOptions(p.os),
     // A snapshot where the blob's maker is the runtime itself; elsewhere neither a snapshot nor a
     // code cache would load (both are tied to the exact V8 and CPU that made them).
     useSnapshot: native,

@@ -5,7 +5,7 @@
 import {Command} from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
 import type {Input, ParserOutput} from '@oclif/core/interfaces'
-import {exitCodeFor, isExpected} from '../errors.js'
+import {errorText, exitCodeFor, isExpected} from '../errors.js'
 import {createLogger} from '../run/log.js'
 import {escapeControl, terminalText} from '../util/terminal.js'
 import {type FlagSpec, pflagBooleans} from './pflag.js'
@@ -62,7 +62,7 @@ export interface CommandOptions<F> {
   /** The exit code. */
   run(): Promise<number>
   /** Errors about part of the request (a missing name among several), printed after the output. */
-  partialErrors?(): readonly string[]
+  partialErrors?(): ReadonlyArray<string | Error>
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: oclif's own bound of parsed flags and args (FlagOutput)
@@ -108,7 +108,7 @@ export abstract class BaseCommand extends Command {
     await options.validateOptions()
     const code = await options.run()
     const partial = options.partialErrors?.() ?? []
-    for (const message of partial) processIO.err(`error: ${escapeControl(message)}\n`)
+    for (const e of partial) processIO.err(errorText(e, escapeControl))
     process.exitCode = partial.length > 0 ? Math.max(code, this.errorExitFloor) : code
   }
 
@@ -118,7 +118,11 @@ export abstract class BaseCommand extends Command {
    */
   protected errorExitFloor = 1
 
-  /** The one place errors become a message and an exit code: `error: <message>`, no stack trace. */
+  /**
+   * The one place errors become a message and an exit code, in kubectl's words (errors.ts
+   * errorText: `error: <message>`, the server's answers as `Error from server (Reason): ...`), no
+   * stack trace.
+   */
   protected override async catch(err: Error): Promise<void> {
     if (err instanceof Errors.ExitError) throw err
     const expected = isExpected(err)
@@ -126,7 +130,9 @@ export abstract class BaseCommand extends Command {
     // The command did call parse(); without this, oclif warns "did not parse its arguments" on
     // stderr after a flag error whenever NODE_ENV is development or test.
     if (parseError) this.parsed = true
-    processIO.err(`error: ${escapeControl(parseError ? this.parseErrorMessage(err) : err.message)}\n`)
+    processIO.err(
+      parseError ? `error: ${escapeControl(this.parseErrorMessage(err))}\n` : errorText(err, escapeControl),
+    )
     if (!expected && !parseError && (process.env.DEBUG || verbosity(this.argv) >= 6) && err.stack) {
       processIO.err(`${err.stack}\n`)
     }

@@ -63,6 +63,18 @@ export const servingFlags = {
     default: '0',
     description: 'Serve /healthz and /readyz at this address, e.g. :8081; 0 turns it off.',
   }),
+  'metrics-secure': Flags.boolean({
+    helpGroup: SERVING,
+    default: true,
+    description:
+      "Serve /metrics over HTTPS to callers whose token a TokenReview authenticates and a SubjectAccessReview allows to get /metrics (kubebuilder's default); --metrics-secure=false serves plain HTTP to anyone.",
+  }),
+  'metrics-cert-path': Flags.string({
+    helpGroup: SERVING,
+    helpValue: 'DIR',
+    description:
+      'Directory with tls.crt and tls.key for /metrics (e.g. a mounted Secret); default: a self-signed certificate made at start-up.',
+  }),
 }
 
 export const apiClientFlags = {
@@ -100,6 +112,8 @@ export interface ControllerFlags {
   'leader-elect-resource-namespace'?: string
   'metrics-bind-address': string
   'health-probe-bind-address': string
+  'metrics-secure'?: boolean
+  'metrics-cert-path'?: string
   'kube-api-qps': string
   'kube-api-burst': number
   'log-format': string
@@ -118,6 +132,8 @@ export interface ControllerProcessOptions {
   leaderElection: LeaderElectionOptions | undefined
   metricsBindAddress: string
   healthProbeBindAddress: string
+  /** /metrics over HTTPS behind TokenReview and SubjectAccessReview; certDir: tls.crt and tls.key. */
+  metricsSecure: {certDir: string | undefined} | undefined
   qps: number
   burst: number
   logFormat: 'text' | 'json'
@@ -161,8 +177,24 @@ export async function controllerProcessOptions(flags: ControllerFlags): Promise<
     leaderElection = le
   }
   const {parseBindAddress} = await import('../run/serve.js')
-  parseBindAddress(flags['metrics-bind-address'], '--metrics-bind-address')
-  parseBindAddress(flags['health-probe-bind-address'], '--health-probe-bind-address')
+  const metricsBind = parseBindAddress(flags['metrics-bind-address'], '--metrics-bind-address')
+  const probesBind = parseBindAddress(flags['health-probe-bind-address'], '--health-probe-bind-address')
+  const secure = flags['metrics-secure'] !== false
+  if (
+    secure &&
+    metricsBind &&
+    probesBind &&
+    metricsBind.port !== 0 &&
+    metricsBind.port === probesBind.port &&
+    metricsBind.host === probesBind.host
+  ) {
+    throw new UsageError(
+      '--metrics-bind-address and --health-probe-bind-address name one address, but /metrics is served over HTTPS (--metrics-secure) and the probes over plain HTTP: give them two ports, or pass --metrics-secure=false',
+    )
+  }
+  if (!secure && flags['metrics-cert-path'] !== undefined) {
+    throw new UsageError('--metrics-cert-path needs --metrics-secure (the default)')
+  }
   const qps = Number(flags['kube-api-qps'])
   if (!Number.isFinite(qps) || flags['kube-api-qps'].trim() === '') {
     throw new UsageError(`invalid --kube-api-qps "${flags['kube-api-qps']}": want a number, e.g. 20`)
@@ -174,6 +206,7 @@ export async function controllerProcessOptions(flags: ControllerFlags): Promise<
     leaderElection,
     metricsBindAddress: flags['metrics-bind-address'],
     healthProbeBindAddress: flags['health-probe-bind-address'],
+    metricsSecure: secure ? {certDir: flags['metrics-cert-path']} : undefined,
     qps,
     burst,
     logFormat: flags['log-format'] === 'json' ? 'json' : 'text',

@@ -12,8 +12,10 @@ export class DryRunSyncOptions extends PassOptions {
     const world = await this.load()
     const outcome = await this.pass(world)
     const {result, store} = outcome
+    const {isStructured} = await import('../render/output.js')
+    const doc = isStructured(this.output) ? await this.syncDocument(world, outcome) : result
     const {renderSyncResult} = await import('../render/sync-result.js')
-    await this.print(result, (options) =>
+    await this.print(doc, (options) =>
       renderSyncResult(result, {
         ...options,
         before: (resource, namespace, name) => store.initial(resource, namespace, name),

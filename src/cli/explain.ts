@@ -11,7 +11,14 @@ import type {KubeEvent} from '../status/types.js'
 import {escapeControl} from '../util/terminal.js'
 import {type PassFlags, PassOptions, terminalWidth} from './pass-options.js'
 
-export type ExplainFlags = PassFlags & {summary?: boolean; 'fail-on'?: string; 'timeline-summary'?: boolean}
+export type ExplainFlags = Omit<PassFlags, 'context'> & {
+  summary?: boolean
+  'fail-on'?: string
+  'timeline-summary'?: boolean
+  /** Repeated: several clusters (--summary); one is PassFlags' context. */
+  context?: string | string[]
+  'all-contexts'?: boolean
+}
 
 /** The width text output wraps to: the terminal's, else COLUMNS, else 100. */
 export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, columns?: number): number {
@@ -112,8 +119,16 @@ export class ExplainOptions extends PassOptions {
   /** --fail-on: exit 1 when a Deployment is in one of these states. */
   failOn: FailOn[] = []
 
+  /** --context repeated or --all-contexts: the contexts to cover, one summary each (empty: one cluster). */
+  contexts: string[] = []
+  private allContexts = false
+
   override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
-    await super.complete(flags, args)
+    const {completeContexts} = await import('./contexts.js')
+    const {first, many} = await completeContexts(flags)
+    await super.complete({...flags, context: first}, args)
+    this.contexts = many
+    this.allContexts = flags['all-contexts'] === true
     this.summary = flags.summary === true
     this.timelineSummary = flags['timeline-summary'] === true
     if (this.summary && this.timelineSummary) {
@@ -137,12 +152,22 @@ export class ExplainOptions extends PassOptions {
     }
   }
 
+  override async validateOptions(): Promise<void> {
+    await super.validateOptions()
+    const {validateContexts} = await import('./contexts.js')
+    validateContexts(this.contexts, this.files, this.allContexts)
+    if (this.contexts.length > 0 && !this.summary) {
+      throw new UsageError('several contexts are summarized: add --summary (or give one --context)')
+    }
+  }
+
   /**
    * Prints the explanations (or with --summary one row each); returns the exit code: 0, explaining
    * a stuck rollout being a success, unless --fail-on names a state some Deployment is in (1), or
    * nothing was selected while other namespaces hold Deployments (1).
    */
   async run(): Promise<number> {
+    if (this.contexts.length > 0) return this.runContexts()
     const world = await this.load()
     if (this.summary) return this.runSummary(world)
     if (this.timelineSummary) return this.runTimelineSummary(world)
@@ -184,15 +209,62 @@ export class ExplainOptions extends PassOptions {
     return 0
   }
 
-  private async runSummary(world: World): Promise<number> {
+  private async summarize(world: World) {
     const {summarizeWorld} = await import('../explain/summary.js')
-    const summary = await summarizeWorld(world, this.selection, {
+    return summarizeWorld(world, this.selection, {
       now: this.now,
       gates: this.gates,
       events: await this.events(world),
       eventsFrom: this.isLive ? 'cluster' : 'files',
       checkInput: !this.isLive,
     })
+  }
+
+  /** Several contexts: the contexts that could not be read, as errors after the output. */
+  private contextErrors: string[] = []
+
+  override partialErrors(): ReadonlyArray<string | Error> {
+    return [...super.partialErrors(), ...this.contextErrors]
+  }
+
+  /**
+   * --summary over several contexts, read at once: the rows of each, tagged with its context, in the
+   * order the contexts were given. A context that cannot be read (unreachable, refused, unknown) is
+   * an error after the output (exit 1), and the other contexts' rows stand.
+   */
+  private async runContexts(): Promise<number> {
+    const {summarizeContexts} = await import('../explain/summary.js')
+    const results = await Promise.all(
+      this.contexts.map(async (context) => {
+        const one = this.forContext(context)
+        try {
+          const world = await one.load()
+          const summary = await one.summarize(world)
+          return {context, items: summary.items, errors: [...one.partialErrors()]}
+        } catch (err) {
+          return {context, items: [], errors: [err instanceof Error ? err.message : String(err)]}
+        }
+      }),
+    )
+    const summary = summarizeContexts(results, {now: this.now, gates: this.gates})
+    this.contextErrors = results.flatMap((r) => r.errors.map((e) => `context "${r.context}": ${e}`))
+    const {renderSummary} = await import('../render/explain-summary.js')
+    await this.print(summary, (options) => renderSummary(summary, options))
+    return this.gate(summary.items)
+  }
+
+  /** A copy of these options that reads one context. */
+  private forContext(context: string): ExplainOptions {
+    const one = Object.assign(Object.create(Object.getPrototypeOf(this)) as ExplainOptions, this)
+    one.connectionFlags = {...this.connectionFlags, context}
+    one.selection = {...this.selection}
+    one.contexts = []
+    one.contextErrors = []
+    return one
+  }
+
+  private async runSummary(world: World): Promise<number> {
+    const summary = await this.summarize(world)
     if (summary.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     const {renderSummary} = await import('../render/explain-summary.js')
     await this.print(summary, (options) => renderSummary(summary, options))
@@ -200,7 +272,9 @@ export class ExplainOptions extends PassOptions {
   }
 
   /** --fail-on: 1 when any Deployment matches (named on stderr), or when the namespace was a mistake. */
-  private gate(rows: Array<{deployment: {namespace: string; name: string}; matches: FailOn[]}>): number {
+  private gate(
+    rows: Array<{deployment: {namespace: string; name: string}; matches: FailOn[]; context?: string}>,
+  ): number {
     if (this.failOn.length === 0) return 0
     if (this.wrongNamespace) return 1
     const hit = rows.filter((r) => r.matches.some((m) => this.failOn.includes(m)))
@@ -209,7 +283,7 @@ export class ExplainOptions extends PassOptions {
       .slice(0, 10)
       .map(
         (r) =>
-          `${r.deployment.namespace}/${r.deployment.name} (${r.matches.filter((m) => this.failOn.includes(m)).join(', ')})`,
+          `${r.context ? `${r.context}:` : ''}${r.deployment.namespace}/${r.deployment.name} (${r.matches.filter((m) => this.failOn.includes(m)).join(', ')})`,
       )
     const more = hit.length - shown.length
     this.io.err(

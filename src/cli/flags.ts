@@ -78,6 +78,26 @@ export const connectionFlags = {
   'as-uid': Flags.string({helpGroup: 'CLUSTER', description: 'UID to impersonate (live mode).'}),
 }
 
+/**
+ * Several clusters in one run (explain --summary, rollout watch): --context repeated, or
+ * --all-contexts for every context of the kubeconfig. Replaces connectionFlags' --context.
+ */
+export const multiContextFlags = {
+  context: Flags.string({
+    helpGroup: 'CLUSTER',
+    multiple: true,
+    multipleNonGreedy: true,
+    description:
+      'The kubeconfig context to use (live mode); repeat it to cover several clusters, each a CONTEXT column and JSON field.',
+  }),
+  'all-contexts': Flags.boolean({
+    helpGroup: 'CLUSTER',
+    default: false,
+    description:
+      'Every context of the kubeconfig, one after the other as with --context repeated (live mode).',
+  }),
+}
+
 /** Which Deployments: -n, -A, -l (names are arguments). */
 export const selectionFlags = {
   namespace: Flags.string({

@@ -5,16 +5,18 @@
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import type {PodsToRead} from '../cluster/live/read.js'
+import type {MemoryStore} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import type {ParsedFeatureGates} from '../controller/features.js'
 import type {KubeMinor} from '../controller/version.js'
-import {InputError, UsageError} from '../errors.js'
-import type {DeploymentResult} from '../pass/result.js'
+import {NotFoundError, UsageError} from '../errors.js'
+import type {DeploymentResult, SyncResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
-import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
+import {isStructured, type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
+import type {SyncDocument} from '../status/item.js'
 import {parseDuration, parseRFC3339} from '../util/duration.js'
 import {escapeControl} from '../util/terminal.js'
 import type {IO} from './base-command.js'
@@ -220,12 +222,17 @@ export class PassOptions {
   private async loadFiles(): Promise<World> {
     const {loadWorld} = await import('../cluster/load/index.js')
     const defaultNamespace = await this.fileNamespaceReader()
+    const kept = await gatedFieldsKept(this.gates)
     const progress = this.progress()
     return withProgress(progress, () =>
       loadWorld(this.files, {
         recursive: this.recursive,
         validate: this.validate,
-        apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+        apiServer: {
+          minor: this.gates.kubeVersion,
+          enabled: kept,
+          knownFieldsOnly: this.kubeVersion.fromFlag,
+        },
         ...(this.keepRaw ? {keepRaw: true} : {}),
         defaultNamespace,
         ...(this.timeline.at ? {at: this.timeline.at} : {}),
@@ -284,15 +291,16 @@ export class PassOptions {
   }
 
   /** The named Deployments that were not found, when others were (kubectl get's partial answer). */
-  private notFound: string[] = []
+  private notFound: Error[] = []
 
   /** Whether NAME arguments select from the loaded world (not so for plan, whose are in PROPOSED). */
   protected namesSelectFromWorld = true
 
   /**
-   * Named Deployments that are missing: kubectl's NotFound, with where else they are as a hint.
-   * When every name is missing, that is the error; when only some are, the others are processed and
-   * the missing ones are errors after the output (partialErrors), as `kubectl get deploy a b` does.
+   * Named Deployments that are missing: kubectl's NotFound (the server's, from a cluster), with
+   * where else they are as a hint on the next line. When every name is missing, that is the error;
+   * when only some are, the others are processed and the missing ones are errors after the output
+   * (partialErrors), as `kubectl get deploy a b` does.
    */
   private async checkNames(world: World): Promise<void> {
     const names = this.selection.names ?? []
@@ -305,32 +313,35 @@ export class PassOptions {
     )
     const missing = names.filter((n) => !present.has(n))
     if (missing.length === 0) return
+    const sentence = (hint: string) => `${hint[0]?.toUpperCase()}${hint.slice(1)}.`
     if (!this.namesSelectFromWorld) {
       // The names are found elsewhere (plan: in PROPOSED); one that is in another namespace of the
       // world is still worth the hint.
       for (const name of all ? [] : missing) {
         const hint = await this.namespaceHint(world, name)
         if (hint !== undefined)
-          throw new InputError(`deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`)
+          throw new NotFoundError(`deployments.apps "${name}" not found`, this.isLive, sentence(hint))
       }
       return
     }
-    const messages: string[] = []
+    const errors: NotFoundError[] = []
     for (const name of missing) {
       const hint = all ? undefined : await this.namespaceHint(world, name)
-      messages.push(
-        hint === undefined
-          ? `deployments.apps "${name}" not found`
-          : `deployments.apps "${name}" not found in namespace "${namespace}": ${hint}`,
+      errors.push(
+        new NotFoundError(
+          `deployments.apps "${name}" not found`,
+          this.isLive,
+          hint === undefined ? undefined : sentence(hint),
+        ),
       )
     }
-    if (missing.length === names.length) throw new InputError(messages[0] ?? '')
-    this.notFound = messages
+    if (missing.length === names.length && errors[0]) throw errors[0]
+    this.notFound = errors
     this.selection = {...this.selection, names: names.filter((n) => present.has(n))}
   }
 
   /** Errors to print after the output: the named Deployments that were not found. */
-  partialErrors(): readonly string[] {
+  partialErrors(): ReadonlyArray<string | Error> {
     return this.notFound
   }
 
@@ -338,7 +349,7 @@ export class PassOptions {
   protected async connectLive(): Promise<LiveSession> {
     const {connect} = await import('../cluster/live/kubeconfig.js')
     const {ApiClient} = await import('../cluster/live/api.js')
-    const connection = await connect(this.connectionFlags)
+    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     this.live = {api: new ApiClient(connection, verbose), connection}
     await this.actAsServerVersion(this.live.api)
@@ -375,10 +386,29 @@ export class PassOptions {
 
   async pass(world: World): Promise<PassOutcome> {
     const {runPasses} = await import('../pass/run.js')
-    const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates})
+    // A document's items carry the Deployment's verdict, judged from the pass's own facts.
+    const collectFacts = isStructured(this.output)
+    const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates, collectFacts})
     if (outcome.result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     if (!this.isLive) await this.checkInput(outcome)
     return outcome
+  }
+
+  /**
+   * The SyncResult a command prints for -o json|yaml|name|jsonpath: each item with its Deployment's
+   * verdict (status/item.ts), the same document on files and live.
+   */
+  protected async syncDocument(
+    world: World,
+    pass: {result: SyncResult; store?: MemoryStore},
+  ): Promise<SyncDocument> {
+    const {syncDocument} = await import('../status/item.js')
+    return syncDocument(world, pass, this.selection, {
+      now: this.now,
+      gates: this.gates,
+      events: !this.isLive && world.events && world.events.length > 0 ? world.events : undefined,
+      checkInput: !this.isLive,
+    })
   }
 
   /** What the input lacks around the passed Deployments (a partial snapshot); set by pass() on files. */
@@ -621,4 +651,11 @@ export function completeOutput(
 ): {output: OutputFormat; noHeaders: boolean} {
   const given = flags.output === undefined || flags.output === '' ? defaultKind : flags.output
   return {output: parseOutput(given, kinds), noHeaders: flags['no-headers'] === true}
+}
+
+/** The loader's question "does the API server keep this gate's fields?" (controller/features.ts). */
+export async function gatedFieldsKept(gates: ParsedFeatureGates): Promise<(gate: string) => boolean> {
+  const {explicitGates, keepsGatedFields} = await import('../controller/features.js')
+  const explicit = explicitGates(gates.spec)
+  return (gate) => keepsGatedFields(gates, gate, explicit)
 }

@@ -91,11 +91,16 @@ export class PlanOptions extends PassOptions {
   /** The Deployments of PROPOSED (those named, when names are given), with how they were written. */
   async proposals(): Promise<Proposal[]> {
     const {loadWorld} = await import('../cluster/load/index.js')
+    const {gatedFieldsKept} = await import('./pass-options.js')
     const proposed = await loadWorld(this.proposedFiles, {
       recursive: this.recursive,
       validate: this.validate,
       keepRaw: true,
-      apiServer: {minor: this.gates.kubeVersion, enabled: (gate) => this.gates.values[gate] ?? false},
+      apiServer: {
+        minor: this.gates.kubeVersion,
+        enabled: await gatedFieldsKept(this.gates),
+        knownFieldsOnly: this.kubeVersion.fromFlag,
+      },
       warn: (line: string) => this.io.err(`${line}\n`),
     })
     const namespace = await this.defaultNamespace()
@@ -146,7 +151,10 @@ export class PlanOptions extends PassOptions {
     const {emptyWorld} = await import('../cluster/world.js')
     const api = this.live!.api
     const world = emptyWorld()
-    const cluster: Required<ClusterContext> = {autoscalers: [], quotas: []}
+    const cluster: ClusterContext & {autoscalers: unknown[]; quotas: unknown[]} = {
+      autoscalers: [],
+      quotas: [],
+    }
     const list = async (resource: 'horizontalpodautoscalers' | 'resourcequotas', namespace: string) => {
       try {
         return (await listAll(api, resource, namespace)).items
@@ -163,7 +171,15 @@ export class PlanOptions extends PassOptions {
       cluster.autoscalers.push(...(await list('horizontalpodautoscalers', namespace)))
       cluster.quotas.push(...(await list('resourcequotas', namespace)))
     }
-    return {world, cluster}
+    // The surge fit: the nodes, and every pod bound to them (read-only; without the right to list
+    // nodes the fit is left out, and the plan says so).
+    try {
+      cluster.nodes = (await listAll(api, 'nodes', undefined)).items
+      if (cluster.nodes.length > 0) cluster.pods = (await listAll(api, 'pods', undefined)).items
+    } catch {
+      cluster.nodes = []
+    }
+    return {world, cluster: cluster as ClusterContext}
   }
 
   async plan(): Promise<PlanResult> {
@@ -180,20 +196,16 @@ export class PlanOptions extends PassOptions {
       ;({world, cluster} = await this.readLive(namespaces))
       proposals = await this.dryRunApply(proposals)
     } else {
-      if (this.apply === 'server') {
-        throw new UsageError(
-          "--apply=server plans against the cluster only (it needs the API server's field ownership): leave out --current, or use --apply=client",
-        )
-      }
       world = await this.load()
       proposals = await this.proposals()
       // HorizontalPodAutoscalers and ResourceQuotas the files carry, as a cluster's.
-      cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? []}
+      cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? [], nodes: world.nodes ?? []}
     }
     return planAll(world, proposals, {
       now: this.now,
       nowGiven: this.nowGiven || this.isLive || this.timeline.moment !== undefined,
       apply: this.apply,
+      serverSide: {fieldManager: this.fieldManager, force: this.forceConflicts},
       gates: this.gates,
       ...(this.readyAfter !== undefined ? {readyAfter: this.readyAfter} : {}),
       ...(cluster ? {cluster} : {}),

@@ -1,6 +1,7 @@
-// `reconcile-once`: one controller pass per Deployment, applied. On files it prints the world after
-// the pass as a `kind: List` that can be fed back (-f -) for the next pass; on a live cluster it
-// performs the writes with optimistic concurrency and reports what was done.
+// `reconcile-once`: one controller pass per Deployment, applied: on a live cluster the writes are made
+// with optimistic concurrency; on files they are applied in memory. Both print the same SyncResult
+// (what was done); on files its `objects` holds the world after the pass, to feed back (-f) for the
+// next pass.
 
 import type {Action} from '../cluster/action.js'
 import type {World} from '../cluster/world.js'
@@ -24,8 +25,6 @@ export class ReconcileOnceOptions extends PassOptions {
   recordEvents = true
 
   override async complete(flags: ReconcileOnceFlags, args: readonly string[]): Promise<void> {
-    // Files print the objects after the pass (yaml), a cluster what was done (a table).
-    this.defaultOutput = (flags.filename?.length ?? 0) > 0 ? 'yaml' : 'table'
     await super.complete(flags, args)
     this.serverDryRun = flags['dry-run'] === 'server'
     this.retries = flags.retries
@@ -35,11 +34,6 @@ export class ReconcileOnceOptions extends PassOptions {
 
   override async validateOptions(): Promise<void> {
     await super.validateOptions()
-    if (!this.isLive && (this.output.kind === 'table' || this.output.kind === 'wide')) {
-      throw new UsageError(
-        'with -f, reconcile-once prints the objects after the pass: use -o yaml, json, name or jsonpath=TEMPLATE',
-      )
-    }
     if (!this.isLive && this.serverDryRun) {
       throw new UsageError('--dry-run=server needs a cluster; with -f nothing is written anyway')
     }
@@ -57,20 +51,35 @@ export class ReconcileOnceOptions extends PassOptions {
     return this.isLive ? this.runLive(world) : this.runFiles(world)
   }
 
+  /**
+   * Files: the pass applied to the objects in memory, printed as dry-run sync prints it (the same
+   * SyncResult as against a cluster, without the writes' outcomes), with the objects after the pass
+   * in the document's `objects` (a v1 List, to feed back with -f: -o jsonpath={.objects}).
+   */
   private async runFiles(world: World): Promise<number> {
-    const {result, objects} = await this.pass(world)
-    const {renderStructured} = await import('../render/output.js')
-    this.io.out(
-      await renderStructured(
-        {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: objects},
-        this.output,
-      ),
+    const outcome = await this.pass(world)
+    const {result} = outcome
+    const {isStructured} = await import('../render/output.js')
+    const doc = isStructured(this.output)
+      ? {
+          ...(await this.syncDocument(world, {result, store: outcome.store})),
+          objects: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: outcome.objects},
+        }
+      : result
+    const {renderSyncResult} = await import('../render/sync-result.js')
+    const store = outcome.store
+    await this.print(doc, (options) =>
+      renderSyncResult(result, {
+        ...options,
+        before: (resource, namespace, name) => store.initial(resource, namespace, name),
+      }),
     )
     this.reportErrors(result.items)
     return this.passExitCode(result.items)
   }
 
   private async runLive(world: World): Promise<number> {
+    const {isStructured} = await import('../render/output.js')
     const {runLivePasses} = await import('../pass/live.js')
     const live = this.live!
     const {result, stops, before} = await runLivePasses(world, this.selection, {
@@ -85,8 +94,10 @@ export class ReconcileOnceOptions extends PassOptions {
       warn: (line) => this.io.err(`${escapeControl(line)}\n`),
     })
     if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    // The verdicts judge the objects as read, before the writes (a pass of their own in memory).
+    const doc = isStructured(this.output) ? await this.syncDocument(world, {result}) : result
     const {renderSyncResult} = await import('../render/sync-result.js')
-    await this.print(result, (options) =>
+    await this.print(doc, (options) =>
       renderSyncResult(result, {...options, before, serverDryRun: this.serverDryRun}),
     )
     this.reportErrors(result.items, stops)

@@ -13,6 +13,7 @@ import type {OutputFormat} from '../render/output.js'
 import {type GateOptions, type GateSummary, gateSummary} from '../status/gate.js'
 import {escapeControl} from '../util/terminal.js'
 import {type GateEnd, type GateTargets, type GateUpdate, LiveGate} from '../watch/gate.js'
+import type {GateRunner} from '../watch/multi-gate.js'
 import type {IO} from './base-command.js'
 import type {Terminal} from './rollout-watch.js'
 
@@ -21,9 +22,12 @@ export interface GateRunOptions {
   terminal?: Terminal
   interactive: boolean
   output: OutputFormat
-  api: ApiClient
-  connection: Connection
-  targets: GateTargets
+  /** One cluster: the connection flags' context. */
+  api?: ApiClient
+  connection?: Connection
+  targets?: GateTargets
+  /** Several (--context repeated, --all-contexts): each connected, or the error of its connection. */
+  clusters?: GateCluster[]
   judge: GateOptions
   timeoutMs: number
   requireExisting: boolean
@@ -33,30 +37,57 @@ export interface GateRunOptions {
   verbosity: number
 }
 
+export type GateCluster =
+  | {context: string; api: ApiClient; connection: Connection; targets: GateTargets}
+  | {context: string; error: string; targets?: GateTargets}
+
 /** Runs the gate to its end; returns the exit code (0 all done, 1 failed or timed out, 130 interrupted). */
 export async function runGate(o: GateRunOptions): Promise<number> {
   const verbose = o.verbosity >= 6 ? (line: string) => o.io.err(`I ${line}\n`) : undefined
-  const gate = new LiveGate({
-    api: o.api,
-    conn: o.connection,
-    targets: o.targets,
-    judge: o.judge,
-    timeoutMs: o.timeoutMs,
-    requireExisting: o.requireExisting,
-    gates: o.gates,
-    logLines: o.logLines,
-    minFrameMs: o.interactive ? 250 : 100,
-    warn: (line) => {
-      if (!o.interactive || o.verbosity > 0) o.io.err(`warning: ${escapeControl(line)}\n`)
-    },
-    ...(verbose ? {debug: verbose} : {}),
-  })
+  const liveGate = (api: ApiClient, conn: Connection, targets: GateTargets, context?: string) =>
+    new LiveGate({
+      api,
+      conn,
+      targets,
+      judge: o.judge,
+      timeoutMs: o.timeoutMs,
+      requireExisting: o.requireExisting,
+      gates: o.gates,
+      logLines: o.logLines,
+      minFrameMs: o.interactive ? 250 : 100,
+      warn: (line) => {
+        if (!o.interactive || o.verbosity > 0)
+          o.io.err(
+            `warning: ${context ? `context "${escapeControl(context)}": ` : ''}${escapeControl(line)}\n`,
+          )
+      },
+      ...(verbose ? {debug: verbose} : {}),
+    })
+  let gate: GateRunner
+  if (o.clusters) {
+    const {MultiGate} = await import('../watch/multi-gate.js')
+    gate = new MultiGate(
+      o.clusters.map((c) =>
+        'error' in c
+          ? {context: c.context, error: c.error, ...(c.targets ? {targets: c.targets} : {})}
+          : {
+              context: c.context,
+              gate: liveGate(c.api, c.connection, c.targets, c.context),
+              targets: c.targets,
+            },
+      ),
+    )
+  } else {
+    if (!o.api || !o.connection || !o.targets) throw new Error('runGate: a cluster is needed')
+    gate = liveGate(o.api, o.connection, o.targets)
+  }
   const json = o.output.kind === 'json'
   let end: GateEnd
   if (o.interactive) {
-    const {runGateView} = await import('../render/gate/app.js')
+    // ink colours through chalk, which reads FORCE_COLOR once, when it loads: set it first.
     const {wantColor} = await import('../render/style.js')
     if (!wantColor({isTTY: true}, o.io.env)) process.env.FORCE_COLOR = '0'
+    const {runGateView} = await import('../render/gate/app.js')
     const terminal = o.terminal as Terminal
     end = await runGateView(gate, {stdout: terminal.stdout, stdin: terminal.stdin})
   } else {

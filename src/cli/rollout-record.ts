@@ -114,7 +114,7 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
       import('../cluster/timeline/recording-file.js'),
       import('../cluster/timeline/format.js'),
     ])
-    const connection = await connect(this.connectionFlags)
+    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     const api = new ApiClient(connection, verbose)
     const namespace = this.selection.allNamespaces ? undefined : connection.namespace

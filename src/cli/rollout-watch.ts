@@ -2,6 +2,7 @@
 // shown as an ink view replayed at --speed on a terminal, one line per change otherwise, or NDJSON
 // with -o json. Heavy modules (the loader, the controller, ink and React) load inside run().
 
+import type {Connection} from '../cluster/live/kubeconfig.js'
 import type {World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
@@ -15,15 +16,19 @@ import type {GateTargets} from '../watch/gate.js'
 import type {LiveWatch} from '../watch/live.js'
 import type {IO} from './base-command.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
+import type {GateCluster} from './rollout-gate.js'
 
 /** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */
-export type RolloutWatchFlags = PassFlags & {
+export type RolloutWatchFlags = Omit<PassFlags, 'context'> & {
+  /** Repeatable (multiContextFlags): several clusters for the gate. */
+  context?: string | string[]
+  'all-contexts'?: boolean
   'pod-ready-after'?: string
   'terminate-after'?: string
   'fail-new-pods'?: string
   'max-time'?: string
-  speed: string
-  'line-mode': boolean
+  speed?: string
+  'line-mode'?: boolean
   /** Live mode: give up after this long (Go duration; 0 = never). */
   timeout?: string
   /** Live mode: also wait until no old pod is terminating. */
@@ -113,8 +118,14 @@ export class RolloutWatchOptions extends PassOptions {
     super(io)
   }
 
+  /** --context repeated or --all-contexts: the gate covers each (empty: one cluster). */
+  contexts: string[] = []
+
   override async complete(flags: RolloutWatchFlags, args: readonly string[]): Promise<void> {
-    await super.complete(flags, args)
+    const {completeContexts} = await import('./contexts.js')
+    const {first, many} = await completeContexts(flags)
+    await super.complete({...flags, context: first}, args)
+    this.contexts = many
     const {parseDuration} = await import('../util/duration.js')
     const duration = (flag: string, value: string, min: number): number => {
       const ms = parseDuration(value)
@@ -143,7 +154,7 @@ export class RolloutWatchOptions extends PassOptions {
         throw err
       }
     }
-    if (flags.speed !== 'auto') {
+    if (flags.speed !== undefined && flags.speed !== 'auto') {
       const speed = Number(flags.speed)
       if (!Number.isFinite(speed) || speed <= 0) {
         throw new UsageError(
@@ -152,7 +163,7 @@ export class RolloutWatchOptions extends PassOptions {
       }
       this.speed = speed
     }
-    this.lineMode = flags['line-mode']
+    this.lineMode = flags['line-mode'] === true
     if (flags.timeout !== undefined) this.timeoutMs = duration('timeout', flags.timeout, 0)
     this.settled = flags.settled === true
     this.pausedOk = flags['paused-ok'] === true
@@ -205,6 +216,12 @@ export class RolloutWatchOptions extends PassOptions {
     await super.validateOptions()
   }
 
+  /**
+   * Set once this run is the gate (or the files given without a NAME ask for it): the gate keeps
+   * exit 1 for "a Deployment failed or the timeout passed", so its other errors exit 2.
+   */
+  gate = false
+
   /** One Deployment named on the cluster: the one-Deployment view; otherwise the gate. */
   private get gateWanted(): boolean {
     const names = this.selection.names ?? []
@@ -229,7 +246,12 @@ export class RolloutWatchOptions extends PassOptions {
 
   /** Returns the exit code: 0 when the rollout completed, 1 otherwise, 130 when interrupted. */
   async run(): Promise<number> {
-    if (this.isLive) return this.gateWanted ? this.runGate() : this.runLive()
+    if (this.isLive) return this.gateWanted || this.contexts.length > 0 ? this.runGate() : this.runLive()
+    this.gate =
+      this.forced === 'live' ||
+      (this.forced === undefined &&
+        this.simulationFlags.length === 0 &&
+        (this.selection.names ?? []).length === 0)
     // The names asked for (load() keeps only those the files hold).
     const names = this.selection.names ?? []
     const world = await this.load()
@@ -238,6 +260,11 @@ export class RolloutWatchOptions extends PassOptions {
       this.forced ??
       (snapshot || this.replayRecorded || this.simulationFlags.length > 0 ? 'simulate' : 'live')
     if (mode === 'live') return this.runGate(world)
+    if (this.contexts.length > 0) {
+      throw new UsageError(
+        'several contexts are waited for on their clusters: a simulated rollout (-f snapshot, --simulate) has none',
+      )
+    }
     if (names.length !== 1) {
       throw new UsageError(
         names.length === 0
@@ -265,12 +292,60 @@ export class RolloutWatchOptions extends PassOptions {
    * waited for on the cluster until each is done or failed, or --timeout passes.
    */
   async runGate(world?: World): Promise<number> {
+    this.gate = true
     if (this.output.kind !== 'table' && this.output.kind !== 'json') {
       throw new UsageError(
         `-o ${this.output.kind} is for one Deployment: the gate over several prints its table, lines, or -o json`,
       )
     }
+    const common = {
+      io: this.io,
+      ...(this.terminal ? {terminal: this.terminal} : {}),
+      interactive: this.interactive(),
+      output: this.output,
+      judge: this.gateOptions,
+      timeoutMs: this.timeoutMs,
+      requireExisting: this.requireExisting,
+      logLines: this.logLines,
+      ...(this.junit !== undefined ? {junit: this.junit} : {}),
+      gates: this.gates,
+      verbosity: this.verbosity,
+    }
+    const {runGate} = await import('./rollout-gate.js')
+    if (this.contexts.length > 0) return runGate({...common, clusters: await this.gateClusters(world)})
     const {api, connection} = await this.connectLive()
+    return runGate({...common, api, connection, targets: this.gateTargets(connection, world)})
+  }
+
+  /**
+   * Several contexts: each connected (at once) with its targets, or the error that kept it from
+   * connecting; the others' gates run on (multi-gate.ts).
+   */
+  private async gateClusters(world: World | undefined): Promise<GateCluster[]> {
+    const [{connect}, {ApiClient}] = await Promise.all([
+      import('../cluster/live/kubeconfig.js'),
+      import('../cluster/live/api.js'),
+    ])
+    const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
+    return Promise.all(
+      this.contexts.map(async (context): Promise<GateCluster> => {
+        try {
+          const connection = await connect({...this.connectionFlags, context})
+          const api = new ApiClient(connection, verbose)
+          return {context, api, connection, targets: this.gateTargets(connection, world, context)}
+        } catch (err) {
+          if (err instanceof UsageError) throw err
+          return {context, error: err instanceof Error ? err.message : String(err)}
+        }
+      }),
+    )
+  }
+
+  /**
+   * What the gate waits for on one cluster: every Deployment named, selected (-l, -A) or defined by
+   * the -f manifests in `world` (in the namespace each file names, else the connection's).
+   */
+  private gateTargets(connection: Connection, world: World | undefined, context?: string): GateTargets {
     const names = this.selection.names ?? []
     let targets: GateTargets
     if (world) {
@@ -295,7 +370,7 @@ export class RolloutWatchOptions extends PassOptions {
       const namespaces = [...new Set(keys.map((k) => k.namespace))].sort()
       const n = keys.length
       this.io.err(
-        `rollout watch: ${this.forced ? '--live' : `the files hold ${n === 1 ? 'a Deployment manifest' : `${n} Deployment manifests`} (no status)`}: waiting for ${n === 1 ? 'it' : 'them'} on the cluster in namespace${namespaces.length === 1 ? '' : 's'} ${escapeControl(namespaces.join(', '))}${this.forced ? '' : ` (--simulate simulates ${n === 1 ? 'it' : 'them'} instead)`}\n`,
+        `rollout watch: ${context ? `context "${escapeControl(context)}": ` : ''}${this.forced ? '--live' : `the files hold ${n === 1 ? 'a Deployment manifest' : `${n} Deployment manifests`} (no status)`}: waiting for ${n === 1 ? 'it' : 'them'} on the cluster in namespace${namespaces.length === 1 ? '' : 's'} ${escapeControl(namespaces.join(', '))}${this.forced ? '' : ` (--simulate simulates ${n === 1 ? 'it' : 'them'} instead)`}\n`,
       )
       targets = {namespaces, keys}
     } else if (this.selection.allNamespaces) {
@@ -319,23 +394,7 @@ export class RolloutWatchOptions extends PassOptions {
         throw new UsageError('NAMEs and -l cannot be used together: name the Deployments or select them')
       }
     }
-    const {runGate} = await import('./rollout-gate.js')
-    return runGate({
-      io: this.io,
-      ...(this.terminal ? {terminal: this.terminal} : {}),
-      interactive: this.interactive(),
-      output: this.output,
-      api,
-      connection,
-      targets,
-      judge: this.gateOptions,
-      timeoutMs: this.timeoutMs,
-      requireExisting: this.requireExisting,
-      logLines: this.logLines,
-      ...(this.junit !== undefined ? {junit: this.junit} : {}),
-      gates: this.gates,
-      verbosity: this.verbosity,
-    })
+    return targets
   }
 
   /** Files without -n: the namespace of the input that holds the Deployment (kubectl get -f). */
@@ -365,6 +424,7 @@ export class RolloutWatchOptions extends PassOptions {
       timeoutMs: this.timeoutMs,
       settled: this.settled,
       pausedOk: this.pausedOk,
+      judge: this.gateOptions,
       minFrameMs: interactive ? 250 : 100,
       gates: this.gates,
       ...(this.nowGiven ? {now: this.now} : {}),
@@ -428,17 +488,21 @@ export class RolloutWatchOptions extends PassOptions {
 
   private async jsonSink(): Promise<LiveSink> {
     const {endJson, updateJson} = await import('../render/watch/ndjson.js')
+    const {SummaryTracker} = await import('../render/watch/lines.js')
     const ndjsonLine = await this.objectPrinter()
+    const seen = new SummaryTracker()
     let step = 0
     let last = {time: Date.now(), elapsed: 0}
     return {
       update: (u) => {
         last = u
+        seen.push(u)
         this.io.out(ndjsonLine(updateJson(u, step++)))
       },
       finish: (outcome) => {
         const now = Date.now()
-        this.io.out(ndjsonLine(endJson(outcome, now, last.elapsed + (now - last.time))))
+        const elapsed = last.elapsed + (now - last.time)
+        this.io.out(ndjsonLine(endJson(outcome, now, elapsed, seen.summary(elapsed, outcome))))
       },
     }
   }
@@ -446,7 +510,7 @@ export class RolloutWatchOptions extends PassOptions {
   private async lineSink(): Promise<LiveSink> {
     const {LineWriter, clock} = await import('../render/watch/lines.js')
     const {humanDuration} = await import('../util/duration.js')
-    const writer = new LineWriter(this.name)
+    const writer = new LineWriter(this.name, {live: true})
     let paused = false
     return {
       update: (u) => {

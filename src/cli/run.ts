@@ -89,6 +89,8 @@ export class RunOptions {
       'leader-elect-resource-namespace': flags['leader-elect-resource-namespace'],
       'metrics-bind-address': flags['metrics-bind-address'] ?? '0',
       'health-probe-bind-address': flags['health-probe-bind-address'] ?? '0',
+      'metrics-secure': flags['metrics-secure'] ?? true,
+      'metrics-cert-path': flags['metrics-cert-path'],
       'kube-api-qps': flags['kube-api-qps'] ?? '20',
       'kube-api-burst': flags['kube-api-burst'] ?? 30,
       'log-format': flags['log-format'] ?? 'text',
@@ -118,7 +120,7 @@ export class RunOptions {
     const {createLogger} = await import('../run/log.js')
     const {parseBindAddress} = await import('../run/serve.js')
     const {runManager} = await import('../run/manager.js')
-    const connection = await connect(this.connectionFlags)
+    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
     const logger = createLogger({
       format: this.process.logFormat,
       verbosity: this.verbosity,
@@ -170,6 +172,7 @@ export class RunOptions {
       leaderElection,
       metricsBind: parseBindAddress(this.process.metricsBindAddress, '--metrics-bind-address'),
       probesBind: parseBindAddress(this.process.healthProbeBindAddress, '--health-probe-bind-address'),
+      ...(this.process.metricsSecure ? {metricsSecure: this.process.metricsSecure} : {}),
       qps: this.process.qps,
       burst: this.process.burst,
       userAgent: `kubectl-deployctl/${this.version} (${process.platform}/${process.arch})`,

@@ -86,7 +86,7 @@ function commandSuggestions(word: string, parent: readonly string[], tree: Comma
 
 /**
  * The message for an unknown command, as cobra words it:
- * `unknown command "explian" for "kubectl-deployctl"`, then `Did you mean this?` and one
+ * `unknown command "explian" for "kubectl deployctl"`, then `Did you mean this?` and one
  * suggestion a line.
  */
 export function unknownCommandMessage(

@@ -54,6 +54,8 @@ export interface World {
   autoscalers?: ClusterObject[]
   /** ResourceQuotas found in files. */
   quotas?: ClusterObject[]
+  /** Nodes found in files (plan's surge fit). */
+  nodes?: ClusterObject[]
   /** Source of each loaded object (by identity); absent for objects from a live cluster. */
   sources: WeakMap<object, SourceRef>
   /** Each object as written, before defaulting (only when the loader is asked to keep them: `plan`). */

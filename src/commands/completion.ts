@@ -3,7 +3,8 @@ import {Command} from '@oclif/core/command'
 import {completionScript, SHELLS, type Shell} from '../completion/scripts.js'
 
 export default class Completion extends Command {
-  static override summary = 'Print a shell completion script for kubectl-deployctl (bash, zsh or fish)'
+  static override summary =
+    'Print a shell completion script for kubectl deployctl (bash, zsh, fish or powershell)'
 
   static override description =
     `The script completes commands, flags, -o values, files for -f, and namespaces and \
@@ -25,14 +26,30 @@ kubectl_complete-deployctl from the PATH, which comes with the release archives 
       description: 'fish, once:',
       command: 'kubectl-deployctl completion fish > ~/.config/fish/completions/kubectl-deployctl.fish',
     },
+    {
+      description: 'PowerShell, in $PROFILE:',
+      command: 'kubectl-deployctl completion powershell | Out-String | Invoke-Expression',
+    },
   ]
 
+  // Not strict, and the shell not required of oclif: the errors are kubectl's own (below).
+  static override strict = false
+
   static override args = {
-    shell: Args.string({required: true, options: [...SHELLS], description: 'The shell: bash, zsh or fish.'}),
+    shell: Args.string({description: 'The shell: bash, zsh, fish or powershell.'}),
   }
 
   async run(): Promise<void> {
-    const {args} = await this.parse(Completion)
-    process.stdout.write(completionScript(args.shell as Shell))
+    const {argv} = await this.parse(Completion)
+    const usage = (message: string) => {
+      process.stderr.write(`error: ${message}\nSee 'kubectl deployctl completion -h' for help and examples\n`)
+      process.exitCode = 1
+    }
+    // upstream: kubectl completion's RunCompletion (its messages and exit code 1).
+    if (argv.length === 0) return usage('Shell not specified.')
+    if (argv.length > 1) return usage('Too many arguments. Expected only the shell type.')
+    const shell = String(argv[0])
+    if (!(SHELLS as readonly string[]).includes(shell)) return usage(`Unsupported shell type "${shell}".`)
+    process.stdout.write(completionScript(shell as Shell))
   }
 }

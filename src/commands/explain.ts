@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../cli/base-command.js'
 import {ExplainOptions} from '../cli/explain.js'
-import {deploymentArgs, outputFlags, passFlags} from '../cli/flags.js'
+import {deploymentArgs, multiContextFlags, outputFlags, passFlags} from '../cli/flags.js'
 import {timelineFlags} from '../cli/timeline-flags.js'
 
 export default class Explain extends BaseCommand {
@@ -33,7 +33,7 @@ docs/explain-reasons.md. Text wraps to the terminal (or $COLUMNS, else 100 colum
 without NO_COLOR.`
 
   static override usage = [
-    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers]',
+    'explain [NAME | deployment/NAME | pod/NAME | rs/NAME ...] [-f FILE...] [--summary] [--fail-on STATES] [-n NS | -A] [-l SELECTOR] [--now T] [--kube-version 1.NN] [--feature-gates ...] [-o FORMAT] [--no-headers]',
   ]
 
   static override examples = [
@@ -55,6 +55,11 @@ without NO_COLOR.`
       command: '<%= config.bin %> <%= command.id %> -A --summary --fail-on stuck,deadline',
     },
     {
+      description: 'The same gate over two clusters, a CONTEXT column first:',
+      command:
+        '<%= config.bin %> <%= command.id %> -A --summary --context prod-eu --context prod-us --fail-on stuck',
+    },
+    {
       description: 'Every Deployment of a snapshot, as JSON for a script:',
       command: 'kubectl get deploy,rs,pods -A -o yaml | <%= config.bin %> <%= command.id %> -f - -A -o json',
     },
@@ -68,6 +73,7 @@ without NO_COLOR.`
 
   static override flags = {
     ...passFlags,
+    ...multiContextFlags,
     ...timelineFlags,
     summary: Flags.boolean({
       default: false,

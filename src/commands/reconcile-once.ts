@@ -14,19 +14,16 @@ concurrency), writes the Deployment's status through the status subresource, del
 resourceVersion preconditions, and posts the events. A conflict with someone else's change stops that Deployment's pass \
 (--retries re-reads and runs it again). Prints what was done and whether each write succeeded.
 
-On files (-f): runs the same pass and prints every input object as a kind: List, with the objects the pass wrote \
-updated, the ReplicaSets it created added (after their Deployment's last ReplicaSet) and the ones it deleted removed. \
-Feed the output back with -f - to run the next pass. Pods are not changed: the ReplicaSet controller, the scheduler and \
-the kubelet are not simulated.
+On files (-f): runs the same pass, applies its writes to the objects in memory and prints what it did, as against a cluster (the table dry-run sync prints, or the same SyncResult document). The document's objects field holds every input object after the pass (a kind: List: written ones updated, created ReplicaSets added, deleted ones removed): -o jsonpath={.objects} prints it, to feed back with -f - for the next pass. Pods are not changed: the ReplicaSet controller, the scheduler and the kubelet are not simulated.
 
 With --exit-code the exit status tells whether the pass changed anything, as kubectl diff's: 0 it wrote nothing, 1 it \
-wrote something (with --dry-run=server: the server accepted writes it did not store; on files: the objects printed \
-differ from the input), 2 or more an error, a write the server refused, incomplete input (see the warning on stderr) or \
+wrote something (with --dry-run=server: the server accepted writes it did not store; on files: the pass wrote to the \
+objects), 2 or more an error, a write the server refused, incomplete input (see the warning on stderr) or \
 a namespace with no Deployments while others have some.`
 
   static override usage = [
-    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server] [--retries N] [-o FORMAT] [--exit-code]',
-    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--exit-code]',
+    'reconcile-once [NAME | deployment/NAME ...] [-n NS | -A] [-l SELECTOR] [--dry-run=none|server|client] [--retries N] [-o FORMAT] [--exit-code]',
+    'reconcile-once [NAME | deployment/NAME ...] -f FILE... [-n NS | -A] [-l SELECTOR] [--now T] [--kube-version 1.NN] [--feature-gates ...] [-o FORMAT] [--exit-code]',
   ]
 
   static override examples = [
@@ -45,12 +42,12 @@ a namespace with no Deployments while others have some.`
     {
       description: 'The world after one pass of a new Deployment:',
       command:
-        '<%= config.bin %> <%= command.id %> -f examples/new-deployment.yaml -n demo --now 2026-11-29T10:00:01Z',
+        "<%= config.bin %> <%= command.id %> -f examples/new-deployment.yaml -n demo --now 2026-11-29T10:00:01Z -o jsonpath='{.objects}'",
     },
     {
       description: 'Two passes in a row:',
       command:
-        '<%= config.bin %> <%= command.id %> -f examples/rolling-update.yaml -n demo | <%= config.bin %> <%= command.id %> -f - -n demo',
+        "<%= config.bin %> <%= command.id %> -f examples/rolling-update.yaml -n demo -o jsonpath='{.objects}' | <%= config.bin %> <%= command.id %> -f - -n demo",
     },
   ]
 
@@ -62,13 +59,13 @@ a namespace with no Deployments while others have some.`
     ...passFlags,
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'], {
       description:
-        'Output format. Files: yaml (default), json, name or jsonpath=TEMPLATE, the objects after the pass. Cluster: table (default), wide, json, yaml, name or jsonpath=TEMPLATE, what was done.',
+        "Output format: table (default), wide, json, yaml, name or jsonpath=TEMPLATE: what was done (files: the objects after the pass in the document's objects).",
     }),
     'dry-run': Flags.string({
-      options: ['none', 'server'],
+      options: ['none', 'server', 'client'],
       default: 'none',
       description:
-        'server: send every write with dryRun=All, so the API server validates it and stores nothing.',
+        'server: send every write with dryRun=All, so the API server validates it and stores nothing; client: send nothing and print what the pass would write, as dry-run sync does.',
     }),
     'concurrent-deployment-syncs': Flags.integer({
       min: 1,
@@ -96,6 +93,12 @@ a namespace with no Deployments while others have some.`
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(ReconcileOnce)
+    if (flags['dry-run'] === 'client') {
+      // kubectl's client-side dry run: nothing is sent, what would be is printed: dry-run sync's pass.
+      const {DryRunSyncOptions} = await import('../cli/dry-run-sync.js')
+      await this.runOptions(new DryRunSyncOptions(processIO), flags, argv)
+      return
+    }
     const options = new ReconcileOnceOptions(processIO)
     await this.runOptions(options, flags, argv)
   }

@@ -55,7 +55,7 @@ retries due within a second are waited for; progress-deadline requeues are not f
 Deployment's last sync succeeded, 1 otherwise.`
 
   static override usage = [
-    'run [-n NS | -A] [-l SELECTOR] [--concurrent-deployment-syncs 5] [--feature-gates ...] [--dry-run=none|server] [--once-synced] [--force] [--v N]',
+    'run [-n NS | -A] [-l SELECTOR] [--concurrent-deployment-syncs 5] [--kube-version 1.NN] [--feature-gates ...] [--dry-run=none|server] [--once-synced] [--force] [--v N]',
     'run -A --leader-elect [--leader-elect-lease-duration 15s ...] [--metrics-bind-address :8080] [--health-probe-bind-address :8081] [--kube-api-qps 20 --kube-api-burst 30] [--log-format json]',
   ]
 

@@ -42,6 +42,9 @@ export const clusterLookup: Lookup = {
   namespaces: (conn) => names(conn, () => '/api/v1/namespaces'),
   deployments: (conn) =>
     names(conn, (ns) => `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/deployments`),
+  pods: (conn) => names(conn, (ns) => `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`),
+  replicaSets: (conn) =>
+    names(conn, (ns) => `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/replicasets`),
   async contexts(conn) {
     const c = await connection({kubeconfig: conn.kubeconfig})
     return c.kc.getContexts().map((x) => x.name)

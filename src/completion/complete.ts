@@ -48,6 +48,9 @@ export interface Lookup {
   namespaces(conn: ConnectionWords): Promise<string[]>
   deployments(conn: ConnectionWords): Promise<string[]>
   contexts(conn: ConnectionWords): Promise<string[]>
+  /** Pods and ReplicaSets of the namespace, for explain's pod/NAME and rs/NAME. */
+  pods?(conn: ConnectionWords): Promise<string[]>
+  replicaSets?(conn: ConnectionWords): Promise<string[]>
 }
 
 /** The connection flags typed so far, which a lookup honours as the command would. */
@@ -67,6 +70,11 @@ const CONNECTION_FLAGS = new Set<string>(CONNECTION_FLAG_NAMES.filter((n) => n !
 
 /** The resource prefixes a NAME argument accepts (deployment/NAME), as kubectl spells them. */
 const RESOURCE_PREFIXES = ['deployment/', 'deployments/', 'deploy/', 'deployments.apps/']
+
+/** explain also starts from a pod or a ReplicaSet (pod/NAME, rs/NAME), as kubectl spells them. */
+const POD_PREFIXES = ['pod/', 'pods/', 'po/']
+const REPLICASET_PREFIXES = ['rs/', 'replicaset/', 'replicasets/', 'replicasets.apps/', 'replicaset.apps/']
+const REF_COMMANDS = new Set(['explain'])
 
 /** The first line of a command's summary or description, as cobra shows its Short. */
 function short(text: string | undefined): string | undefined {
@@ -176,9 +184,33 @@ export async function complete(
     return {candidates: byPrefix(sorted, toComplete), directive: Directive.NoFileComp}
   }
 
+  // `completion SHELL`.
+  if (command.id === 'completion') {
+    if (args.length > 0) return {candidates: [], directive: Directive.NoFileComp}
+    const {SHELLS} = await import('./scripts.js')
+    return {
+      candidates: byPrefix(
+        SHELLS.map((value) => ({value})),
+        toComplete,
+      ),
+      directive: Directive.NoFileComp,
+    }
+  }
+
   // Positional arguments: the command's Deployment names.
   const takesNames = Object.keys(command.args ?? {}).length > 0
   if (!takesNames || given.has('all-namespaces')) return {candidates: [], directive: Directive.NoFileComp}
+  if (REF_COMMANDS.has(command.id)) {
+    // explain pod/NAME and rs/NAME: the namespace's pods and ReplicaSets.
+    const pod = POD_PREFIXES.find((p) => toComplete.startsWith(p))
+    const rs = REPLICASET_PREFIXES.find((p) => toComplete.startsWith(p))
+    const list = pod ? lookup.pods : rs ? lookup.replicaSets : undefined
+    if (list) {
+      const found = await list.call(lookup, conn).catch(() => [])
+      const candidates = found.map((n) => ({value: `${pod ?? rs}${n}`}))
+      return {candidates: byPrefix(candidates, toComplete), directive: Directive.NoFileComp}
+    }
+  }
   const resource = RESOURCE_PREFIXES.find((p) => toComplete.startsWith(p)) ?? ''
   // `deployment NAME` (kubectl's TYPE NAME form): names follow the type word.
   const names = await lookup.deployments(conn).catch(() => [])
@@ -231,6 +263,15 @@ async function flagValues(
     directive: Directive.NoFileComp,
   })
   if (flag.options) return of(flag.options)
+  // A comma-separated list of fixed values (--fail-on stuck,deadline,...), listed in helpValue:
+  // the values not given yet, after those typed.
+  if (flag.helpValue && /^[a-z]+(,[a-z]+)+$/.test(flag.helpValue)) {
+    const comma = toComplete.lastIndexOf(',')
+    const done = toComplete.slice(0, comma + 1)
+    const taken = new Set(done.split(',').filter((v) => v !== ''))
+    const rest = flag.helpValue.split(',').filter((v) => !taken.has(v))
+    return of(rest.map((v) => `${done}${v}`))
+  }
   // -o takes jsonpath=TEMPLATE, which oclif's `options` cannot list: its formats are in helpValue.
   if (flag.name === 'output' && flag.helpValue?.includes('|')) {
     return of(flag.helpValue.split('|').map((v) => v.replace(/=TEMPLATE$/, '=')))

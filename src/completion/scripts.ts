@@ -1,8 +1,8 @@
-// `kubectl-deployctl completion bash|zsh|fish`: shell scripts that ask `kubectl-deployctl
+// `kubectl-deployctl completion bash|zsh|fish|powershell`: shell scripts that ask `kubectl-deployctl
 // __complete` for candidates (cobra's protocol, complete.ts) and apply its directive, as the
 // scripts of kubectl and other cobra programs do. Written for this program, not cobra's text.
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const
 export type Shell = (typeof SHELLS)[number]
 
 const BIN = 'kubectl-deployctl'
@@ -169,6 +169,67 @@ end
 complete -c ${BIN} -f -a '(__kubectl_deployctl_complete)'
 `
 
+const powershell = `# powershell completion for ${BIN}
+# Load it in this session:   ${BIN} completion powershell | Out-String | Invoke-Expression
+# or for every new session:  add that line to $PROFILE
+# Directives (cobra's): 1 error, 2 no space, 4 no file completion, 8 file extensions, 16 directories,
+# 32 keep order.
+
+[scriptblock]$__kubectl_deployctlCompleter = {
+    param($WordToComplete, $CommandAst, $CursorPosition)
+
+    # The words up to the cursor (the cursor may have moved back).
+    $Line = "$($CommandAst.CommandElements)"
+    if ($Line.Length -gt $CursorPosition) { $Line = $Line.Substring(0, $CursorPosition) }
+    $Program, $Rest = $Line.Split(' ', 2)
+    $Words = @()
+    if ($Rest) { $Words = @($Rest.Split(' ') | Where-Object { $_ -ne '' }) }
+    $Current = ''
+    if ($WordToComplete -ne '') {
+        $Current = $Words[-1]
+        if ($Words.Count -gt 1) { $Words = $Words[0..($Words.Count - 2)] } else { $Words = @() }
+    }
+    # --flag=value: complete the value, then put the flag back in front of each candidate.
+    $Prefix = ''
+    if ($Current -like '--*=*') {
+        $Flag, $Value = $Current.Split('=', 2)
+        $Prefix = "$Flag="
+    }
+
+    # The empty word is an argument of its own: before PowerShell 7.3 a native command only gets
+    # one written as '""'.
+    $Empty = if ($PSVersionTable.PSVersion -lt [version]'7.3.0') { '""' } else { '' }
+    $Out = @(& $Program __complete @Words $(if ($Current -eq '') { $Empty } else { $Current }) 2>$null)
+    if ($Out.Count -eq 0) { return }
+    $Directive = 0
+    if ($Out[-1] -match '^:(\\d+)$') { $Directive = [int]$Matches[1] }
+    $Out = @($Out | Select-Object -SkipLast 1)
+    if ($Directive -band 1) { return }
+    # File extensions and directories: PowerShell's own path completion does better.
+    if (($Directive -band 8) -or ($Directive -band 16)) { return }
+
+    $Space = if ($Directive -band 2) { '' } else { ' ' }
+    $Results = foreach ($Entry in $Out) {
+        if ($Entry -eq '') { continue }
+        $Name, $Description = $Entry.Split("\`t", 2)
+        if (-not $Description) { $Description = $Name }
+        $Text = $Name
+        if ($Prefix -ne '' -and -not $Name.StartsWith($Prefix)) { $Text = "$Prefix$Name" }
+        [System.Management.Automation.CompletionResult]::new(
+            ($Text -replace '[\\s#@$;,''{}()"\`|<>&]', '\`$&') + $Space, $Name, 'ParameterValue', $Description)
+    }
+    if (-not ($Directive -band 32)) { $Results = $Results | Sort-Object -Property ListItemText }
+    if (@($Results).Count -eq 0 -and ($Directive -band 4)) {
+        # No candidates and no file completion: an empty result keeps PowerShell from offering files.
+        ''
+        return
+    }
+    $Results
+}
+
+Register-ArgumentCompleter -Native -CommandName '${BIN}', '${BIN}.exe' -ScriptBlock $__kubectl_deployctlCompleter
+`
+
 export function completionScript(shell: Shell): string {
-  return {bash, zsh, fish}[shell]
+  return {bash, zsh, fish, powershell}[shell]
 }

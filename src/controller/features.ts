@@ -80,7 +80,7 @@ export const FEATURES: readonly FeatureSpec[] = [
   {
     name: 'GenericWorkload',
     history: [[35, false, 'alpha']],
-    note: 'spec.workloadRef (1.35) / spec.schedulingGroup (1.36) of a pod template (dropped when off)',
+    note: "spec.workloadRef of a pod template (1.35; dropped when off); 1.36's spec.schedulingGroup is not dropped here",
   },
   {
     name: 'HostnameOverride',
@@ -169,6 +169,30 @@ export function parseFeatureGates(
     values[name] = parsed
   }
   return {values, kubeVersion: minor, spec, enabled: (name: FeatureName) => values[name] ?? false}
+}
+
+/**
+ * Whether an API server of the gates' minor keeps the fields a gate guards: the gate's value, or
+ * true when the minor has no such gate (its fields are then unknown to it, or not guarded).
+ */
+export function keepsGatedFields(
+  gates: ParsedFeatureGates,
+  name: string,
+  explicit: ReadonlySet<string>,
+): boolean {
+  const spec = FEATURES.find((f) => f.name === name)
+  if (!explicit.has(name) && spec && featureDefault(spec, gates.kubeVersion) === undefined) return true
+  return gates.values[name] ?? false
+}
+
+/** The gate names --feature-gates sets. */
+export function explicitGates(spec: string | undefined): Set<string> {
+  return new Set(
+    (spec ?? '')
+      .split(',')
+      .map((p) => p.slice(0, p.indexOf('=')).trim())
+      .filter((n) => n !== ''),
+  )
 }
 
 /** Whether a gate (of any kind, by name) is on. */

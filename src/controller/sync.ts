@@ -64,6 +64,7 @@ import {
 import {deepCopy, deploymentStatusEqual} from './util/equality.js'
 import {i32} from './util/go.js'
 import {cloneAndAddLabel, cloneSelectorAndAddLabel} from './util/labels.js'
+import {type KubeMinor, NEWEST_MINOR} from './version.js'
 
 // upstream: syncStatusOnly
 export async function syncStatusOnly(
@@ -127,7 +128,13 @@ export async function getAllReplicaSetsAndSyncRevision(
 }
 
 /** upstream: the new ReplicaSet's name; long Deployment names are cut so the name stays valid. */
-export function generateReplicaSetName(deploymentName: string, hash: string): string {
+export function generateReplicaSetName(
+  deploymentName: string,
+  hash: string,
+  minor: KubeMinor = NEWEST_MINOR,
+): string {
+  // Before 1.34 (PR #132560) the name is never cut: too long a one makes the create fail.
+  if (minor < 34) return `${deploymentName}-${hash}`
   const maxLen = 253 - 1 - hash.length
   if (deploymentName.length > maxLen && maxLen > 0) return `${deploymentName.slice(0, maxLen)}-${hash}`
   return `${deploymentName}-${hash}`
@@ -187,7 +194,7 @@ async function getNewReplicaSet(
     hash,
   )
   const selector = cloneSelectorAndAddLabel(d.spec.selector, DefaultDeploymentUniqueLabelKey, hash)
-  const name = generateReplicaSetName(d.metadata.name ?? '', hash)
+  const name = generateReplicaSetName(d.metadata.name ?? '', hash, ctx.features.kubeVersion)
   const newRS: ReplicaSet = {
     apiVersion: AppsV1,
     kind: 'ReplicaSet',

@@ -11,8 +11,10 @@ import {
   maxUnavailable,
 } from '../controller/util/deployment-util.js'
 import type {RolloutContext} from '../status/context.js'
+import {kstatusOf} from '../status/kstatus.js'
 import {minReadyOutlastsDeadline} from '../status/progress.js'
 import {selectorOf} from '../status/replicasets.js'
+import {rolloutStatus} from '../status/rollout-status.js'
 import type {Blocker, DeadEnd, ProgressClock} from '../status/types.js'
 import {seconds} from '../util/duration.js'
 import {foreignOf, overlapOf} from './overlaps.js'
@@ -88,7 +90,15 @@ export function explainDeadEnds(
     if (why) {
       out.push({
         code: 'DeadlineWillNotFire',
-        message: `The rollout is not complete, but no deadline will mark it as failed: ${why}. If it never completes, nothing reports a failure: kubectl rollout status and CI jobs waiting on it wait forever.`,
+        message: `The rollout is not complete, but no deadline will mark it as failed: ${why}. ${
+          rolloutStatus(d).done
+            ? `kubectl rollout status already says done (it reads only the Deployment's counts)${
+                kstatusOf(d).status === 'Current'
+                  ? ', and so does kstatus.'
+                  : `; kstatus says ${kstatusOf(d).status}, so a waiter on it (Helm 4's --wait, Flux) waits until its own timeout, with no deadline to fail it first.`
+              }`
+            : 'If it never completes, nothing reports a failure: kubectl rollout status and CI jobs waiting on it wait forever.'
+        }`,
         objects: [`Deployment/${ctx.name}`],
       })
     }

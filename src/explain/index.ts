@@ -90,15 +90,16 @@ export function explainDeployment(
       objects: [`Deployment/${ctx.name}`],
     })
   }
+  // The item's head first, as every command's (status/item.ts).
   return {
+    deployment: {namespace: ctx.namespace, name: ctx.name},
+    verdict: state.verdict,
     startedFrom: (options.starts?.get(`${ctx.namespace}/${ctx.name}`) ?? []).map((ref) =>
       describeStart(ctx, state, ref),
     ),
-    deployment: {namespace: ctx.namespace, name: ctx.name},
     generation: d.metadata.generation ?? 0,
     observedGeneration: d.status?.observedGeneration ?? 0,
     strategy: d.spec.strategy?.type ?? null,
-    verdict: state.verdict,
     rolloutStatus: state.rolloutStatus,
     tools: state.tools,
     replicaSets: replicaSetRows(

@@ -30,6 +30,8 @@ export interface SummaryRow extends DeploymentItem {
   matches: FailOn[]
   /** kubectl rollout status, kstatus and Argo CD's answers for the Deployment as given, and where they part. */
   tools: ToolVerdicts
+  /** The kubeconfig context the row was read from, when several were (--context repeated, --all-contexts). */
+  context?: string
 }
 
 export type ExplainSummary = ResultEnvelope<'ExplainSummary', SummaryRow>
@@ -95,5 +97,14 @@ export async function summarizeWorld(
       tools: state.tools,
     })
   })
+  return envelope('ExplainSummary', options.now, options.gates, rows)
+}
+
+/** The rows of several contexts in one document, each tagged with its context, in the order given. */
+export function summarizeContexts(
+  results: ReadonlyArray<{context: string; items: readonly SummaryRow[]}>,
+  options: {now: number; gates: ExplainOptions['gates']},
+): ExplainSummary {
+  const rows = results.flatMap((r) => r.items.map((item): SummaryRow => ({...item, context: r.context})))
   return envelope('ExplainSummary', options.now, options.gates, rows)
 }

@@ -76,7 +76,7 @@ export function parseRefs(args: readonly string[], others = true): ObjectRef[] {
     const slashed = rest.find((a) => a.includes('/'))
     if (slashed !== undefined) {
       throw new UsageError(
-        `there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'deployctl dry-run sync ${slashed}' instead of 'deployctl dry-run sync ${args[0]} ${slashed}')`,
+        `there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. '${slashed}' instead of '${args[0]} ${slashed}')`,
       )
     }
   }

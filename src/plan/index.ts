@@ -5,6 +5,7 @@
 // shown, and the risks the objects reveal are named.
 
 import {clientSideApply} from '../cluster/apply/client.js'
+import {ApplyConflictError, serverSideApply} from '../cluster/apply/managed.js'
 import {defaultDeployment} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
@@ -19,19 +20,26 @@ import {
   RevisionAnnotation,
 } from '../controller/util/deployment-util.js'
 import {semanticEqual} from '../controller/util/equality.js'
+import {InputError} from '../errors.js'
 import {envelope, type ResultEnvelope} from '../pass/result.js'
 import {DEFAULT_TIMINGS} from '../sim/pods.js'
 import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
 import {percentile, podReadySeconds} from '../status/eta.js'
+import {itemKey, judgeWorld} from '../status/item.js'
 import {replicaSetsOf} from '../status/observe.js'
 import {podCount, podsOwnedBy} from '../status/pods.js'
 import {rolloutStatus} from '../status/rollout-status.js'
 import {type FieldChange, specChanges, templateChanges} from '../status/template-diff.js'
+import type {Verdict} from '../status/types.js'
 import {formatTime} from '../util/duration.js'
+import {type AutoscalerForecast, forecast} from './autoscaler.js'
+import {type SurgeFit, surgeFit} from './fit.js'
 import {addRequests, NO_REQUESTS, podRequests, type Requests} from './requests.js'
 import {type ClusterContext, planRisks, type Risk} from './risks.js'
 
 export type {FieldChange} from '../status/template-diff.js'
+export type {AutoscalerForecast} from './autoscaler.js'
+export type {SurgeFit} from './fit.js'
 export type {ClusterContext, Risk} from './risks.js'
 
 export type NewReplicaSet = 'create' | 'reuse' | 'none'
@@ -71,6 +79,11 @@ export interface Estimate {
 
 export interface PlanItem {
   deployment: {namespace: string; name: string}
+  /**
+   * Where the rollout stands right after the apply, before the controller acts (status/item.ts: the
+   * verdict explain gives the same objects at the simulation's start).
+   */
+  verdict: Verdict
   /** False when the Deployment does not exist yet (the apply creates it). */
   exists: boolean
   rollout: boolean
@@ -103,6 +116,11 @@ export interface PlanItem {
     timeline: PlanPoint[]
   }
   risks: Risk[]
+  /** How many of the pods the peak adds the nodes can take (null: no nodes to judge from; see surgeNote). */
+  surge: SurgeFit | null
+  surgeNote?: string
+  /** Each HorizontalPodAutoscaler of the Deployment with a utilization to work from: its count over the rollout. */
+  autoscalers: AutoscalerForecast[]
 }
 
 export type PlanResult = ResultEnvelope<'PlanResult', PlanItem>
@@ -128,6 +146,8 @@ export interface PlanOptions {
   cluster?: ClusterContext
   /** How the change is applied (default client, as `kubectl apply`). */
   apply?: ApplyMode
+  /** --apply=server: the field manager, and whether to take conflicting fields. */
+  serverSide?: {fieldManager: string; force: boolean}
 }
 
 type Obj = Record<string, unknown>
@@ -149,12 +169,28 @@ export function appliedObject(
   current: Deployment | undefined,
   p: Proposal,
   mode: ApplyMode = 'client',
+  server?: {fieldManager: string; force: boolean},
 ): Deployment {
   if (p.stored || !current) return structuredClone(p.deployment)
   const written = isObject(p.raw) ? withNamespace(p.raw, p.deployment.metadata.namespace) : undefined
   let out: Deployment
   if (mode === 'client' && written) {
     out = clientSideApply(written, current).result as unknown as Deployment
+    defaultDeployment(out as unknown as Record<string, unknown>)
+  } else if (mode === 'server' && written) {
+    try {
+      out = serverSideApply(current, written, {
+        manager: server?.fieldManager ?? 'kubectl',
+        force: server?.force === true,
+      }).result as unknown as Deployment
+    } catch (err) {
+      if (err instanceof ApplyConflictError) {
+        throw new InputError(
+          `deployments.apps "${current.metadata.name ?? ''}": ${err.message} (as kubectl apply --server-side would fail: --force-conflicts takes the fields)`,
+        )
+      }
+      throw err
+    }
     defaultDeployment(out as unknown as Record<string, unknown>)
   } else {
     out = structuredClone(p.deployment)
@@ -192,6 +228,26 @@ function revisionOf(rs: ReplicaSet): number {
   return Number.isSafeInteger(v) ? v : 0
 }
 
+/** The verdict of the applied Deployment over (copies of) the current objects, at `now`. */
+async function appliedVerdict(
+  world: World,
+  namespace: string,
+  name: string,
+  now: number,
+  gates: PlanOptions['gates'],
+): Promise<Verdict> {
+  const copy: World = {
+    deployments: world.deployments.map((d) => structuredClone(d)),
+    replicaSets: world.replicaSets.map((rs) => structuredClone(rs)),
+    pods: world.pods.map((p) => structuredClone(p)),
+    sources: new WeakMap(),
+  }
+  const verdicts = await judgeWorld(copy, {namespace, names: [name]}, {now, gates})
+  const verdict = verdicts.get(itemKey({namespace, name}))
+  if (verdict === undefined) throw new Error(`no verdict for deployment ${namespace}/${name}`)
+  return verdict
+}
+
 /** The plans of the proposed Deployments against `current`, as one PlanResult. */
 export async function planAll(
   current: World,
@@ -207,7 +263,7 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
   const namespace = namespaceOf(p.deployment) || DEFAULT_NAMESPACE
   const name = p.deployment.metadata.name ?? ''
   const before = current.deployments.find((d) => namespaceOf(d) === namespace && d.metadata.name === name)
-  const applied = appliedObject(before, p, options.apply)
+  const applied = appliedObject(before, p, options.apply, options.serverSide)
   const owned = before ? replicaSetsOf(before, current.replicaSets) : []
   const currentRS = before ? findNewReplicaSet(before, [...owned]) : undefined
   const matched = findNewReplicaSet(applied, [...owned])
@@ -273,8 +329,10 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       replicaSet: basis?.metadata.name ?? '',
     }
   }
+  const verdict = await appliedVerdict(world, namespace, name, start, options.gates)
   const item: PlanItem = {
     deployment: {namespace, name},
+    verdict,
     exists: before !== undefined,
     rollout: newReplicaSet !== 'none',
     newReplicaSet,
@@ -298,6 +356,26 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       timeline: shape.timeline,
     },
     risks: [],
+    surge: null,
+    autoscalers: [],
+  }
+  for (const hpa of options.cluster?.autoscalers ?? []) {
+    const ref = (hpa.spec ?? {}) as {scaleTargetRef?: {kind?: string; name?: string}}
+    if ((hpa.metadata?.namespace ?? DEFAULT_NAMESPACE) !== namespace) continue
+    if (ref.scaleTargetRef?.kind !== 'Deployment' || ref.scaleTargetRef.name !== name) continue
+    const f = forecast(hpa, deploymentReplicas(applied), shape.timeline)
+    if (f) item.autoscalers.push(f)
+  }
+  const nodes = options.cluster?.nodes ?? []
+  if (nodes.length > 0) {
+    item.surge = surgeFit(
+      applied.spec.template,
+      item.extraAtPeak.pods,
+      nodes,
+      options.cluster?.pods ?? current.pods,
+    )
+  } else {
+    item.surgeNote = 'no nodes to fit the surge on (give the snapshot its nodes: kubectl get nodes -o yaml)'
   }
   item.risks = planRisks({
     item,
@@ -317,6 +395,22 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     // A Deployment without ReplicaSets yet has no rollout in flight: the controller makes its first.
     currentDone: before && owned.length > 0 ? rolloutStatus(before).done : true,
   })
+  for (const f of item.autoscalers) {
+    const replicas = deploymentReplicas(applied)
+    if (!item.rollout || f.peak.replicas <= Math.max(f.now, replicas)) continue
+    const m = f.metrics.map((x) => `${x.current}% ${x.resource} of a ${x.target}% target`).join(', ')
+    item.risks.push({
+      code: 'AutoscalerAmplifies',
+      message: `HorizontalPodAutoscaler ${f.name} counts the rollout's new pods too: at +${f.peak.atSeconds}s, ${f.peak.pods} pods at ${m}, it would ask for ${f.peak.replicas} replicas (${f.now} without the surge): the Deployment grows during the rollout, and its surge with it (kubernetes#72775)`,
+    })
+  }
+  const fit = item.surge
+  if (fit && fit.fit < fit.needed) {
+    item.risks.push({
+      code: 'SurgeUnschedulable',
+      message: `${fit.fit} of ${fit.needed} surge pods fit on the ${fit.nodes} nodes (${fit.reason ?? ''}): the rest stay Pending until old pods are gone or nodes are added, and the rollout waits for them`,
+    })
+  }
   return item
 }
 

@@ -17,6 +17,8 @@ export const RISK_CODES = [
   'NoSurgeNoUnavailable',
   'MidRollout',
   'ReplicasReset',
+  'SurgeUnschedulable',
+  'AutoscalerAmplifies',
 ] as const
 
 export type RiskCode = (typeof RISK_CODES)[number]
@@ -33,6 +35,9 @@ export type ApiObject = {metadata?: {name?: string; namespace?: string}; spec?: 
 export interface ClusterContext {
   autoscalers?: ApiObject[]
   quotas?: ApiObject[]
+  /** The cluster's nodes, and every pod (bound ones take room on their node): the surge fit. */
+  nodes?: ApiObject[]
+  pods?: unknown[]
 }
 
 export interface RiskInput {
@@ -60,7 +65,14 @@ export function planRisks(r: RiskInput): Risk[] {
   const pds = d.spec.progressDeadlineSeconds
   if (r.item.rollout && pds != null && pds < 2147483647) {
     const pod = r.item.estimate?.podSeconds.p90
-    if (r.slow.summary.deadlineExceeded) {
+    // The real cause when the scheduler refuses the new pods: not slowness.
+    const refused = r.slow.timeline.flatMap((e) => e.events).find((e) => e.reason === 'FailedScheduling')
+    if (r.slow.summary.deadlineExceeded && refused) {
+      risks.push({
+        code: 'ProgressDeadline',
+        message: `the new pods cannot be scheduled (${refused.message}): they stay Pending and the rollout passes its progress deadline (${pds}s), reported ProgressDeadlineExceeded`,
+      })
+    } else if (r.slow.summary.deadlineExceeded) {
       risks.push({
         code: 'ProgressDeadline',
         message: `with pods as slow as the 90th percentile, the rollout passes its progress deadline (${pds}s) and is reported ProgressDeadlineExceeded`,

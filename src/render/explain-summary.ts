@@ -11,7 +11,10 @@ export async function renderSummary(
   options: {format: OutputFormat; noHeaders: boolean},
 ): Promise<string> {
   const wide = options.format.kind === 'wide'
+  // Several contexts: which one each row is from, first (a row has it only then).
+  const contexts = summary.items.some((r) => r.context !== undefined)
   const head = [
+    ...(contexts ? ['CONTEXT'] : []),
     'DEPLOYMENT',
     'VERDICT',
     'READY',
@@ -22,6 +25,7 @@ export async function renderSummary(
     ...(wide ? ['KUBECTL', 'KSTATUS', 'ARGOCD'] : []),
   ]
   const rows = summary.items.map((r) => [
+    ...(contexts ? [r.context ?? ''] : []),
     `${r.deployment.namespace}/${r.deployment.name}`,
     r.verdict.reason === r.verdict.code ? r.verdict.code : `${r.verdict.code} (${r.verdict.reason})`,
     `${r.ready}/${r.desired}`,

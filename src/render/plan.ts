@@ -19,8 +19,27 @@ export interface PlanRenderOptions {
 export async function renderPlanResult(result: PlanResult, options: PlanRenderOptions): Promise<string> {
   if (isStructured(options.format)) return renderStructured(result, options.format)
   const blocks: string[] = []
+  // Many Deployments (plan -f DIR -R): a row each first, the details below.
+  if (result.items.length > 1) blocks.push(await summaryTable(result.items, options))
   for (const item of result.items) blocks.push(await renderItem(item, options, result.kubernetesVersion))
   return blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`
+}
+
+/** One row per Deployment: whether it rolls out, its new ReplicaSet, the peak, the minimum, the ETA, the risks. */
+async function summaryTable(items: PlanItem[], options: PlanRenderOptions): Promise<string> {
+  const headers = ['NAMESPACE', 'NAME', 'ROLLOUT', 'REPLICASET', 'PEAK', 'MIN-AVAILABLE', 'ETA', 'RISKS']
+  const rows = items.map((i) => [
+    i.deployment.namespace,
+    i.deployment.name,
+    i.rollout ? `yes (${i.newReplicaSet})` : 'no',
+    (i.newReplicaSet === 'create' ? i.steps.find((s) => s.role === 'new')?.replicaSet : i.replicaSet?.name) ??
+      '<none>',
+    String(i.peakPods),
+    String(i.minAvailable),
+    i.estimate ? secs(i.estimate.p50Seconds) : `~${secs(i.simulation.seconds)}`,
+    i.risks.length === 0 ? '<none>' : [...new Set(i.risks.map((r) => r.code))].join(','),
+  ])
+  return kubectlTable(options.noHeaders ? undefined : headers, rows)
 }
 
 /** A field's value in a row; -o wide keeps long ones whole. */
@@ -130,6 +149,21 @@ async function renderItem(
   out.push(
     `Peak: ${item.peakPods} pods${withTerminating}${more}; at least ${item.minAvailable} available throughout`,
   )
+  if (item.surge && item.surge.needed > 0) {
+    const f = item.surge
+    out.push(
+      `Surge: ${f.fit} of ${f.needed} new ${f.needed === 1 ? 'pod fits' : 'pods fit'} on the ${f.nodes} ${f.nodes === 1 ? 'node' : 'nodes'}${f.reason ? ` (${f.reason})` : ''}`,
+    )
+  } else if (!item.surge && item.surgeNote && extra.pods > 0)
+    out.push(`Surge: not checked — ${item.surgeNote}`)
+  for (const f of item.autoscalers ?? []) {
+    const m = f.metrics.map((x) => `${x.current}% ${x.resource}, target ${x.target}%`).join('; ')
+    const during =
+      f.peak.replicas > f.now
+        ? `, up to ${f.peak.replicas} at +${secs(f.peak.atSeconds)} (${f.peak.pods} pods)`
+        : ', no more during the rollout'
+    out.push(`Autoscaler ${f.name} (${m}): ${f.now} replicas${during}`)
+  }
   if (item.estimate) {
     const e = item.estimate
     out.push(

@@ -43,6 +43,11 @@ export interface ManagerOptions {
   leaderElection?: LeaderElectionSettings
   metricsBind?: BindAddress
   probesBind?: BindAddress
+  /**
+   * /metrics over HTTPS behind TokenReview and SubjectAccessReview (--metrics-secure), with the
+   * certificate of certDir (tls.crt, tls.key) or a self-signed one; undefined: plain HTTP.
+   */
+  metricsSecure?: {certDir: string | undefined}
   qps: number
   burst: number
   /** The product part of the User-Agent: kubectl-deployctl/VERSION (os/arch). */
@@ -208,26 +213,52 @@ async function startServers(
         ]),
       ]
     : []
-  const metricsHandlers = metrics ? [metricsHandler(() => metrics.expose())] : []
+  let metricsHandlers = metrics ? [metricsHandler(() => metrics.expose())] : []
+  let tls: import('./metrics-auth.js').TlsMaterial | undefined
+  if (opts.metricsSecure && opts.metricsBind && metrics) {
+    const auth = await import('./metrics-auth.js')
+    const {ApiClient} = await import('../cluster/live/api.js')
+    // A client of its own: the reviews are POSTs that a standby makes too, past the write guard.
+    const reviews = new ApiClient(opts.conn, opts.verbose, undefined, {
+      userAgent: `${opts.userAgent} metrics-auth`,
+      keepLog: false,
+    })
+    const inner = metricsHandler(() => metrics.expose())
+    metricsHandlers = [
+      auth.authenticatedHandler(reviews, inner, (msg, err) =>
+        opts.logger.error(msg, {err: err instanceof Error ? err.message : String(err)}),
+      ),
+    ]
+    tls =
+      opts.metricsSecure.certDir !== undefined
+        ? auth.readCertificate(opts.metricsSecure.certDir)
+        : auth.selfSignedCertificate('localhost')
+  }
   const same =
+    !tls &&
     opts.probesBind &&
     opts.metricsBind &&
     opts.probesBind.host === opts.metricsBind.host &&
     opts.probesBind.port === opts.metricsBind.port &&
     opts.probesBind.port !== 0
   if (same && opts.metricsBind) {
-    const s = await serve(opts.metricsBind, [...metricsHandlers, ...probes])
+    const s = await serve(opts.metricsBind, [...metricsHandlers, ...probes], '--metrics-bind-address')
     servers.push(s)
     opts.logger.info('Serving metrics and health probes', {address: s.address})
     return
   }
   if (opts.metricsBind) {
-    const s = await serve(opts.metricsBind, metricsHandlers)
+    const s = await serve(opts.metricsBind, metricsHandlers, '--metrics-bind-address', tls)
     servers.push(s)
-    opts.logger.info('Serving metrics', {address: s.address, path: '/metrics'})
+    opts.logger.info('Serving metrics', {
+      address: s.address,
+      path: '/metrics',
+      secure: tls !== undefined,
+      ...(tls && !opts.metricsSecure?.certDir ? {certificate: 'self-signed'} : {}),
+    })
   }
   if (opts.probesBind) {
-    const s = await serve(opts.probesBind, probes)
+    const s = await serve(opts.probesBind, probes, '--health-probe-bind-address')
     servers.push(s)
     opts.logger.info('Serving health probes', {address: s.address, paths: '/healthz,/readyz'})
   }

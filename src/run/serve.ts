@@ -6,7 +6,8 @@
 
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {UsageError} from '../errors.js'
+import {isIPv4, isIPv6} from 'node:net'
+import {InputError, UsageError} from '../errors.js'
 
 export interface BindAddress {
   host: string
@@ -15,19 +16,59 @@ export interface BindAddress {
 
 /**
  * HOST:PORT, :PORT (every interface) or [IPv6]:PORT; "0" (or "") turns the endpoint off, as in
- * controller-runtime. Port 0 picks a free port (the log says which).
+ * controller-runtime. Port 0 picks a free port (the log says which). HOST is an IP address or a
+ * host name, checked here: a dotted quad that is no IPv4 address (999.1.1.1) would otherwise reach
+ * the resolver and come back as getaddrinfo's ENOTFOUND.
  */
 export function parseBindAddress(text: string, flag: string): BindAddress | undefined {
   const t = text.trim()
   if (t === '0' || t === '') return undefined
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(t)
+  const m = /^(?:\[([^\]]*)\]|([^:[\]]*)):(\d{1,5})$/.exec(t)
   const port = m ? Number(m[3]) : Number.NaN
   if (!m || port > 65535) {
     throw new UsageError(
       `invalid ${flag} "${text}": want HOST:PORT (e.g. :8080 or 127.0.0.1:8081), or 0 to turn it off`,
     )
   }
-  return {host: m[1] ?? (m[2] || '0.0.0.0'), port}
+  const bad = (why: string) => new UsageError(`invalid ${flag} "${text}": ${why}`)
+  if (m[1] !== undefined) {
+    if (!isIPv6(m[1])) throw bad(`${m[1]} is not an IPv6 address`)
+    return {host: m[1], port}
+  }
+  const host = m[2] || '0.0.0.0'
+  if (/^[\d.]+$/.test(host)) {
+    if (!isIPv4(host)) throw bad(`${host} is not an IPv4 address (four numbers from 0 to 255)`)
+  } else if (host.length > 253 || !HOST_NAME.test(host)) {
+    throw bad(`${JSON.stringify(host)} is neither an IP address nor a host name`)
+  }
+  return {host, port}
+}
+
+/** A DNS name: dot-separated labels of letters, digits and inner hyphens (RFC 1123). */
+const HOST_NAME =
+  /^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/
+
+/** Why listening on `where` failed, in our words (Node's are `listen EADDRNOTAVAIL ...`). */
+export function listenFailure(err: NodeJS.ErrnoException, where: string, flag?: string): InputError {
+  const on = `cannot listen on ${where}${flag ? ` (${flag})` : ''}`
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new InputError(`${on}: the address is already in use`)
+    case 'EADDRNOTAVAIL':
+      return new InputError(`${on}: the address is not one of this machine's`)
+    case 'EACCES':
+    case 'EPERM':
+      return new InputError(`${on}: permission denied (ports below 1024 need privileges)`)
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return new InputError(`${on}: the host name does not resolve`)
+    case 'EAFNOSUPPORT':
+      return new InputError(`${on}: this machine does not support the address family`)
+    default:
+      return new InputError(`${on}: ${err.code ?? err.message}`)
+  }
 }
 
 export interface HealthCheck {
@@ -92,25 +133,28 @@ export interface RunningServer {
 }
 
 /** Listens on the address and answers with the first handler that takes the request. */
-export async function serve(bind: BindAddress, handlers: Handler[]): Promise<RunningServer> {
-  const server: Server = createServer((req, res) => {
+export async function serve(
+  bind: BindAddress,
+  handlers: Handler[],
+  flag?: string,
+  tls?: {key: string; cert: string},
+): Promise<RunningServer> {
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       for (const h of handlers) if (await h(req, res)) return
       text(res, 404, '404 page not found\n')
     })().catch(() => {
       if (!res.headersSent) text(res, 500, 'internal error\n')
     })
-  })
+  }
+  const server: Server = tls
+    ? (await import('node:https')).createServer({key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2'}, answer)
+    : createServer(answer)
   // Probes and scrapes are short; do not let an idle keep-alive connection hold the close.
   server.keepAliveTimeout = 5000
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'EADDRINUSE'
-          ? new UsageError(`cannot listen on ${bind.host}:${bind.port}: the address is already in use`)
-          : err,
-      ),
-    )
+    const where = bind.host.includes(':') ? `[${bind.host}]:${bind.port}` : `${bind.host}:${bind.port}`
+    server.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, where, flag)))
     server.listen(bind.port, bind.host, () => resolve())
   })
   const addr = server.address() as AddressInfo

@@ -11,6 +11,7 @@ import {eventRow, newestFirst} from './blockers.js'
 import type {RolloutState} from './index.js'
 import type {DeploymentRef} from './item.js'
 import type {Observation} from './observe.js'
+import type {ToolVerdicts} from './tools.js'
 import type {Blocker, EventRow, KubeEvent, Verdict} from './types.js'
 
 /** Where the gate stands on one Deployment. */
@@ -166,6 +167,8 @@ export interface GateCounts {
 
 /** One Deployment's row: the item of the RolloutGateResult, and what each output prints. */
 export interface GateRow {
+  /** The kubeconfig context, when the gate covers several (--context repeated, --all-contexts). */
+  context?: string
   deployment: DeploymentRef
   verdict: Verdict
   phase: GatePhase
@@ -173,6 +176,8 @@ export interface GateRow {
   message: string
   /** What `kubectl rollout status` says of it now. */
   rolloutStatus: string
+  /** What kubectl rollout status, kstatus and Argo CD answer now, side by side; absent while it does not exist. */
+  tools?: ToolVerdicts
   replicas: GateCounts
   /** ms until done, estimated from the pace so far (undefined: unknown). */
   eta?: number
@@ -217,10 +222,16 @@ export function gateRow(input: GateRowInput): GateRow {
       available: d?.available ?? 0,
     },
   }
+  if (input.state) row.tools = input.state.tools
   if (input.eta !== undefined) row.eta = input.eta
   if (input.decidedAt !== undefined) row.decidedAt = formatTime(input.decidedAt)
   if (input.failure) row.failure = input.failure
   return row
+}
+
+/** How outputs name a row's Deployment: `ns/name`, `context:ns/name` when the gate covers several contexts. */
+export function gateRef(r: GateRow): string {
+  return `${r.context ? `${r.context}:` : ''}${r.deployment.namespace}/${r.deployment.name}`
 }
 
 /** Rows as the outputs list them: failures first, then the ones still under way, then done; by name. */
@@ -229,6 +240,7 @@ export function sortRows(rows: readonly GateRow[]): GateRow[] {
   return [...rows].sort(
     (a, b) =>
       rank[a.phase] - rank[b.phase] ||
+      (a.context ?? '').localeCompare(b.context ?? '') ||
       a.deployment.namespace.localeCompare(b.deployment.namespace) ||
       a.deployment.name.localeCompare(b.deployment.name),
   )
@@ -256,8 +268,7 @@ export function gateSummary(
   const done = rows.filter((r) => r.phase === 'Done').length
   const failed = rows.filter((r) => r.phase === 'Failed')
   const pending = rows.length - done - failed.length
-  const names = (list: readonly GateRow[]) =>
-    list.map((r) => `${r.deployment.namespace}/${r.deployment.name} (${r.reason})`).join(', ')
+  const names = (list: readonly GateRow[]) => list.map((r) => `${gateRef(r)} (${r.reason})`).join(', ')
   let result: GateResultKind
   let message: string
   const n = rows.length

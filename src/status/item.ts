@@ -7,7 +7,7 @@
 import type {MemoryStore} from '../cluster/memory.js'
 import type {World} from '../cluster/world.js'
 import type {FeatureGates} from '../controller/interfaces.js'
-import type {DeploymentResult, ResultEnvelope} from '../pass/result.js'
+import type {DeploymentResult, ResultEnvelope, SyncResult} from '../pass/result.js'
 import {runPasses} from '../pass/run.js'
 import type {Selection} from '../pass/selection.js'
 import {type ObserveOptions, type RolloutState, rolloutContext, stateOf} from './index.js'
@@ -55,6 +55,33 @@ export type SyncDocument = ResultEnvelope<'SyncResult', SyncItem>
 export function syncItem(result: DeploymentResult, verdict: Verdict): SyncItem {
   const {facts: _facts, ...rest} = result
   return deploymentItem(result.deployment, verdict, rest)
+}
+
+/**
+ * `dry-run sync` and `reconcile-once`'s document: the pass's SyncResult with each item's verdict.
+ * A pass that recorded its facts (collectFacts) is judged from them, over its own store; another
+ * (reconcile-once against a cluster, whose store held the writes) by a pass of its own over `world`,
+ * the objects as read.
+ */
+export async function syncDocument(
+  world: World,
+  pass: {result: SyncResult; store?: MemoryStore},
+  selection: Selection,
+  options: JudgeOptions,
+): Promise<SyncDocument> {
+  const {result, store} = pass
+  const judged =
+    store && result.items.every((r) => r.facts !== undefined)
+      ? new Map(
+          result.items.map((r) => [itemKey(r.deployment), rolloutStateOf(world, store, r, options).verdict]),
+        )
+      : await judgeWorld(world, selection, options)
+  const items = result.items.map((r) => {
+    const verdict = judged.get(itemKey(r.deployment))
+    if (verdict === undefined) throw new Error(`no verdict for deployment ${itemKey(r.deployment)}`)
+    return syncItem(r, verdict)
+  })
+  return {...result, items}
 }
 
 export interface JudgeOptions {

@@ -86,6 +86,8 @@ interface Tracked {
   seen: boolean
   first?: {time: number; available: number}
   unobserved?: {generation: number; since: number}
+  /** What only time changes may decide it (a grace period, a deadline, an unobserved generation). */
+  timely: boolean
   details?: Promise<void>
 }
 
@@ -182,7 +184,7 @@ export class LiveGate {
       reason: 'NotFound',
       message: `Waiting for deployment "${ref.name}" to be created in namespace ${ref.namespace}.`,
     }
-    t = {ref, key, row: gateRow({ref, judgement}), final: false, seen: false}
+    t = {ref, key, row: gateRow({ref, judgement}), final: false, seen: false, timely: true}
     this.tracked.set(key, t)
     this.dirty.add(key)
     return t
@@ -224,25 +226,35 @@ export class LiveGate {
     const done = new Promise<GateEnd>((resolve) => {
       this.finish = resolve
     })
+    if (this.opts.timeoutMs > 0) {
+      // From the start, the first lists included, as kubectl's --timeout.
+      this.timeout = setLongTimeout(() => {
+        void this.end({timedOut: this.opts.timeoutMs, code: 1})
+      }, this.opts.timeoutMs)
+    }
     try {
       const all = [...this.scopes.values()].flatMap((s) => [s.deployments, s.replicaSets, s.pods])
-      await Promise.all(all.map((i) => i.start()))
+      const started = Promise.all(all.map((i) => i.start()))
+      started.catch(() => {})
+      // The timeout (or Ctrl-C) may end the gate while the first lists still run: it ends then.
+      if ((await Promise.race([started.then(() => 'synced'), done.then(() => 'ended')])) === 'ended') {
+        return done
+      }
       this.synced = true
     } catch (err) {
+      // The timeout (or Ctrl-C) ended it while the first lists ran: that is the end.
+      if (this.ended) return done
+      this.timeout?.cancel()
       await this.stopInformers()
       throw err
     }
+    if (this.ended) return done
     if (this.opts.targets.keys === undefined && this.tracked.size === 0) {
       const ns = this.opts.targets.namespaces
       const message =
         ns === undefined ? 'No resources found' : `No resources found in ${ns.join(', ')} namespace.`
       await this.end({nothingSelected: message, code: 1})
       return done
-    }
-    if (this.opts.timeoutMs > 0) {
-      this.timeout = setLongTimeout(() => {
-        void this.end({timedOut: this.opts.timeoutMs, code: 1})
-      }, this.opts.timeoutMs)
     }
     for (const t of this.tracked.values()) this.dirty.add(t.key)
     this.tick()
@@ -257,12 +269,12 @@ export class LiveGate {
     return this.end({interrupted: true, code: 130})
   }
 
-  /** Time alone changes grace periods and deadlines: judge the undecided ones again now and then. */
+  /** Time alone changes grace periods and deadlines: judge those it may decide again now and then. */
   private tick(): void {
     const every = this.opts.tickMs ?? 2000
     if (every <= 0 || this.ended) return
     this.ticker = setTimeout(() => {
-      for (const t of this.tracked.values()) if (!t.final) this.dirty.add(t.key)
+      for (const t of this.tracked.values()) if (!t.final && t.timely) this.dirty.add(t.key)
       this.schedule()
       this.tick()
     }, every)
@@ -289,12 +301,14 @@ export class LiveGate {
     try {
       const keys = [...this.dirty]
       this.dirty.clear()
+      let judged = 0
       for (const key of keys) {
         if (this.ended) return
         const t = this.tracked.get(key)
         if (!t || t.final) continue
         const before = t.row
         await this.judge(t)
+        if (++judged % 25 === 0) await new Promise((r) => setImmediate(r))
         if (!this.shown.has(key) || rowChanged(before, t.row)) changed.push(t.row)
         this.shown.add(key)
       }
@@ -372,6 +386,13 @@ export class LiveGate {
     const observation = observe(d, replicaSets, pods, now)
     const newRS = observation.replicaSets.find((r) => r.new)?.name
     const judgement = judgeGate(d, state, newRS, now, this.opts.judge)
+    // Only these change with time alone: the others are judged again when their objects change.
+    t.timely =
+      t.unobserved !== undefined ||
+      state.blockers.some((b) => b.code === 'Unschedulable') ||
+      state.progress.state === 'Passed' ||
+      state.progress.state === 'FiresThisPass' ||
+      (state.progress.secondsLeft !== null && state.progress.secondsLeft < 0)
     const available = observation.replicaSets.find((r) => r.new)?.available ?? 0
     t.first ??= {time: now, available}
     const eta = etaOf(t.first, now, available, observation.deployment.replicas, judgement.phase)
@@ -406,12 +427,7 @@ export class LiveGate {
       }
     }
     try {
-      const list = await this.opts.api.request<{items?: KubeEvent[]}>({
-        method: 'GET',
-        path: collectionPath('events', t.ref.namespace),
-        query: {fieldSelector: 'type=Warning'},
-      })
-      failure.events = warningRows(list.items ?? [], objects)
+      failure.events = warningRows(await this.warnings(t.ref.namespace), objects)
     } catch (err) {
       this.opts.debug?.(`listing events failed: ${err instanceof Error ? err.message : String(err)}`)
     }
@@ -443,6 +459,26 @@ export class LiveGate {
     t.row = {...t.row, failure}
   }
 
+  /** A namespace's Warning events: one list for the Deployments that fail together. */
+  private warnings(namespace: string): Promise<KubeEvent[]> {
+    let list = this.warningLists.get(namespace)
+    if (!list) {
+      list = this.opts.api
+        .request<{items?: KubeEvent[]}>({
+          method: 'GET',
+          path: collectionPath('events', namespace),
+          query: {fieldSelector: 'type=Warning'},
+        })
+        .then((l) => l.items ?? [])
+      this.warningLists.set(namespace, list)
+      // Events keep coming: a Deployment failing later reads them again.
+      setTimeout(() => this.warningLists.delete(namespace), 1000).unref()
+    }
+    return list
+  }
+
+  private readonly warningLists = new Map<string, Promise<KubeEvent[]>>()
+
   private firstContainer(scope: Scope | undefined, namespace: string, pod: string): string | undefined {
     return scope?.pods.get(`${namespace}/${pod}`)?.spec?.containers?.[0]?.name
   }
@@ -455,6 +491,16 @@ export class LiveGate {
     this.timeout?.cancel()
     await this.stopInformers()
     await Promise.all([...this.tracked.values()].map((t) => t.details))
+    if (!this.synced) {
+      // Ended before the first lists did: nothing is known of any target, found or not.
+      const judgement: GateJudgement = {
+        phase: 'Waiting',
+        reason: 'Listing',
+        message:
+          "The gate ended while the cluster's Deployments, ReplicaSets and pods were still being listed.",
+      }
+      for (const t of this.tracked.values()) t.row = gateRow({ref: t.ref, judgement})
+    }
     const now = Date.now()
     this.finish({...end, rows: this.rows(), time: now, elapsed: now - this.start})
   }

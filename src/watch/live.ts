@@ -10,6 +10,7 @@ import type {Connection} from '../cluster/live/kubeconfig.js'
 import {collectionPath} from '../cluster/live/read.js'
 import type {Deployment, KubeObject, Pod, ReplicaSet} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
+import {type GateOptions, judgeGate} from '../status/gate.js'
 import type {RolloutState} from '../status/index.js'
 import {type Observation, observe} from '../status/observe.js'
 import type {Actor, SimEvent, WatchOutcome, WatchUpdate} from '../status/update.js'
@@ -40,6 +41,8 @@ export interface LiveWatchOptions {
    * there, so that its first state is the one explain reports at the same --now.
    */
   now?: number
+  /** Fail fast on the status model's dead ends, as the gate does (absent: wait as kubectl does). */
+  judge?: GateOptions
   /** Also describe the next pass's writes in words (the interactive view shows them). */
   describeNext?: boolean
   warn?: (line: string) => void
@@ -286,7 +289,7 @@ export class LiveWatch {
 
   private deliver(update: WatchUpdate): void {
     this.onUpdate(update)
-    const end = endOf(update.observation, update.state, this.opts)
+    const end = endOf(update.observation, update.state, this.opts) ?? this.failedFast(update)
     if (end) {
       void this.end(end)
       return
@@ -296,6 +299,18 @@ export class LiveWatch {
       clearTimeout(this.ticker)
       this.ticker = setTimeout(() => this.schedule(), tick)
     }
+  }
+
+  /** A dead end the gate fails on (ImagePullBackOff, a crash loop, ...): the watch ends with it. */
+  private failedFast(update: WatchUpdate): LiveEnd | undefined {
+    const judge = this.opts.judge
+    const d = this.deployments.get(this.key())
+    if (!judge?.failFast || !d) return undefined
+    const newRS = update.observation.replicaSets.find((r) => r.new)?.name
+    const j = judgeGate(d, update.state, newRS, update.time, judge)
+    if (j.phase !== 'Failed') return undefined
+    const message = `error: deployment "${this.opts.name}" failed: ${j.reason}: ${j.message}`
+    return {outcome: {kind: 'stalled', message}, code: 1}
   }
 
   /** The state could not be read (a bug, not the cluster): end the watch with the error. */

@@ -9,10 +9,9 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {limiter} from '../e2e/helpers.js'
 import {type ApiServer, startApiServer} from './index.js'
+import {REAL_MANIFESTS, renderCoreDns} from './real-manifests.js'
 
 const HAS_KUBECTL = spawnSync('kubectl', ['version', '--client'], {stdio: 'ignore'}).status === 0
-/** The 20 real applications' manifests (README.md there names their sources). */
-export const REAL_MANIFESTS = join(import.meta.dirname, '../fixtures/real-manifests')
 
 interface Run {
   code: number
@@ -35,16 +34,6 @@ function kubectl(server: ApiServer, args: string[], input?: string): Promise<Run
     )
     child.stdin?.end(input ?? '')
   })
-}
-
-/** coredns's deploy.sh renders its template with sed before applying it; the values it defaults to. */
-export function renderCoreDns(text: string): string {
-  return text
-    .replaceAll('CLUSTER_DNS_IP', '10.96.0.10')
-    .replaceAll('CLUSTER_DOMAIN', 'cluster.local')
-    .replaceAll('REVERSE_CIDRS', 'in-addr.arpa ip6.arpa')
-    .replaceAll('UPSTREAMNAMESERVER', '/etc/resolv.conf')
-    .replaceAll('STUBDOMAINS', '')
 }
 
 const servers: ApiServer[] = []

@@ -17,6 +17,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {TLSSocket} from 'node:tls'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
+import {ApplyConflictError, serverSideApply, trackUpdate} from '../../src/cluster/apply/managed.js'
+import {dropDisabledPodSpecFields} from '../../src/cluster/validation/drop-disabled.js'
+import {keepsGatedFields, type ParsedFeatureGates, parseFeatureGates} from '../../src/controller/features.js'
+import {resolveKubeVersion} from '../../src/controller/version.js'
 import {
   apiGroupDoc,
   apiGroupList,
@@ -139,6 +143,15 @@ export interface ApiServerOptions {
   requireToken?: string
   /** The token written into the kubeconfig (default: requireToken, else `test-token`). */
   token?: string
+  /**
+   * What TokenReview and SubjectAccessReview answer (kube-apiserver's authentication.k8s.io and
+   * authorization.k8s.io APIs, which `run --metrics-secure` asks): the tokens the server knows and
+   * whose they are, and the non-resource URLs a user or group may use, as RBAC's nonResourceURLs.
+   */
+  reviews?: {
+    tokens: Record<string, {username: string; uid?: string; groups?: string[]}>
+    nonResource?: Array<{user?: string; group?: string; paths: string[]; verbs: string[]}>
+  }
   /** The release /version reports: "1.35" or a gitVersion such as "v1.35.2" (default v1.36.3). */
   kubeVersion?: string
   /** How many changes the watch window keeps (default 10000). */
@@ -214,7 +227,18 @@ interface ResourceRoute {
 }
 
 type Route =
-  | {type: 'version' | 'health' | 'api' | 'apis' | 'openapiv2' | 'openapiv3' | 'notfound'}
+  | {
+      type:
+        | 'version'
+        | 'health'
+        | 'api'
+        | 'apis'
+        | 'openapiv2'
+        | 'openapiv3'
+        | 'notfound'
+        | 'tokenreview'
+        | 'subjectaccessreview'
+    }
   | {type: 'group'; group: string}
   | {type: 'resourceList' | 'openapiv3gv'; group: string; version: string}
   | ({type: 'resource'} & ResourceRoute)
@@ -224,6 +248,8 @@ const HEALTH = new Set(['healthz', 'livez', 'readyz'])
 function route(path: string, kinds: Kinds): Route {
   const seg = path.split('/').filter((s) => s !== '')
   if (seg.length === 1 && seg[0] === 'version') return {type: 'version'}
+  if (path === '/apis/authentication.k8s.io/v1/tokenreviews') return {type: 'tokenreview'}
+  if (path === '/apis/authorization.k8s.io/v1/subjectaccessreviews') return {type: 'subjectaccessreview'}
   if (seg.length >= 1 && HEALTH.has(seg[0] as string)) return {type: 'health'}
   if (seg[0] === 'openapi') {
     if (seg[1] === 'v2' && seg.length === 2) return {type: 'openapiv2'}
@@ -506,6 +532,28 @@ class ApiServerImpl {
     throw unauthorized()
   }
 
+  /**
+   * PrepareForCreate's drop of pod-template fields whose gate is off, with the gate defaults of the
+   * minor /version reports (src/cluster/validation/drop-disabled.ts, as the file loader drops them).
+   * Updates keep what they carry (upstream keeps a field already in use).
+   */
+  private dropDisabledOnCreate(resource: string, o: Obj): void {
+    const spec = o.spec as Obj | undefined
+    const podSpec =
+      resource === 'pods'
+        ? spec
+        : resource === 'deployments' || resource === 'replicasets'
+          ? (spec?.template as Obj | undefined)?.spec
+          : undefined
+    if (podSpec === undefined) return
+    const gates = (this.gates ??= parseFeatureGates(
+      undefined,
+      resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor,
+    ))
+    dropDisabledPodSpecFields(podSpec, (gate) => keepsGatedFields(gates, gate, new Set()))
+  }
+  private gates: ParsedFeatureGates | undefined
+
   private dispatch(ctx: Ctx, r: Route) {
     switch (r.type) {
       case 'version':
@@ -554,7 +602,46 @@ class ApiServerImpl {
         return
       case 'resource':
         return this.resource(ctx, r)
+      case 'tokenreview':
+      case 'subjectaccessreview':
+        return this.review(ctx, r.type)
     }
+  }
+
+  /** upstream: the TokenReview and SubjectAccessReview create handlers (nothing is stored). */
+  private review(ctx: Ctx, type: 'tokenreview' | 'subjectaccessreview') {
+    if (ctx.method !== 'POST') throw methodNotAllowed()
+    const body = (JSON.parse(ctx.rawBody || '{}') ?? {}) as {spec?: Record<string, unknown>}
+    const spec = body.spec ?? {}
+    const reviews = this.opts.reviews ?? {tokens: {}}
+    if (type === 'tokenreview') {
+      const user = typeof spec.token === 'string' ? reviews.tokens[spec.token] : undefined
+      return this.send(ctx, 201, {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        metadata: {creationTimestamp: null},
+        spec,
+        status: user ? {authenticated: true, user} : {user: {}},
+      })
+    }
+    const attrs = (spec.nonResourceAttributes ?? {}) as {path?: string; verb?: string}
+    const groups = Array.isArray(spec.groups) ? (spec.groups as string[]) : []
+    const allowed = (reviews.nonResource ?? []).some(
+      (g) =>
+        (g.user === undefined || g.user === spec.user) &&
+        (g.group === undefined || groups.includes(g.group)) &&
+        g.paths.includes(attrs.path ?? '') &&
+        (g.verbs.includes(attrs.verb ?? '') || g.verbs.includes('*')),
+    )
+    return this.send(ctx, 201, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      metadata: {creationTimestamp: null},
+      spec,
+      status: allowed
+        ? {allowed: true, reason: "allowed by the test server's nonResource grants"}
+        : {allowed: false},
+    })
   }
 
   private resource(ctx: Ctx, r: ResourceRoute) {
@@ -1145,13 +1232,16 @@ class ApiServerImpl {
     o.kind = def.kind
   }
 
-  private create(ctx: Ctx, r: ResourceRoute) {
+  private create(ctx: Ctx, r: ResourceRoute, apply?: Obj) {
     const {def} = r
     const o = this.body(ctx)
     this.checkTypeMeta(def, o)
     const dryRun = this.dryRun(ctx)
     this.fieldValidation(ctx, def, o)
-    const {obj, stored} = this.createObject(def, r.namespace, o, dryRun)
+    const {obj, stored} = this.createObject(def, r.namespace, o, dryRun, {
+      manager: managerOf(ctx),
+      ...(apply ? {apply} : {}),
+    })
     this.send(ctx, 201, withTypeMeta(def, stored ?? obj))
   }
 
@@ -1161,6 +1251,7 @@ class ApiServerImpl {
     namespace: string | undefined,
     o: Obj,
     dryRun: boolean,
+    fields?: {manager: string; apply?: Obj},
   ): {obj: Obj; stored?: Obj} {
     const r = {namespace}
     const md = metaOf(o)
@@ -1193,7 +1284,22 @@ class ApiServerImpl {
     md.uid = randomUUID()
     if (def.generation !== 'none') md.generation = 1
     def.prepareForCreate(o)
+    // Field ownership (Deployments): the creator's fields, defaulted ones included, as an update's,
+    // or the applied configuration's alone when created by server-side apply.
+    if (fields && TRACKED.has(def.resource)) {
+      if (fields.apply) {
+        const owned = serverSideApply(undefined, fields.apply, {
+          manager: fields.manager,
+          now: rfc3339(),
+        }).result
+        md.managedFields = metaOf(owned).managedFields
+      }
+    }
     def.default(o)
+    this.dropDisabledOnCreate(def.resource, o)
+    if (fields && !fields.apply && TRACKED.has(def.resource)) {
+      trackUpdate(undefined, o, {manager: fields.manager, now: rfc3339()})
+    }
     const errs = def.validate(o)
     if (errs.length) throw invalid(def.kind, def.group, str(md.name) ?? '', errs)
     if (this.store.get(def, r.namespace, md.name as string))
@@ -1236,7 +1342,13 @@ class ApiServerImpl {
    * The generic registry's Update: resourceVersion/uid preconditions, the strategy's
    * PrepareForUpdate (status or main), defaulting, validation, generation, no-op detection.
    */
-  private applyUpdate(ctx: WriteCtx, r: ResourceRoute, next: Obj, dryRun: boolean): {obj: Obj; code: number} {
+  private applyUpdate(
+    ctx: WriteCtx,
+    r: ResourceRoute,
+    next: Obj,
+    dryRun: boolean,
+    applied = false,
+  ): {obj: Obj; code: number} {
     const {def} = r
     const name = r.name as string
     const old = this.store.get(def, r.namespace, name)
@@ -1285,6 +1397,11 @@ class ApiServerImpl {
       if (om[k] === undefined) delete md[k]
       else md[k] = om[k]
     }
+    const appliedFields = applied ? md.managedFields : undefined
+    // upstream: managedFields a request sets replace the stored ones (kubectl's client-side to
+    // server-side apply migration writes them so); the update's own changes are tracked on top.
+    const given = Array.isArray(md.managedFields) ? normalizeManagedFields(md.managedFields) : undefined
+    const givenFields = !applied && given && !jsonEqual(given, om.managedFields ?? []) ? given : undefined
     delete md.managedFields
     md.resourceVersion = om.resourceVersion
     const status = r.subresource === 'status'
@@ -1296,6 +1413,15 @@ class ApiServerImpl {
       else next.status = clone(old.status)
     }
     def.default(next)
+    if (TRACKED.has(def.resource)) {
+      if (appliedFields !== undefined) md.managedFields = appliedFields
+      else
+        trackUpdate(givenFields ? {...old, metadata: {...om, managedFields: givenFields}} : old, next, {
+          manager: managerOf(ctx),
+          now: rfc3339(),
+          ...(r.subresource ? {subresource: r.subresource} : {}),
+        })
+    }
     const errs = status ? validateStatus(def, next, old) : def.validate(next, old)
     if (errs.length) throw invalid(def.kind, def.group, name, errs)
     if (!status && def.generation !== 'none') {
@@ -1327,15 +1453,49 @@ class ApiServerImpl {
     } catch (err) {
       throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`)
     }
+    if (ct === PATCH_TYPES.apply && TRACKED.has(def.resource) && !ctx.query.get('fieldManager')) {
+      throw badRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set')
+    }
     const current = this.store.get(def, r.namespace, name)
     if (!current) {
       if (ct === PATCH_TYPES.apply && r.subresource === undefined && isObj(patchBody)) {
         const o = clone(patchBody)
         this.checkTypeMeta(def, o)
         ctx.rawBody = JSON.stringify(o)
-        return this.create(ctx, r)
+        return this.create(ctx, r, o)
       }
       throw notFound(this.gr(def), name)
+    }
+    if (
+      ct === PATCH_TYPES.apply &&
+      TRACKED.has(def.resource) &&
+      r.subresource === undefined &&
+      isObj(patchBody)
+    ) {
+      // upstream: server-side apply — the configuration merged by field ownership.
+      const force = ctx.query.get('force') === 'true'
+      let patched: Obj
+      try {
+        patched = serverSideApply(withTypeMeta(def, current), patchBody, {
+          manager: managerOf(ctx),
+          force,
+          now: rfc3339(),
+        }).result
+      } catch (err) {
+        if (err instanceof ApplyConflictError) {
+          throw new ApiError(409, 'Conflict', err.message, {
+            causes: err.conflicts.map((c) => ({
+              reason: 'FieldManagerConflict',
+              message: `conflict with ${JSON.stringify(c.manager)}`,
+              field: c.field,
+            })),
+          })
+        }
+        throw err
+      }
+      const {obj} = this.applyUpdate(ctx, r, patched, dryRun, true)
+      this.send(ctx, 200, withTypeMeta(def, obj))
+      return
     }
     const base = r.subresource === 'scale' ? scaleOf(current) : withTypeMeta(def, current)
     let patched: unknown
@@ -1542,7 +1702,27 @@ class ApiServerImpl {
 }
 
 /** What fieldValidation and applyUpdate read of a request. */
-type WriteCtx = Pick<Ctx, 'query' | 'warnings'>
+type WriteCtx = Pick<Ctx, 'query' | 'warnings'> & {req?: IncomingMessage}
+
+/** managedFields as the API server decodes them: metav1.Time at second precision. */
+function normalizeManagedFields(list: unknown[]): unknown[] {
+  return list.map((e) => {
+    if (!isObj(e) || typeof e.time !== 'string') return e
+    const t = Date.parse(e.time)
+    return Number.isFinite(t) ? {...e, time: rfc3339(new Date(t))} : e
+  })
+}
+
+/** The kinds whose field ownership (metadata.managedFields) is tracked. */
+const TRACKED = new Set(['deployments'])
+
+/** upstream: the request's fieldManager, else the user agent's product (`kubectl/v1.32 ...` -> `kubectl`). */
+function managerOf(ctx: WriteCtx): string {
+  const named = ctx.query.get('fieldManager')
+  if (named) return named
+  const ua = ctx.req?.headers['user-agent'] ?? ''
+  return ua.split('/')[0] || 'unknown'
+}
 
 /** A write made by a simulated component (never pruned: it writes only fields it knows). */
 function internalCtx(): WriteCtx {

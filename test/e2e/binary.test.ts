@@ -146,6 +146,11 @@ describe('the release', SLOW, () => {
         'LICENSE.node': '-rw-r--r--',
       })
     }
+    // The completion helper finds the executable beside it by parameter expansion, no dirname process.
+    const helper = readFileSync(join(bin, 'kubectl_complete-deployctl'), 'utf8')
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${0%/*}, not a template
+    expect(helper).toContain('${0%/*}')
+    expect(helper).not.toMatch(/\bdirname\b/)
   })
 
   it('the Windows zip holds kubectl-deployctl.exe, a PE executable, and the .cmd completion helper', async () => {
@@ -188,6 +193,8 @@ describe('the release', SLOW, () => {
     expect(doc.metadata).toEqual({name: 'deployctl'})
     expect(doc.spec.version).toBe(TAG)
     expect(doc.spec.version).toMatch(/^v\d+\.\d+\.\d+/)
+    // krew's index asks for one; it is package.json's.
+    expect(doc.spec.homepage).toBe('https://github.com/kubectl-deployctl/kubectl-deployctl')
     expect(doc.spec.shortDescription.length).toBeGreaterThan(10)
     expect(doc.spec.shortDescription.length).toBeLessThanOrEqual(50)
     expect(doc.spec.description.length).toBeGreaterThan(50)
@@ -245,6 +252,36 @@ describe('the linux amd64 executable, without Node on the PATH', SLOW, () => {
     const r = spawnSync('/bin/sh', ['-c', 'command -v node'], {env: {PATH: path}})
     expect(r.status).not.toBe(0)
     expect(statSync(join(bin, 'kubectl-deployctl')).size).toBeGreaterThan(50 * 2 ** 20)
+  })
+
+  it('runs no code the environment names: NODE_OPTIONS (--require, --import) and OPENSSL_CONF are ignored (issue 28)', () => {
+    const marker = join(work, 'env-code-ran')
+    const script = join(work, 'x.cjs')
+    writeFileSync(script, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran')\n`)
+    // An OpenSSL configuration that loads a provider: a shared library, code (none exists here, so
+    // a Node that reads it aborts at start-up).
+    const openssl = join(work, 'openssl.cnf')
+    writeFileSync(
+      openssl,
+      'nodejs_conf = init\nopenssl_conf = init\n[init]\nproviders = p\n[p]\nx = x\n[x]\nmodule = /nonexistent/x.so\nactivate = 1\n',
+    )
+    // The same environment makes a plain node run the script, and abort on the configuration.
+    const node = spawnSync(process.execPath, ['-e', '0'], {env: {NODE_OPTIONS: `--require ${script}`}})
+    expect(node.status).toBe(0)
+    expect(existsSync(marker)).toBe(true)
+    rmSync(marker)
+    expect(spawnSync(process.execPath, ['-e', '0'], {env: {OPENSSL_CONF: openssl}}).status).not.toBe(0)
+    for (const env of [
+      {NODE_OPTIONS: `--require ${script}`},
+      {NODE_OPTIONS: `--import ${script}`},
+      {OPENSSL_CONF: openssl},
+    ]) {
+      const r = binary(['--version'], env)
+      expect(r.stderr).toBe('')
+      expect(r.stdout).toMatch(/^kubectl-deployctl\//)
+      expect(r.code).toBe(0)
+      expect(existsSync(marker)).toBe(false)
+    }
   })
 
   it('--version names the Node 24 inside', () => {
@@ -348,6 +385,10 @@ describe('the linux amd64 executable, without Node on the PATH', SLOW, () => {
       )
     const r = run()
     expect(r.stdout).toContain('successfully rolled out')
+    // Nothing of Node's own on the terminal (issue 25, item 3): the ink part's import() goes through
+    // an API Node 24 calls experimental, and its warning would land over the view.
+    expect(r.stdout).not.toContain('ExperimentalWarning')
+    expect(r.stdout).not.toContain('(node:')
     expect(r.status).toBe(0)
     const dirs = readdirSync(join(cache, 'kubectl-deployctl'))
     expect(dirs).toHaveLength(1)
@@ -456,6 +497,9 @@ clusters:
   cluster:
     server: ${server.url}
     certificate-authority-data: ${Buffer.from(server.caPem ?? '').toString('base64')}
+- name: no-ca
+  cluster:
+    server: ${server.url}
 users:
 - name: exec
   user:
@@ -484,6 +528,7 @@ contexts:
 - {name: cert-and-token, context: {cluster: tls, user: cert-and-token, namespace: shop}}
 - {name: cert-and-exec, context: {cluster: tls, user: cert-and-exec, namespace: shop}}
 - {name: no-cert, context: {cluster: tls, user: no-cert, namespace: shop}}
+- {name: no-ca, context: {cluster: no-ca, user: cert-and-token, namespace: shop}}
 current-context: tls
 `,
     )
@@ -492,6 +537,23 @@ current-context: tls
   afterAll(async () => {
     await server?.close()
     if (dir) rmSync(dir, {recursive: true, force: true})
+  })
+
+  it("prints nothing of Node's own, live or on files (issue 25, item 3)", async () => {
+    for (const args of [
+      ['--version'],
+      ['dry-run', 'sync', '--now', '2026-11-29T10:05:00Z'],
+      ['explain', '--now', '2026-11-29T10:05:00Z'],
+      ['rollout', 'watch', 'web', '--line-mode', '--timeout', '1s'],
+      ['explain', '-f', 'examples/stuck-image-pull.yaml', '--now', '2026-11-29T10:05:00Z'],
+      ['completion', 'bash'],
+      ['__complete', 'explain', ''],
+    ]) {
+      const r = await binaryAsync(args, {KUBECONFIG: kubeconfig})
+      expect(r.stderr, args.join(' ')).not.toContain('(node:')
+      expect(r.stderr, args.join(' ')).not.toContain('Warning: ')
+      expect(r.stdout.length, args.join(' ')).toBeGreaterThan(0)
+    }
   })
 
   it('verifies the server, and presents the client certificate and token an exec plugin gives', async () => {
@@ -531,6 +593,27 @@ current-context: tls
     }
   })
 
+  it('NODE_EXTRA_CA_CERTS still applies while NODE_OPTIONS does not (issue 28)', async () => {
+    const ca = join(dir, 'server-ca.crt')
+    writeFileSync(ca, server.caPem ?? '')
+    const marker = join(dir, 'required-ran')
+    const script = join(dir, 'x.cjs')
+    writeFileSync(script, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran')\n`)
+    const args = ['dry-run', 'sync', '--context', 'no-ca', '-o', 'name']
+    const without = await binaryAsync(args, {KUBECONFIG: kubeconfig})
+    expect(without.code).toBe(1)
+    // kubectl's words for a server it cannot verify (src/errors.ts errorText).
+    expect(without.stderr).toMatch(/^Unable to connect to the server: .*certificate/)
+    const r = await binaryAsync(args, {
+      KUBECONFIG: kubeconfig,
+      NODE_EXTRA_CA_CERTS: ca,
+      NODE_OPTIONS: `--require ${script}`,
+    })
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe('deployment.apps/web\n')
+    expect(existsSync(marker)).toBe(false)
+  })
+
   it('runs no exec plugin for a user that has a client certificate, as client-go (so no token here)', async () => {
     // upstream: exec Authenticator.UpdateTransportConfig returns early when the config has cert auth.
     const r = await binaryAsync(['dry-run', 'sync', '--context', 'cert-and-exec'], {KUBECONFIG: kubeconfig})
@@ -541,7 +624,7 @@ current-context: tls
   it('a connection without the client certificate is refused, with a one-line error', async () => {
     const r = await binaryAsync(['dry-run', 'sync', '--context', 'no-cert'], {KUBECONFIG: kubeconfig})
     expect(r.code).not.toBe(0)
-    expect(r.stderr).toMatch(/^error: /)
+    expect(r.stderr).toMatch(/^Unable to connect to the server: tls: /)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
 

@@ -187,8 +187,10 @@ describe('dry-run sync', () => {
 
   it('--exit-code: 1 when something would change, 0 when a pass changes nothing more', () => {
     expect(cli(['dry-run', 'sync', '-f', file, '--now', NOW, '--exit-code']).code).toBe(1)
-    const once = cli(['reconcile-once', '-f', file, '--now', NOW])
-    const again = cli(['reconcile-once', '-f', '-', '--now', NOW], {input: once.stdout})
+    // reconcile-once's document holds the objects after the pass: -o jsonpath={.objects} feeds them on.
+    const objects = ['-o', 'jsonpath={.objects}']
+    const once = cli(['reconcile-once', '-f', file, '--now', NOW, ...objects])
+    const again = cli(['reconcile-once', '-f', '-', '--now', NOW, ...objects], {input: once.stdout})
     expect(again.code).toBe(0)
     const settled = cli(['dry-run', 'sync', '-f', '-', '--now', NOW, '--exit-code'], {input: again.stdout})
     expect(settled.stderr).toBe('')
@@ -217,10 +219,16 @@ describe('reconcile-once', () => {
   const dir = tempFiles({'web.yaml': deploymentYaml('web')})
   const file = join(dir, 'web.yaml')
 
-  it('prints the world after the pass as a List that the next pass reads', () => {
-    const r = cli(['reconcile-once', '-f', file, '--now', NOW])
+  it("prints a SyncResult whose objects, the world after the pass, are the next pass's input", () => {
+    const r = cli(['reconcile-once', '-f', file, '--now', NOW, '-o', 'yaml'])
     expect(r.code).toBe(0)
-    const list = parse(r.stdout, {version: '1.1'})
+    const doc = parse(r.stdout, {version: '1.1'})
+    expect(doc).toMatchObject({
+      kind: 'SyncResult',
+      items: [{deployment: {name: 'web'}, verdict: {code: 'Progressing'}}],
+    })
+    expect(doc.items[0].actions.map((a: {verb: string}) => a.verb)).toEqual(['create', 'update', 'update'])
+    const list = doc.objects
     expect(list).toMatchObject({apiVersion: 'v1', kind: 'List'})
     const items = list.items as Array<{
       kind: string
@@ -230,9 +238,14 @@ describe('reconcile-once', () => {
     expect(items[0]?.metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('1')
     expect(items[1]).toMatchObject({apiVersion: 'apps/v1', metadata: {creationTimestamp: NOW}})
 
-    const json = cli(['reconcile-once', '-f', '-', '--now', NOW, '-o', 'json'], {input: r.stdout})
+    const objects = cli(['reconcile-once', '-f', file, '--now', NOW, '-o', 'jsonpath={.objects}'])
+    expect(JSON.parse(objects.stdout)).toEqual(list)
+    const json = cli(['reconcile-once', '-f', '-', '--now', NOW, '-o', 'json'], {input: objects.stdout})
     expect(json.code).toBe(0)
-    expect(JSON.parse(json.stdout).items).toHaveLength(2)
+    expect(JSON.parse(json.stdout).objects.items).toHaveLength(2)
+    // On a terminal (or -o table) it prints what dry-run sync prints for the same pass.
+    const table = cli(['reconcile-once', '-f', file, '--now', NOW])
+    expect(table.stdout).toBe(cli(['dry-run', 'sync', '-f', file, '--now', NOW]).stdout)
   })
 })
 

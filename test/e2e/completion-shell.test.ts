@@ -55,6 +55,7 @@ describe('completion bash', () => {
       'reconcile-once',
       'rollout',
       'run',
+      'version',
     ])
     expect(reply(['kubectl-deployctl', 'dry-run', 'sy'])).toEqual(['sync'])
   })

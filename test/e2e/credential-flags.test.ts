@@ -115,8 +115,14 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     expect(existsSync(join(dir, 'plugin-ran'))).toBe(true)
   })
 
-  it('over plain http (kubectl proxy) no credential is sent, as kubectl sends none', async () => {
-    expectSynced(await run(sync('-s', plainServer.url, `--token=${TOKEN}`, '--as', 'jane'), NO_KUBECONFIG))
+  it('over plain http (kubectl proxy) no credential is sent, as kubectl sends none, and that is said once (issue 28)', async () => {
+    const r = await run(sync('-s', plainServer.url, `--token=${TOKEN}`, '--as', 'jane'), NO_KUBECONFIG)
+    expect(r.stderr).toBe(
+      `Warning: --token was not sent: the server ${plainServer.url.replace(/\/$/, '')} is plain HTTP, and credentials go only over HTTPS (as kubectl does)\n`,
+    )
+    expect(r.stdout).toBe('deployment.apps/web\n')
+    expect(r.code).toBe(0)
+    expectNoCredential(r)
     const sent = plainServer.requests.filter((q) => q.impersonate?.user === 'jane')
     expect(sent.length).toBeGreaterThan(0)
     expect(sent.map((q) => q.authorization)).toEqual(sent.map(() => undefined))
@@ -160,7 +166,7 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
       await run(sync('-s', server.url, '--insecure-skip-tls-verify', `--token=${TOKEN}`), NO_KUBECONFIG),
     )
     const unverified = await run(sync('-s', server.url, `--token=${TOKEN}`), NO_KUBECONFIG)
-    expect(unverified.stderr).toBe('error: Unable to connect to the server: tls: self-signed certificate\n')
+    expect(unverified.stderr).toBe('Unable to connect to the server: tls: self-signed certificate\n')
     expect(unverified.code).toBe(1)
   })
 
@@ -168,7 +174,7 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     const flags = ['-s', server.url, '--certificate-authority', ca, `--token=${TOKEN}`]
     expectSynced(await run(sync(...flags, '--tls-server-name', 'localhost'), NO_KUBECONFIG))
     const other = await run(sync(...flags, '--tls-server-name', 'other.example'), NO_KUBECONFIG)
-    expect(other.stderr).toMatch(/^error: Unable to connect to the server: tls: .*other\.example/)
+    expect(other.stderr).toMatch(/^Unable to connect to the server: tls: .*other\.example/)
     expect(other.code).toBe(1)
   })
 
@@ -245,7 +251,7 @@ describe.concurrent('credential flags over the kubeconfig', SLOW, () => {
     expectSynced(await run(sync('--user', 'good')))
     expectSynced(await run(sync('--context', 'away', '--cluster', 'main')))
     expect((await run(sync('--context', 'away'))).stderr).toMatch(
-      /^error: The connection to the server 127\.0\.0\.1:9 was refused/,
+      /^The connection to the server 127\.0\.0\.1:9 was refused/,
     )
     for (const [flag, message] of [
       ['--user', 'user "nope" does not exist'],

@@ -98,7 +98,7 @@ describe('namespace mistakes', () => {
   const NOTHING =
     'No resources found in default namespace.\nThe files hold Deployments in namespace demo: use -n demo or -A.\n'
   const NAMED =
-    'error: deployments.apps "api" not found in namespace "default": the files hold deployment api in namespace demo: use -n demo\n'
+    'error: deployments.apps "api" not found\nThe files hold deployment api in namespace demo: use -n demo.\n'
 
   it('nothing selected: every command names the namespace; dry-run sync --exit-code exits 2', () => {
     const WRONG = ['-n', 'default']
@@ -169,7 +169,7 @@ describe('namespace mistakes', () => {
       expect((await cliAsync(['explain', ...NOW], {env})).stderr).toBe(cluster)
       const named = await cliAsync(['explain', 'api', ...NOW], {env})
       expect(named.stderr).toBe(
-        'error: deployments.apps "api" not found in namespace "default": the cluster has deployment api in namespace demo: use -n demo\n',
+        'Error from server (NotFound): deployments.apps "api" not found\nThe cluster has deployment api in namespace demo: use -n demo.\n',
       )
       expect(named.code).toBe(1)
       const watched = await cliAsync(['rollout', 'watch', 'api', '--timeout', '5s'], {env})

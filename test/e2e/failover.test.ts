@@ -69,6 +69,8 @@ class Replica {
       '--leader-elect',
       ...TIMINGS,
       '--metrics-bind-address=127.0.0.1:0',
+      // The series are read over plain HTTP here; the secure path is run.test.ts's.
+      '--metrics-secure=false',
       '--health-probe-bind-address=127.0.0.1:0',
       '--log-format=json',
       '--v=2',
@@ -421,6 +423,9 @@ describe('deploy/', () => {
         'clusterrole.rbac.authorization.k8s.io/kubectl-deployctl created',
         'clusterrolebinding.rbac.authorization.k8s.io/kubectl-deployctl created',
         'role.rbac.authorization.k8s.io/kubectl-deployctl-leader-election created',
+        'role.rbac.authorization.k8s.io/kubectl-deployctl-kcm-lease created',
+        'clusterrole.rbac.authorization.k8s.io/kubectl-deployctl-metrics-reader created',
+        'networkpolicy.networking.k8s.io/kubectl-deployctl created',
         'deployment.apps/kubectl-deployctl created',
       ]) {
         expect(real.stdout).toContain(what)
@@ -434,6 +439,7 @@ describe('deploy/', () => {
         '--all-namespaces',
         '--leader-elect',
         '--metrics-bind-address=:8080',
+        '--metrics-secure',
         '--health-probe-bind-address=:8081',
         '--log-format=json',
         '--v=2',

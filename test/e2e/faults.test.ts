@@ -72,12 +72,18 @@ const writes = (q: RequestLog) => q.method !== 'GET'
 const stored = (ns: string, resource: string) =>
   server.store.list(resource, ns) as Array<{metadata: {name: string}}>
 
-/** One line on stderr, `error: ` + the message, no stack trace. */
+/**
+ * One line on stderr in kubectl's words, no stack trace: `error: ` + the message, but the server's
+ * answers as `Error from server (Reason): ...` and an unreachable server as kubectl says it (both
+ * given whole).
+ */
 function expectError(r: RunResult, message: string | RegExp): void {
   expect(r.stderr).not.toMatch(/^\s+at /m)
   const lines = r.stderr.trimEnd().split('\n')
   expect(lines).toHaveLength(1)
-  if (typeof message === 'string') expect(lines[0]).toBe(`error: ${message}`)
+  const whole =
+    typeof message === 'string' && /^(Error from server|Unable to connect to the server)/.test(message)
+  if (typeof message === 'string') expect(lines[0]).toBe(whole ? message : `error: ${message}`)
   else expect(lines[0]).toMatch(message)
   expect(r.code).toBe(1)
 }
@@ -115,7 +121,7 @@ describe.concurrent('unreachable servers', SLOW, () => {
           env: {KUBECONFIG: kubeconfig},
         }),
       ])
-      expectError(refused, /^error: Unable to connect to the server: tls: self[- ]signed certificate$/)
+      expectError(refused, /^Unable to connect to the server: tls: self[- ]signed certificate$/)
       expect(skipped.stderr).toBe('')
       expect(skipped.code).toBe(0)
       expect((JSON.parse(skipped.stdout) as SyncResult).items).toHaveLength(1)
@@ -152,7 +158,7 @@ describe.concurrent('errors the server answers with', SLOW, () => {
 
   it("a named Deployment that does not exist: 1 and kubectl's NotFound, nothing written", async () => {
     const r = await live('f-404', 'reconcile-once', 'deployment/nope')
-    expectError(r, 'deployments.apps "nope" not found')
+    expectError(r, 'Error from server (NotFound): deployments.apps "nope" not found')
     expect(r.stdout).toBe('')
     expect(seen('f-404', writes)).toEqual([])
   })
@@ -220,7 +226,7 @@ describe.concurrent('5xx and 429: reads retried with backoff, writes sent once',
       message: 'etcdserver: leader changed',
     })
     const r = await live('f-500-read-always', 'dry-run', 'sync')
-    expectError(r, 'Internal error occurred: etcdserver: leader changed')
+    expectError(r, 'Error from server (InternalError): Internal error occurred: etcdserver: leader changed')
     expect(seen('f-500-read-always', (q) => q.resource === 'deployments')).toEqual(
       Array(4).fill('GET deployments 500'),
     )
@@ -267,7 +273,7 @@ describe.concurrent('slow and cut responses', SLOW, () => {
     const r = await live('f-slow-read', 'dry-run', 'sync', '--request-timeout', '1s')
     expectError(
       r,
-      /^error: Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(1s\)$/,
+      /^Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(1s\)$/,
     )
   })
 

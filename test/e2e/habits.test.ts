@@ -53,7 +53,7 @@ describe('unknown commands and flags', () => {
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr).toBe(
-      'error: unknown command "explian" for "kubectl-deployctl"\n\nDid you mean this?\n\texplain\n',
+      'error: unknown command "explian" for "kubectl deployctl"\n\nDid you mean this?\n\texplain\n',
     )
   })
 
@@ -61,7 +61,7 @@ describe('unknown commands and flags', () => {
     const synk = cli(['dry-run', 'synk', '-f', 'x.yaml'])
     expect(synk.code).toBe(2)
     expect(synk.stderr).toBe(
-      'error: unknown command "synk" for "kubectl-deployctl dry-run"\n\nDid you mean this?\n\tsync\n',
+      'error: unknown command "synk" for "kubectl deployctl dry-run"\n\nDid you mean this?\n\tsync\n',
     )
     expect(cli(['sync']).stderr).toContain('\tdry-run sync\n')
     expect(cli(['rollout', 'wacth']).stderr).toContain('\twatch\n')
@@ -72,7 +72,7 @@ describe('unknown commands and flags', () => {
       const r = cli(args)
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr).toBe(
-        `error: unknown command "nope" for "kubectl-deployctl" (see 'kubectl-deployctl --help')\n`,
+        `error: unknown command "nope" for "kubectl deployctl" (see 'kubectl deployctl --help')\n`,
       )
     }
   })

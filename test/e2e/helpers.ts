@@ -249,3 +249,23 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+/**
+ * A kubeconfig with one context per entry, each named as its key, to a server at `url` with a bearer
+ * token (the test API servers': `{url: s.url, token: s.token}`); the first is the current context.
+ * For commands that cover several clusters (--context repeated, --all-contexts).
+ */
+export function multiContextKubeconfig(contexts: Record<string, {url: string; token: string}>): string {
+  const names = Object.keys(contexts)
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: names.map((n) => ({
+      name: n,
+      cluster: {server: contexts[n]!.url, 'insecure-skip-tls-verify': true},
+    })),
+    users: names.map((n) => ({name: n, user: {token: contexts[n]!.token}})),
+    contexts: names.map((n) => ({name: n, context: {cluster: n, user: n, namespace: 'default'}})),
+    'current-context': names[0],
+  })
+}

@@ -207,7 +207,7 @@ describe.concurrent('deadlines', SLOW, () => {
       })
       const r = await cli([...command, '-n', ns, '--request-timeout', '2s'], env)
       expect(r.stderr).toMatch(
-        /^error: Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(2s\)\n$/,
+        /^Unable to connect to the server: the server at 127\.0\.0\.1:\d+ did not answer within the request timeout \(2s\)\n$/,
       )
       expect(r.code).toBe(1)
     },
@@ -365,6 +365,7 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
         'replicas-three',
         'replicas-negative',
         'a-deployment-list',
+        'a-watch-event-of-three',
       ].map((namespace) => deployment({namespace})),
       faults: [
         {namespace: 'a-number', verb: 'list', resource: 'deployments', body: 42, times: Infinity},
@@ -404,6 +405,18 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
           resource: 'replicasets',
           body: {kind: 'DeploymentList', apiVersion: 'apps/v1', metadata: {}, items: []},
           times: Infinity,
+        },
+        {
+          namespace: 'a-watch-event-of-three',
+          verb: 'watch',
+          resource: 'deployments',
+          body: {
+            type: 'MODIFIED',
+            object: (() => {
+              const d = deployment({namespace: 'a-watch-event-of-three', defaulted: true})
+              return {...d, spec: {...d.spec, replicas: 'three'}}
+            })(),
+          },
         },
         {
           namespace: 'a-bad-watch-event',
@@ -457,6 +470,14 @@ describe.concurrent("answers and credentials that cannot be used: said in the to
       "error: the server's answer to GET /apis/apps/v1/namespaces/a-deployment-list/replicasets is not a list of replicasets: it is a DeploymentList of apps/v1, not a ReplicaSetList of apps/v1\n",
     )
     expect(list.code).toBe(1)
+  })
+
+  it('a watch event whose Deployment has replicas "three": the watch starts over, naming the object and field (issue 28)', async () => {
+    const r = await cli(['rollout', 'watch', 'web', '-n', 'a-watch-event-of-three', '--timeout', '2s'], env)
+    expect(r.stderr).toContain(
+      'warning: watch of deployments failed: the server sent a watch event of deployments that cannot be used: deployments.apps "web" in namespace "a-watch-event-of-three", which no API server stores: spec.replicas: Invalid value: "three": expected an integer; retrying in',
+    )
+    expect(r.code).toBe(1)
   })
 
   it('a watch event that is not an object of its kind: a warning, the watch starts over, no stack trace', async () => {

@@ -68,6 +68,48 @@ describe('--kube-version with files', () => {
     expect(text.stdout).toContain(`web-${vectorHash(34)}`)
   })
 
+  it('plan and rollout watch -f say the minor they acted as: one line of text, a JSON field', () => {
+    const planArgs = [
+      'plan',
+      '-f',
+      join(ROOT, 'examples/plan/web-image.yaml'),
+      '--current',
+      join(ROOT, 'examples/steady.yaml'),
+    ]
+    const plan = cli([...planArgs, '--now', NOW, '--kube-version', '1.35'])
+    expect(plan.code).toBe(0)
+    expect(plan.stdout.split('\n').filter((l) => l.includes('v1.35'))).toEqual([
+      expect.stringMatching(/^Steps \(simulated as kube-controller-manager v1\.35; /),
+    ])
+    const planJson = JSON.parse(
+      cli([...planArgs, '--now', NOW, '--kube-version', '1.35', '-o', 'json']).stdout,
+    ) as {
+      kubernetesVersion: string
+    }
+    expect(planJson.kubernetesVersion).toBe('v1.35')
+    const watchArgs = [
+      'rollout',
+      'watch',
+      'web',
+      '-f',
+      join(ROOT, 'examples/rolling-update.yaml'),
+      '-n',
+      'demo',
+      '--kube-version',
+      '1.34',
+    ]
+    const watch = cli(watchArgs)
+    expect(watch.stdout.split('\n').filter((l) => l.includes('v1.34'))).toEqual([
+      expect.stringMatching(/ summary: took .*, as kube-controller-manager v1\.34$/),
+    ])
+    const summary = cli([...watchArgs, '-o', 'json'])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {kind: string; kubernetesVersion?: string})
+      .find((o) => o.kind === 'Summary')
+    expect(summary?.kubernetesVersion).toBe('v1.34')
+  })
+
   it('the terminatingReplicas gate follows the minor: off on 1.33 and 1.34, on from 1.35, --feature-gates overrides', () => {
     const gates = (...args: string[]) =>
       (
@@ -135,8 +177,73 @@ describe('--kube-version against a cluster', () => {
       const result = JSON.parse(r.stdout) as SyncResult
       expect(result.kubernetesVersion).toBe(`v1.${minor}`)
       expect(createdReplicaSet(result)).toBe(`web-${vectorHash(minor)}`)
+      const version = await cliAsync(['version'], {env})
+      expect(version.stdout).toContain(`Deployment controller: Kubernetes v1.${minor}\n`)
     })
   }
+
+  it('run reads the server’s minor at start, says it, and creates the ReplicaSet under that minor’s name', async () => {
+    server = await startApiServer({objects: [deployment()], kubeVersion: 'v1.34.3'})
+    const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    const r = await cliAsync(['run', '-n', 'demo', '--once-synced'], {env, killAfterMs: 60_000})
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/"Kubernetes version" version="v1\.34" from="the server's \/version v1\.34\.3"/)
+    const names = (server.store.list('replicasets', 'demo') as Array<{metadata: {name: string}}>).map(
+      (rs) => rs.metadata.name,
+    )
+    expect(names).toEqual([`web-${vectorHash(34)}`])
+  })
+
+  it('a 1.33 server drops an image volume on create; the live name is the file-mode 1.33 name of the manifest', async () => {
+    server = await startApiServer({kubeVersion: '1.33'})
+    const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    const manifest = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {name: 'tools', namespace: 'default'},
+      spec: {
+        replicas: 1,
+        selector: {matchLabels: {app: 'tools'}},
+        template: {
+          metadata: {labels: {app: 'tools'}},
+          spec: {
+            containers: [
+              {name: 'app', image: 'busybox:1.36', volumeMounts: [{name: 'data', mountPath: '/data'}]},
+            ],
+            volumes: [
+              {name: 'data', image: {reference: 'quay.io/crio/artifact:v2', pullPolicy: 'IfNotPresent'}},
+            ],
+          },
+        },
+      },
+    }
+    const created = await fetch(`${server.url}/apis/apps/v1/namespaces/default/deployments`, {
+      method: 'POST',
+      headers: {Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json'},
+      body: JSON.stringify(manifest),
+    })
+    expect(created.status).toBe(201)
+    const stored = (await created.json()) as {spec: {template: {spec: {volumes?: unknown[]}}}}
+    expect(stored.spec.template.spec.volumes ?? []).toEqual([])
+    const live = await cliAsync(['dry-run', 'sync', 'tools', '--now', NOW, '-o', 'json'], {env})
+    expect(live.stderr).toBe('')
+    const files = tempFiles({'tools.json': JSON.stringify(manifest)})
+    const fromFile = cli([
+      'dry-run',
+      'sync',
+      '-f',
+      join(files, 'tools.json'),
+      '--now',
+      NOW,
+      '-o',
+      'json',
+      '--kube-version',
+      '1.33',
+    ])
+    expect(createdReplicaSet(JSON.parse(live.stdout) as SyncResult)).toBe(
+      createdReplicaSet(JSON.parse(fromFile.stdout) as SyncResult),
+    )
+  })
 
   it('--kube-version overrides the server’s; a server outside 1.33-1.37 is warned about', async () => {
     server = await startApiServer({objects: [deployment()], kubeVersion: 'v1.31.4-gke.100'})
@@ -179,8 +286,8 @@ ${volumes ? '        volumeMounts: [{name: data, mountPath: /data}]\n      volum
     const r = sync('with.yaml', '--kube-version', '1.33')
     expect(r.code).toBe(0)
     expect(r.stderr).toBe(
-      `warning: ${join(files, 'with.yaml')}:1: Deployment default/tools: spec.template.spec.volumes[0]: dropped, as an API server 1.33 does while the ImageVolume feature gate is off (--feature-gates ImageVolume=true keeps it)\n` +
-        `warning: ${join(files, 'with.yaml')}:1: Deployment default/tools: spec.template.spec.containers[0].volumeMounts[0]: dropped, as an API server 1.33 does while the ImageVolume feature gate is off (--feature-gates ImageVolume=true keeps it)\n`,
+      `warning: ${join(files, 'with.yaml')}:15: Deployment default/tools: spec.template.spec.volumes[0]: dropped, as an API server 1.33 does while the ImageVolume feature gate is off (--feature-gates ImageVolume=true keeps it)\n` +
+        `warning: ${join(files, 'with.yaml')}:13: Deployment default/tools: spec.template.spec.containers[0].volumeMounts[0]: dropped, as an API server 1.33 does while the ImageVolume feature gate is off (--feature-gates ImageVolume=true keeps it)\n`,
     )
     // The template hashed is the one without them: the same name as a manifest that never had them.
     expect(r.name).toBe(sync('without.yaml', '--kube-version', '1.33').name)
@@ -197,5 +304,66 @@ ${volumes ? '        volumeMounts: [{name: data, mountPath: /data}]\n      volum
     const r = sync('with.yaml', '--kube-version', '1.33', '--feature-gates', 'ImageVolume=true')
     expect(r.stderr).toBe('')
     expect(r.name).not.toBe(sync('without.yaml', '--kube-version', '1.33').name)
+  })
+})
+
+describe('a field a minor does not know, or knows behind a gate that is off (file mode)', () => {
+  const files = tempFiles({
+    'host.yaml': `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: host, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: host}}
+  template:
+    metadata: {labels: {app: host}}
+    spec:
+      hostnameOverride: my-host
+      containers: [{name: app, image: busybox:1.36}]
+`,
+  })
+  const file = join(files, 'host.yaml')
+  const sync = (...args: string[]) =>
+    cli(['dry-run', 'sync', '-f', file, '--now', NOW, '-o', 'name', ...args])
+
+  it('1.33 has no PodSpec.hostnameOverride: strict decoding refuses it, as its API server does', () => {
+    const r = sync('--kube-version', '1.33')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(
+      `error: ${file}:10: Deployment default/host: unknown field "spec.template.spec.hostnameOverride"\n`,
+    )
+    const warned = sync('--kube-version', '1.33', '--validate=warn')
+    expect(warned.code).toBe(0)
+    expect(warned.stderr).toBe(
+      `warning: ${file}:10: Deployment default/host: unknown field "spec.template.spec.hostnameOverride"\n`,
+    )
+  })
+
+  it('1.34 knows it behind HostnameOverride (alpha, off): dropped; 1.35 (beta, on): kept', () => {
+    const r = sync('--kube-version', '1.34')
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe(
+      `warning: ${file}:10: Deployment default/host: spec.template.spec.hostnameOverride: dropped, as an API server 1.34 does while the HostnameOverride feature gate is off (--feature-gates HostnameOverride=true keeps it)\n`,
+    )
+    expect(sync('--kube-version', '1.35').stderr).toBe('')
+  })
+
+  it('without --kube-version a field of a newer release is not refused (a newer cluster’s snapshot still loads)', () => {
+    const newer = tempFiles({
+      'next.yaml': `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: next, namespace: default}
+spec:
+  selector: {matchLabels: {app: next}}
+  template:
+    metadata: {labels: {app: next}}
+    spec:
+      fieldOfTheNextRelease: true
+      containers: [{name: app, image: busybox:1.36}]
+`,
+    })
+    const r = cli(['dry-run', 'sync', '-f', join(newer, 'next.yaml'), '--now', NOW, '-o', 'name'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
   })
 })

@@ -62,7 +62,7 @@ describe('reading a cluster', () => {
   it('names a missing Deployment as kubectl does', async () => {
     const r = await cliAsync(['dry-run', 'sync', 'deployment/nope'], {env})
     expect(r.code).toBe(1)
-    expect(r.stderr.trim()).toBe('error: deployments.apps "nope" not found')
+    expect(r.stderr.trim()).toBe('Error from server (NotFound): deployments.apps "nope" not found')
   })
 
   it('says when the server cannot be reached', async () => {
@@ -85,7 +85,7 @@ current-context: x
     )
     const r = await cliAsync(['dry-run', 'sync'], {env: {...env, KUBECONFIG: kubeconfig}})
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^error: The connection to the server 127\.0\.0\.1:\d+ was refused/)
+    expect(r.stderr).toMatch(/^The connection to the server 127\.0\.0\.1:\d+ was refused/)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).not.toContain('secret-token-value')
   })

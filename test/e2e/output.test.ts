@@ -33,9 +33,9 @@ describe('-o name', () => {
       want: 'deployment.apps/web\n',
     },
     {
-      name: 'reconcile-once on files names every object after the pass, as kubectl get -o name',
+      name: 'reconcile-once on files names the Deployments it passed, as against a cluster',
       given: ['reconcile-once', 'web', '-f', ROLLING, '-n', 'demo', '--now', NOW, '-o', 'name'],
-      want: expect.stringMatching(/^deployment\.apps\/web\nreplicaset\.apps\/web-\w+\n/) as unknown as string,
+      want: 'deployment.apps/web\n',
     },
   ]
   it.each(cases)('$name', ({given, want}) => {
@@ -225,7 +225,11 @@ describe('every printing command takes the output vocabulary', () => {
       formats: ['table', 'wide', 'json', 'yaml', 'name'],
     },
     {name: 'explain', args: ['explain', ...PASS], formats: ['table', 'wide', 'json', 'yaml', 'name']},
-    {name: 'reconcile-once (files)', args: ['reconcile-once', ...PASS], formats: ['json', 'yaml', 'name']},
+    {
+      name: 'reconcile-once (files)',
+      args: ['reconcile-once', ...PASS],
+      formats: ['table', 'wide', 'json', 'yaml', 'name'],
+    },
     {name: 'rollout watch', args: ROLLOUT, formats: ['table', 'json', 'yaml', 'name']},
   ]
   it.each(commands)('$name: each format, and jsonpath on its document', ({args, formats}) => {
@@ -276,5 +280,50 @@ describe('reconcile-once against a cluster takes the output vocabulary', () => {
     )
     expect(jp.stdout).toMatch(/^create replicasets succeeded\n/)
     expect(server.store.list('replicasets', 'default')).toHaveLength(0)
+  })
+})
+
+// Issue 25 item 6: one item shape per Deployment. The same jsonpath reads the same Deployment and
+// verdict from every command's document.
+describe('one item shape: deployment and verdict first in every item', () => {
+  const FILES = ['-f', ROLLING, '-n', 'demo', '--now', NOW]
+  const PATH =
+    'jsonpath={.items[0].deployment.namespace}/{.items[0].deployment.name} {.items[0].verdict.code} {.items[0].verdict.reason}'
+  it.each([
+    ['explain', ['explain', ...FILES]],
+    ['explain --summary', ['explain', '--summary', ...FILES]],
+    ['dry-run sync', ['dry-run', 'sync', ...FILES]],
+    ['reconcile-once -f', ['reconcile-once', ...FILES]],
+  ])('%s', (_name, args) => {
+    const r = cli([...args, '-o', PATH])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('demo/web Progressing ScalingDown')
+    const doc = JSON.parse(cli([...args, '-o', 'json']).stdout) as {items: object[]}
+    expect(Object.keys(doc.items[0]!).slice(0, 2)).toEqual(['deployment', 'verdict'])
+  })
+
+  it('plan: the verdict of the Deployment as applied, before the controller acts', () => {
+    const args = [
+      'plan',
+      '-f',
+      join(ROOT, 'examples/plan/web-image.yaml'),
+      '--current',
+      join(ROOT, 'examples/steady.yaml'),
+    ]
+    const r = cli([...args, '--now', NOW, '-o', PATH])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('demo/web Progressing NewReplicaSetCreated')
+    const same = cli([
+      'plan',
+      '-f',
+      join(ROOT, 'examples/plan/web-replicas.yaml'),
+      '--current',
+      join(ROOT, 'examples/steady.yaml'),
+      '--now',
+      NOW,
+      '-o',
+      PATH,
+    ])
+    expect(same.stdout).toMatch(/^demo\/web Progressing /)
   })
 })

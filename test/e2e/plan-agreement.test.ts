@@ -124,11 +124,14 @@ describe('plan and the live rollout that follows', () => {
       }
     })
     try {
-      const res = await fetch(`${server.url}/apis/apps/v1/namespaces/default/deployments/web`, {
-        method: 'PATCH',
-        headers: {Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/apply-patch+yaml'},
-        body: JSON.stringify(manifest('nginx:1.28')),
-      })
+      const res = await fetch(
+        `${server.url}/apis/apps/v1/namespaces/default/deployments/web?fieldManager=kubectl&force=true`,
+        {
+          method: 'PATCH',
+          headers: {Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/apply-patch+yaml'},
+          body: JSON.stringify(manifest('nginx:1.28')),
+        },
+      )
       expect(res.status).toBe(200)
       await eventually(() => complete('2'), 'the second rollout')
     } finally {

@@ -1,7 +1,7 @@
 // `plan` through the BUILT command line, offline (--current files): the cases of issue 18's "Done
 // when", and the agreement of its simulation with what `rollout watch -f` plays for the same change.
 
-import {readFileSync, rmSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {parse, stringify} from 'yaml'
@@ -280,7 +280,7 @@ describe('minAvailable with minReadySeconds (issue 27 case 3)', () => {
       'demo',
       '--line-mode',
     ])
-    expect(watched.stderr).toBe('')
+    expect(watched.code).toBe(0)
     expect(watched.stdout).toContain('at least 7 available')
   })
 })
@@ -313,6 +313,92 @@ describe('a Deployment without ReplicaSets yet (issue 27 case 7)', () => {
     ])
     expect(table.stdout.split('\n')[0]).toMatch(
       /^deployment\.apps\/web: ROLLOUT — the Deployment has no ReplicaSet yet: its first, web-[a-z0-9]+, starts 3 pods$/,
+    )
+  })
+})
+
+describe('many Deployments: plan -f DIR -R (issue 27 item 8)', () => {
+  it('a row per Deployment, the details below, exit 1 when any rolls out', () => {
+    const steady = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8')
+    const api = steady.replaceAll('web', 'api').replaceAll('uid: ', 'uid: x')
+    const dir = tempFiles({'current.yaml': `${steady}\n---\n${api}`})
+    dirs.push(dir)
+    const proposed = tempFiles({})
+    dirs.push(proposed)
+    mkdirSync(join(proposed, 'sub'))
+    writeFileSync(
+      join(proposed, 'web.yaml'),
+      readFileSync(join(ROOT, 'examples/plan/web-image.yaml'), 'utf8'),
+    )
+    writeFileSync(
+      join(proposed, 'sub/api.yaml'),
+      readFileSync(join(ROOT, 'examples/plan/web-replicas.yaml'), 'utf8').replaceAll('web', 'api'),
+    )
+    const args = ['plan', '-f', proposed, '-R', '--current', join(dir, 'current.yaml'), '--exit-code']
+    const r = cli(args)
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(1)
+    const lines = r.stdout.split('\n')
+    expect(lines[0]).toMatch(/^NAMESPACE +NAME +ROLLOUT +REPLICASET +PEAK +MIN-AVAILABLE +ETA +RISKS$/)
+    expect(lines.slice(1, 3).map((l) => l.split(/ {2,}/).slice(0, 3))).toEqual([
+      ['demo', 'api', 'no'],
+      ['demo', 'web', 'yes (create)'],
+    ])
+    expect(r.stdout).toContain('deployment.apps/api: no rollout')
+    expect(r.stdout).toContain('deployment.apps/web: ROLLOUT')
+    // Only the replicas change: nothing rolls out, exit 0.
+    rmSync(join(proposed, 'web.yaml'))
+    expect(cli(args).code).toBe(0)
+  })
+})
+
+describe('will the surge fit (issue 27 item 6)', () => {
+  it('nodes in the snapshot: SurgeUnschedulable with the scheduler reason; without nodes a note', () => {
+    const steady = readFileSync(join(ROOT, 'examples/steady.yaml'), 'utf8')
+    const nodes = ['node-1', 'node-2', 'node-3'].map((name) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {name, labels: {'kubernetes.io/hostname': name}},
+      status: {allocatable: {cpu: '500m', memory: '1Gi', pods: '110'}},
+    }))
+    const proposed = readFileSync(join(ROOT, 'examples/plan/web-image.yaml'), 'utf8').replace(
+      'image: nginx:1.28',
+      'image: nginx:1.28\n        resources: {requests: {cpu: "1"}}',
+    )
+    expect(proposed).toContain('requests')
+    const dir = tempFiles({
+      'current.yaml': `${steady}\n---\n${stringify({apiVersion: 'v1', kind: 'List', items: nodes})}`,
+      'proposed.yaml': proposed,
+    })
+    dirs.push(dir)
+    const {doc} = plan(['-f', join(dir, 'proposed.yaml'), '--current', join(dir, 'current.yaml')])
+    const item = doc.items[0] as Item & {surge: unknown}
+    expect(item.surge).toEqual({
+      needed: 1,
+      fit: 0,
+      nodes: 3,
+      reason: '0/3 nodes are available: 3 Insufficient cpu.',
+    })
+    expect(item.risks.find((r) => r.code === 'SurgeUnschedulable')?.message).toMatch(
+      /^0 of 1 surge pods fit on the 3 nodes/,
+    )
+    const table = cli(['plan', '-f', join(dir, 'proposed.yaml'), '--current', 'examples/steady.yaml'])
+    expect(table.stdout).toContain('Surge: not checked — no nodes to fit the surge on')
+  })
+})
+
+describe('a risk names the real cause (issue 27 item 7)', () => {
+  it('new pods no node can take: the progress deadline risk says scheduling, not slowness', () => {
+    const proposed = readFileSync(join(ROOT, 'examples/plan/web-image.yaml'), 'utf8').replace(
+      /^ {4}spec:$/m,
+      '    spec:\n      nodeSelector: {disktype: ssd}',
+    )
+    const dir = tempFiles({'proposed.yaml': proposed})
+    dirs.push(dir)
+    const {doc} = plan(['-f', join(dir, 'proposed.yaml'), '--current', 'examples/steady.yaml'])
+    const risk = (doc.items[0] as Item).risks.find((r) => r.code === 'ProgressDeadline')
+    expect(risk?.message).toMatch(
+      /^the new pods cannot be scheduled \(0\/3 nodes are available: 3 node\(s\) didn't match Pod's node affinity\/selector\./,
     )
   })
 })

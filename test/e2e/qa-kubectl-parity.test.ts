@@ -230,7 +230,7 @@ describe('names of which only some exist, as kubectl get deploy a b answers', ()
       ...at,
     ])
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^error: deployments\.apps "web" not found in namespace "default": .*-n demo/m)
+    expect(r.stderr).toMatch(/^error: deployments\.apps "web" not found\nThe files hold .*-n demo\./m)
     const none = cli(['dry-run', 'sync', 'nope', 'neither', '-f', file, '-n', 'demo', ...at])
     expect(none.stdout).toBe('')
     expect(none.stderr).toBe('error: deployments.apps "nope" not found\n')

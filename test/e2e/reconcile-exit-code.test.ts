@@ -47,27 +47,30 @@ describe('reconcile-once --exit-code on files', () => {
     const r = once(['-f', STEADY, '-n', 'demo', '-o', 'name'])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout).toBe(
-      'deployment.apps/web\nreplicaset.apps/web-cc544bdcc\npod/web-cc544bdcc-86sx9\npod/web-cc544bdcc-9jhld\npod/web-cc544bdcc-ggh92\n',
-    )
+    expect(r.stdout).toBe('deployment.apps/web\n')
+    const names = once(['-f', STEADY, '-n', 'demo', '-o', 'jsonpath={.objects.items[*].metadata.name}'])
+    expect(names.stdout).toBe('web web-cc544bdcc web-cc544bdcc-86sx9 web-cc544bdcc-9jhld web-cc544bdcc-ggh92')
   })
 
   it('a rollout to make: 1 (0 without --exit-code), the objects after the pass still printed', () => {
-    const r = once(['-f', ROLLING, '-n', 'demo'])
+    const r = once(['-f', ROLLING, '-n', 'demo', '-o', 'yaml'])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(1)
-    expect(parse(r.stdout)).toMatchObject({kind: 'List'})
+    expect(parse(r.stdout)).toMatchObject({kind: 'SyncResult', objects: {kind: 'List'}})
     expect(once(['-f', ROLLING, '-n', 'demo', '-o', 'name'], false).code).toBe(0)
   })
 
   it('passes fed back until nothing changes: the gate turns 0 where dry-run sync --exit-code does', () => {
     const file = join(tempFiles({'web.yaml': deploymentYaml('web')}), 'web.yaml')
-    const first = once(['-f', file])
+    const objects = ['-o', 'jsonpath={.objects}']
+    const first = once(['-f', file, ...objects])
     expect(first.code).toBe(1)
-    const second = cli(['reconcile-once', '-f', '-', ...NOW, '--exit-code'], {input: first.stdout})
+    const second = cli(['reconcile-once', '-f', '-', ...NOW, '--exit-code', ...objects], {
+      input: first.stdout,
+    })
     expect(second.stderr).toBe('')
     expect(second.code).toBe(0)
-    expect(parse(second.stdout)).toMatchObject(parse(first.stdout))
+    expect(JSON.parse(second.stdout)).toMatchObject(JSON.parse(first.stdout))
     expect(cli(['dry-run', 'sync', '-f', '-', ...NOW, '--exit-code'], {input: first.stdout}).code).toBe(0)
   })
 
@@ -77,7 +80,7 @@ describe('reconcile-once --exit-code on files', () => {
     expect(r.stderr).toMatch(INCOMPLETE)
     expect(r.stderr).toContain('Get a complete snapshot: kubectl get deploy,rs,pods,events -n demo -o yaml')
     expect(r.code).toBe(2)
-    expect(r.stdout).toContain('replicaset.apps/api-')
+    expect(r.stdout).toBe('deployment.apps/api\n')
     const plain = once(['-f', file, '-n', 'demo', '-o', 'name'], false)
     expect(plain.stderr).toMatch(INCOMPLETE)
     expect(plain.code).toBe(0)
@@ -110,7 +113,7 @@ describe('reconcile-once --exit-code on files', () => {
   it('a named Deployment in another namespace: 2 with the hint (1 without), nothing printed', () => {
     const r = once(['api', '-f', STUCK, '-n', 'default'])
     expect(r.stderr).toBe(
-      'error: deployments.apps "api" not found in namespace "default": the files hold deployment api in namespace demo: use -n demo\n',
+      'error: deployments.apps "api" not found\nThe files hold deployment api in namespace demo: use -n demo.\n',
     )
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
@@ -181,7 +184,7 @@ describe('reconcile-once --exit-code on a cluster', SLOW, () => {
     expect(plain.code).toBe(0)
     const named = await run(steady, ['web', '--exit-code'])
     expect(named.stderr).toBe(
-      'error: deployments.apps "web" not found in namespace "default": the cluster has deployment web in namespace demo: use -n demo\n',
+      'Error from server (NotFound): deployments.apps "web" not found\nThe cluster has deployment web in namespace demo: use -n demo.\n',
     )
     expect(named.code).toBe(2)
   })

@@ -2,13 +2,13 @@
 // after 1s), the built CLI runs beside it as the Deployment controller (`run`), the real kubectl
 // applies a directory of manifests, and the gate waits for what the directory defines.
 
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
-import {cliAsync, kubectlAsync, RunProcess} from './helpers.js'
+import {BIN, cliAsync, kubectlAsync, ROOT, RunProcess} from './helpers.js'
 
 const HAS_KUBECTL = spawnSync('kubectl', ['version', '--client'], {stdio: 'ignore'}).status === 0
 
@@ -208,6 +208,47 @@ describe.skipIf(!HAS_KUBECTL)('rollout watch as a CI gate', () => {
     expect(fixed.stdout).not.toContain('::error')
   }, 240_000)
 
+  it('on a terminal: one live table, honest at 40 columns, without colour under NO_COLOR', async () => {
+    // The three Deployments of the first test, all done by now.
+    const run = (extra: NodeJS.ProcessEnv) => {
+      const command = `stty cols 40 rows 20; '${process.execPath}' '${BIN}' rollout watch web api cart -n shop --timeout 1m`
+      const e: NodeJS.ProcessEnv = {
+        ...process.env,
+        ...env,
+        TERM: 'xterm-256color',
+        NODE_ENV: 'production',
+        ...extra,
+      }
+      delete e.CI
+      delete e.CONTINUOUS_INTEGRATION
+      return new Promise<{code: number | null; stdout: string}>((resolvePromise) => {
+        const child = spawn('script', ['-qec', command, '/dev/null'], {cwd: ROOT, env: e})
+        let stdout = ''
+        child.stdout.setEncoding('utf8').on('data', (c: string) => {
+          stdout += c
+        })
+        child.on('close', (code) => resolvePromise({code, stdout}))
+      })
+    }
+    const plain = await run({NO_COLOR: '1'})
+    expect(plain.code).toBe(0)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: SGR sequences are what is looked for
+    const SGR = /\u001b\[[0-9;]*m/
+    expect(plain.stdout).not.toMatch(SGR)
+    // ink drew the table (its cursor moves); every line of it fits 40 columns.
+    expect(plain.stdout).toContain('\u001b[2K')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: dropping the cursor moves to read the text
+    const text = plain.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split(/\r?\n|\r/)
+    const table = text.filter((l) => /^[✔✖↻…] /.test(l))
+    expect(table.length).toBeGreaterThanOrEqual(3)
+    expect(table.every((l) => [...l].length <= 40)).toBe(true)
+    expect(text).toContainEqual(expect.stringMatching(/^3\/3 done · /))
+    expect(text).toContainEqual(expect.stringMatching(/^✔ cart +2\/2 +2 +RolloutComplete$/))
+    expect(plain.stdout).toContain('rollout gate passed: 3 of 3 Deployments rolled out.')
+    const colored = await run({NO_COLOR: '', FORCE_COLOR: ''})
+    expect(colored.stdout).toMatch(SGR)
+  }, 60_000)
+
   it('fails a crash-looping Deployment with CrashLoopBackOff and the last lines of its previous container', async () => {
     const file = join(dir, 'worker.yaml')
     writeFileSync(
@@ -231,11 +272,17 @@ spec:
       /^deployment crash\/worker failed: CrashLoopBackOff \(verdict Stalled\/CrashLoopBackOff\)$/m,
     )
     expect(gate.stdout).toMatch(
-      /2 new pods keep crashing \(container app: [2-9] restarts, last exit code 3\)/,
+      /new pods? keeps? crashing \(container app: [2-9] restarts, last exit code 3\)/,
     )
     // --log-lines 2: the last two lines of the previous instance.
     expect(gate.stdout).toContain(
       '  log of container app (previous instance, last 2 lines):\n    | retrying in 1s\n    | fatal: password authentication failed\n',
+    )
+    // The one-Deployment watch fails fast on the same dead end (its view unchanged otherwise).
+    const one = await cliAsync(['rollout', 'watch', 'worker', '-n', 'crash', '--line-mode'], {env})
+    expect(one.code).toBe(1)
+    expect(one.stderr).toMatch(
+      /^error: deployment "worker" failed: CrashLoopBackOff: The rollout to revision 1 cannot finish: \d new pods? keeps? crashing/m,
     )
     // One group for the same back-off of both pods.
     expect(gate.stdout).toMatch(
@@ -266,6 +313,14 @@ spec:
     const both = await cliAsync(['rollout', 'watch', '-f', dir, '--live', '--simulate'], {env})
     expect(both.code).toBe(2)
     expect(both.stderr).toBe('error: --live and --simulate cannot be used together\n')
+    // Input the gate cannot read is 2 as well: 1 says a Deployment failed.
+    const missing = await cliAsync(['rollout', 'watch', '-f', join(dir, 'no-such-dir')], {env})
+    expect(missing.stderr).toBe(`error: the path "${join(dir, 'no-such-dir')}" does not exist\n`)
+    expect(missing.code).toBe(2)
+    const unreachable = await cliAsync(['rollout', 'watch', 'web', 'api', '--server', 'http://127.0.0.1:9'], {
+      env,
+    })
+    expect(unreachable.code).toBe(2)
     const yaml = await cliAsync(['rollout', 'watch', '-l', 'app=web', '-n', 'shop', '-o', 'yaml'], {env})
     expect(yaml.code).toBe(2)
     expect(yaml.stderr).toMatch(/^error: -o yaml is for one Deployment/)

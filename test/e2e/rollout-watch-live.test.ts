@@ -4,7 +4,7 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
-import {BIN, ROOT, type RunResult} from './helpers.js'
+import {BIN, cli, ROOT, type RunResult} from './helpers.js'
 
 const PODS = resolveResource('pods')
 const NAME = 'web'
@@ -278,6 +278,33 @@ describe('rollout watch (live)', () => {
       'Waiting for deployment "web" rollout to finish: 0 out of 2 new replicas have been updated...',
     )
     expect(lines.at(-1)).toMatch(/ deployment "web" successfully rolled out$/)
+    // The same kinds of lines as the simulated watch (issue 25 item 6): the scalings the controller
+    // made, read from the ReplicaSets, and the summary before the last line.
+    expect(lines).toContainEqual(
+      expect.stringMatching(/\] Scaled up replica set web-7f6e5d4c3b from 0 to 1$/),
+    )
+    expect(lines).toContainEqual(
+      expect.stringMatching(/\] Scaled down replica set web-5d8f7c9b6a from [12] to 0$/),
+    )
+    expect(lines.at(-2)).toMatch(
+      /\] summary: took [\dhms.]+, at most [34] pods, at least \d+ available, progress deadline not exceeded$/,
+    )
+    const kind = (line: string) =>
+      /\] (Waiting|Scaled|summary|deployment "web" successfully|pod\/|warning)/.exec(line)?.[1] ?? line
+    const simulated = cli([
+      'rollout',
+      'watch',
+      'web',
+      '-f',
+      'examples/rolling-update.yaml',
+      '-n',
+      'demo',
+      '--now',
+      '2026-11-29T10:00:10Z',
+      '--line-mode',
+    ])
+    const simulatedKinds = new Set(simulated.stdout.trim().split('\n').map(kind))
+    expect(new Set(lines.map(kind).filter((k) => k !== 'pod/'))).toEqual(simulatedKinds)
     // The latest Warning events of the Deployment's objects, once each.
     expect(
       lines.filter((l) =>
@@ -413,7 +440,13 @@ describe('rollout watch (live)', () => {
       outcome: 'complete',
       message: 'deployment "web" successfully rolled out',
       complete: true,
+      // What the simulated Summary reports, from the changes seen.
+      peakPods: expect.any(Number),
+      minAvailable: expect.any(Number),
+      deadlineExceeded: false,
+      duration: expect.any(Number),
     })
+    expect((objects.at(-1) as {peakPods: number}).peakPods).toBeGreaterThanOrEqual(3)
   })
 
   it('exits 130 on SIGINT, and 0 at once on a paused Deployment with --paused-ok', async () => {

@@ -174,7 +174,7 @@ describe('rollout watch errors', () => {
     expect(r.code).toBe(1)
     // The files hold it in demo: the error says so (issue 19, namespace mistakes).
     expect(r.stderr).toBe(
-      'error: deployments.apps "web" not found in namespace "default": the files hold deployment web in namespace demo: use -n demo\n',
+      'error: deployments.apps "web" not found\nThe files hold deployment web in namespace demo: use -n demo.\n',
     )
     // Without files it watches the cluster: with no kubeconfig it says so.
     const live = cli(['rollout', 'watch', 'web'], {env: {KUBECONFIG: '', HOME: '/nonexistent'}})

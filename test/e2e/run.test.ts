@@ -2,6 +2,9 @@
 // whose simulated cluster (a ReplicaSet controller, a scheduler and a kubelet on src/sim's models)
 // moves the pods.
 
+import {execFile} from 'node:child_process'
+import type {AddressInfo} from 'node:net'
+import {createServer} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Deployment, Pod, ReplicaSet} from '../../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
@@ -481,6 +484,44 @@ describe('run --once-synced', () => {
     expect(replicaSetsOf(server, 'apps')).toHaveLength(1)
   }, 40_000)
 
+  it('bind addresses: a bad one is a usage error before any request, a listen failure exit 1, both in our words (issue 28)', async () => {
+    server = await startApiServer({})
+    const bad = await new RunProcess(
+      ['--once-synced', '--metrics-bind-address', '999.1.1.1:8080'],
+      kubeEnv(server),
+    ).exited
+    expect(bad.stderr).toBe(
+      'error: invalid --metrics-bind-address "999.1.1.1:8080": 999.1.1.1 is not an IPv4 address (four numbers from 0 to 255)\n',
+    )
+    expect(bad.code).toBe(2)
+    expect(server.requests).toHaveLength(0)
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (taken.address() as AddressInfo).port
+      const [absent, inUse] = await Promise.all([
+        new RunProcess(['--once-synced', '--metrics-bind-address', '10.255.255.1:8080'], kubeEnv(server))
+          .exited,
+        new RunProcess(['--once-synced', '--health-probe-bind-address', `127.0.0.1:${port}`], kubeEnv(server))
+          .exited,
+      ])
+      expect(absent.stderr).toMatch(
+        /^error: cannot listen on 10\.255\.255\.1:8080 \(--metrics-bind-address\): the address is not one of this machine's$/m,
+      )
+      expect(absent.code).toBe(1)
+      expect(inUse.stderr).toMatch(
+        new RegExp(
+          `^error: cannot listen on 127\\.0\\.0\\.1:${port} \\(--health-probe-bind-address\\): the address is already in use$`,
+          'm',
+        ),
+      )
+      expect(inUse.code).toBe(1)
+      for (const r of [absent, inUse]) expect(r.stderr).not.toMatch(/EADDR|listen E|\n\s+at /)
+    } finally {
+      taken.close()
+    }
+  }, 40_000)
+
   it('exits 1 naming the Deployment whose sync kept failing', async () => {
     server = await startApiServer({})
     await createNamespace(server, 'apps')
@@ -491,4 +532,119 @@ describe('run --once-synced', () => {
     expect(r.stderr).toMatch(/sync of deployment apps\/a failed: .*forbidden/)
     expect(r.stderr).toContain('once-synced: 1 deployment synced, 1 failed')
   }, 40_000)
+})
+
+describe('run --metrics-secure (the default): /metrics over HTTPS behind TokenReview and SubjectAccessReview (issue 28)', () => {
+  let server: ApiServer
+  let run: RunProcess
+
+  afterAll(async () => {
+    await run?.stop('SIGTERM')
+    await server?.close()
+  }, 30_000)
+
+  /** curl as a scraper would call it: -k (the certificate is self-signed), the status and the body. */
+  function curl(url: string, token?: string): Promise<{code: string; body: string}> {
+    const args = [
+      '-sk',
+      '-o',
+      '-',
+      '-w',
+      '\n%{http_code}',
+      ...(token ? ['-H', `Authorization: Bearer ${token}`] : []),
+      url,
+    ]
+    return new Promise((resolve) => {
+      execFile('curl', args, {timeout: 20_000}, (_err, stdout) => {
+        const at = stdout.lastIndexOf('\n')
+        resolve({body: stdout.slice(0, Math.max(0, at)), code: stdout.slice(at + 1)})
+      })
+    })
+  }
+
+  it('401 without a token, 403 for a token lacking get on /metrics, 200 with it; the probes stay plain HTTP', async () => {
+    const scraper = 'system:serviceaccount:monitoring:prometheus'
+    server = await startApiServer({
+      reviews: {
+        tokens: {
+          'scraper-token': {username: scraper, groups: ['system:serviceaccounts']},
+          'nobody-token': {username: 'nobody', groups: ['system:authenticated']},
+        },
+        nonResource: [{user: scraper, paths: ['/metrics'], verbs: ['get']}],
+      },
+    })
+    run = new RunProcess(
+      [
+        '-A',
+        '--metrics-bind-address=127.0.0.1:0',
+        '--health-probe-bind-address=127.0.0.1:0',
+        '--log-format=json',
+      ],
+      kubeEnv(server),
+    )
+    await run.started()
+    const logged = (msg: string) =>
+      run.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === msg)
+    const metrics = logged('Serving metrics')
+    expect(metrics).toMatchObject({secure: true, certificate: 'self-signed'})
+    const probes = String(logged('Serving health probes')?.address)
+    const url = `https://${String(metrics?.address)}/metrics`
+
+    expect(await curl(url)).toEqual({code: '401', body: 'Unauthorized\n'})
+    expect(await curl(url, 'not-a-known-token')).toEqual({code: '401', body: 'Unauthorized\n'})
+    expect(await curl(url, 'nobody-token')).toEqual({
+      code: '403',
+      body: 'Authorization denied for user nobody\n',
+    })
+    const ok = await curl(url, 'scraper-token')
+    expect(ok.code).toBe('200')
+    expect(ok.body).toMatch(/^workqueue_adds_total\{name="deployment"\} \d+$/m)
+    // The answers are cached as controller-runtime's filter caches them: one review of each kind.
+    await curl(url, 'scraper-token')
+    const reviews = (path: string) =>
+      server.requests.filter(
+        (q) => q.path === path && (q.body as {spec?: {token?: string; user?: string}})?.spec,
+      )
+    expect(
+      reviews('/apis/authentication.k8s.io/v1/tokenreviews').filter(
+        (q) => (q.body as {spec: {token?: string}}).spec.token === 'scraper-token',
+      ),
+    ).toHaveLength(1)
+    const sar = reviews('/apis/authorization.k8s.io/v1/subjectaccessreviews').filter(
+      (q) => (q.body as {spec: {user?: string}}).spec.user === scraper,
+    )
+    expect(sar).toHaveLength(1)
+    expect((sar[0]?.body as {spec?: unknown} | undefined)?.spec).toEqual({
+      user: scraper,
+      groups: ['system:serviceaccounts'],
+      nonResourceAttributes: {path: '/metrics', verb: 'get'},
+    })
+    // Plain HTTP gets no metrics; the probes are plain HTTP for the kubelet.
+    expect((await curl(`http://${String(metrics?.address)}/metrics`)).code).not.toBe('200')
+    expect(await curl(`http://${probes}/healthz`)).toEqual({code: '200', body: 'ok'})
+  }, 60_000)
+
+  it('--metrics-secure with one address for metrics and probes, or --metrics-cert-path without it: usage errors', async () => {
+    const same = await new RunProcess(
+      [
+        '--once-synced',
+        '--metrics-bind-address=127.0.0.1:18080',
+        '--health-probe-bind-address=127.0.0.1:18080',
+      ],
+      {KUBECONFIG: '/nonexistent'},
+    ).exited
+    expect(same.stderr).toMatch(
+      /^error: --metrics-bind-address and --health-probe-bind-address name one address, but \/metrics is served over HTTPS/,
+    )
+    expect(same.code).toBe(2)
+    const cert = await new RunProcess(['--metrics-secure=false', '--metrics-cert-path=/tmp'], {
+      KUBECONFIG: '/nonexistent',
+    }).exited
+    expect(cert.stderr).toBe('error: --metrics-cert-path needs --metrics-secure (the default)\n')
+    expect(cert.code).toBe(2)
+  }, 30_000)
 })

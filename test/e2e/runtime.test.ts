@@ -58,7 +58,7 @@ describe('runtime', () => {
     expect(r.status).toBe(1)
     expect(r.stdout).toBe('')
     expect(r.stderr).toMatch(
-      new RegExp(`^error: kubectl-deployctl needs Node.js ${minimum} or newer, this is v[\\d.]+\\n$`),
+      new RegExp(`^error: kubectl deployctl needs Node.js ${minimum} or newer, this is v[\\d.]+\\n$`),
     )
   })
 })

@@ -170,7 +170,7 @@ describe.concurrent.each(['token', 'cert', 'basic', 'exec'])('user %s', SLOW, (u
   it('connection refused, with DEBUG=1 and -v 9 (a stack trace may print; no secret in it)', async () => {
     const r = await run(['dry-run', 'sync', '--context', `${user}-refused`, '-v', '9'], {DEBUG: '1'})
     expectNoSecret(r)
-    expect(r.stderr).toMatch(/^error: The connection to the server 127\.0\.0\.1:\d+ was refused/m)
+    expect(r.stderr).toMatch(/^The connection to the server 127\.0\.0\.1:\d+ was refused/m)
     expect(r.code).toBe(1)
   })
 })
@@ -197,7 +197,9 @@ describe.concurrent('the token user, more faults and a write', SLOW, () => {
     expectNoSecret(r)
     // Both lists, three retries each.
     expect(r.stderr.match(/^I retrying GET /gm)).toHaveLength(6)
-    expect(r.stderr).toMatch(/^error: Internal error occurred: injected fault$/m)
+    expect(r.stderr).toMatch(
+      /^Error from server \(InternalError\): Internal error occurred: injected fault$/m,
+    )
     expect(r.code).toBe(1)
   })
 

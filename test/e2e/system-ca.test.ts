@@ -61,7 +61,7 @@ describe('a kubeconfig cluster without a certificate authority', () => {
   it('refuses a server whose CA the system store does not hold', async () => {
     const r = await sync('other-ca.pem')
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^error: .*certificate/i)
+    expect(r.stderr).toMatch(/^Unable to connect to the server: .*certificate/i)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
 })

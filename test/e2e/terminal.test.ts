@@ -163,7 +163,7 @@ describe.concurrent('a cluster', SLOW, () => {
     const r = await cli(['dry-run', 'sync', '-n', 't-error'], env)
     expect(r.code).toBe(1)
     expect(r.stderr).toBe(
-      'error: replicasets.apps is forbidden: User "bob\\x1b]52;c;eA==\\x07\\nerror: forged" cannot list resource "replicasets" in API group "apps" in the namespace "t-error"\n',
+      'Error from server (Forbidden): replicasets.apps is forbidden: User "bob\\x1b]52;c;eA==\\x07\\nerror: forged" cannot list resource "replicasets" in API group "apps" in the namespace "t-error"\n',
     )
   })
 

@@ -797,6 +797,8 @@ export class DeploymentTester {
             'json',
             '--timeout',
             '500ms',
+            // kubectl rollout status waits for the progress deadline; so must the watch it is held to.
+            '--fail-fast=false',
           ]),
         ])
         const after = await this.get()

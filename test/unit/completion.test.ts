@@ -49,6 +49,7 @@ describe('completion (cobra protocol)', () => {
       'reconcile-once',
       'rollout',
       'run',
+      'version',
     ])
     expect(r.candidates.find((c) => c.value === 'dry-run')?.description).toBe(topics['dry-run'].description)
     expect(r.directive).toBe(Directive.NoFileComp)

@@ -290,3 +290,41 @@ describe('the chart (issue 28)', () => {
     expect(lines[CHART_ROWS]).toMatch(/^ 107374183 \|o+#+$/)
   })
 })
+
+describe('an autoscaler over the rollout (issue 27 item 5)', () => {
+  const hpa = (current: number) => ({
+    metadata: {name: 'web', namespace: 'demo'},
+    spec: {
+      scaleTargetRef: {apiVersion: 'apps/v1', kind: 'Deployment', name: 'web'},
+      minReplicas: 2,
+      maxReplicas: 20,
+      metrics: [
+        {type: 'Resource', resource: {name: 'cpu', target: {type: 'Utilization', averageUtilization: 80}}},
+      ],
+    },
+    status: {
+      currentReplicas: 3,
+      desiredReplicas: 3,
+      currentMetrics: [{type: 'Resource', resource: {name: 'cpu', current: {averageUtilization: current}}}],
+    },
+  })
+  const newImage = (d: Deployment) => {
+    ;(d.spec.template.spec?.containers?.[0] as {image: string}).image = 'nginx:1.28'
+  }
+
+  it('above its target, it counts the surge pod too and asks for more: AutoscalerAmplifies', async () => {
+    const item = await planOf(await steady(), newImage, undefined, {autoscalers: [hpa(90)]})
+    expect(item.peakPods).toBe(4)
+    expect(item.autoscalers).toMatchObject([{name: 'web', now: 4, peak: {pods: 4, replicas: 5}}])
+    expect(item.risks.map((r) => r.code)).toContain('AutoscalerAmplifies')
+    expect(item.risks.find((r) => r.code === 'AutoscalerAmplifies')?.message).toContain(
+      '4 pods at 90% cpu of a 80% target, it would ask for 5 replicas (4 without the surge)',
+    )
+  })
+
+  it('with room to spare it does not', async () => {
+    const item = await planOf(await steady(), newImage, undefined, {autoscalers: [hpa(40)]})
+    expect(item.autoscalers).toMatchObject([{name: 'web', now: 2}])
+    expect(item.risks.map((r) => r.code)).not.toContain('AutoscalerAmplifies')
+  })
+})

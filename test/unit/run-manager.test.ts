@@ -369,5 +369,18 @@ describe('flags', () => {
     expect(parseBindAddress('127.0.0.1:0', 'x')).toEqual({host: '127.0.0.1', port: 0})
     expect(parseBindAddress('[::1]:9090', 'x')).toEqual({host: '::1', port: 9090})
     expect(parseBindAddress('0', 'x')).toBeUndefined()
+    expect(parseBindAddress('localhost:8080', 'x')).toEqual({host: 'localhost', port: 8080})
+  })
+
+  it.each([
+    ['999.1.1.1:8080', '999.1.1.1 is not an IPv4 address'],
+    ['1.2.3:8080', '1.2.3 is not an IPv4 address'],
+    ['[fe80::zz]:8080', 'fe80::zz is not an IPv6 address'],
+    ['bad_host:8080', '"bad_host" is neither an IP address nor a host name'],
+    ['-x:8080', '"-x" is neither an IP address nor a host name'],
+  ])('bind address %s is a usage error: %s (issue 28)', (text, message) => {
+    expect(() => parseBindAddress(text, '--metrics-bind-address')).toThrow(
+      `invalid --metrics-bind-address "${text}": ${message}`,
+    )
   })
 })

@@ -6,7 +6,9 @@
 
 import {describe, expect, it} from 'vitest'
 import type {Deployment, DeploymentCondition} from '../../src/controller/api/types.js'
+import {toolsSummary} from '../../src/render/gate/text.js'
 import {argoHealthOf} from '../../src/status/argocd.js'
+import type {GateRow} from '../../src/status/gate.js'
 import {kstatusOf} from '../../src/status/kstatus.js'
 import {toolVerdicts} from '../../src/status/tools.js'
 
@@ -370,6 +372,42 @@ describe('toolVerdicts: the three side by side', () => {
     ])
     expect(t.disagreement).toBe(
       'kubectl rollout status, which reads only the counts and the deadline condition, says done; Argo CD says Progressing (Pending deletion), as it does for any object being deleted; kstatus says Terminating, as it does for any object with a deletionTimestamp.',
+    )
+  })
+})
+
+describe("the gate's summary: the three tools", () => {
+  const row = (d: Deployment | undefined): GateRow => ({
+    deployment: {namespace: 'demo', name: d?.metadata.name ?? 'missing'},
+    verdict: {code: 'Complete', reason: 'RolloutComplete', message: ''},
+    phase: 'Done',
+    reason: 'RolloutComplete',
+    message: '',
+    rolloutStatus: '',
+    replicas: {desired: 3, updated: 3, ready: 3, available: 3},
+    ...(d ? {tools: toolVerdicts(d)} : {}),
+  })
+
+  it('one line when they agree on each Deployment; a Deployment not found yet is not counted', () => {
+    expect(toolsSummary([row(dep()), row(dep({metadata: {name: 'api'}})), row(undefined)])).toEqual([
+      'kubectl rollout status, kstatus and Argo CD agree on each of the 2 Deployments.',
+    ])
+    expect(toolsSummary([row(dep())])).toEqual([
+      'kubectl rollout status, kstatus and Argo CD agree on the Deployment.',
+    ])
+    expect(toolsSummary([row(undefined)])).toEqual([])
+  })
+
+  it('a line per Deployment where they part: the three answers and why', () => {
+    const paused = dep({
+      metadata: {name: 'worker'},
+      spec: {paused: true},
+      status: {conditions: [progressing('Unknown', 'DeploymentPaused'), availableCond('True')]},
+    })
+    const lines = toolsSummary([row(dep()), row(paused)])
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      /^deployment demo\/worker: kubectl Done, kstatus InProgress, Argo CD Suspended: kubectl rollout status, which reads only the counts/,
     )
   })
 })

@@ -31,6 +31,78 @@ function errorsOf(d: Obj): string[] {
   return validateDeployment(o).map(fieldErrorText)
 }
 
+describe('pod template validation an API server does (issue 29, item 5)', () => {
+  const container = (extra: Obj) => ({containers: [{name: 'app', image: 'nginx:1.27', ...extra}]})
+
+  it('a volumeMount naming no volume of the pod: Not found (ValidateVolumeMounts)', () => {
+    expect(errorsOf(deployment({}, container({volumeMounts: [{name: 'data', mountPath: '/data'}]})))).toEqual(
+      ['spec.template.spec.containers[0].volumeMounts[0].name: Not found: "data"'],
+    )
+    const ok = deployment(
+      {},
+      {
+        ...container({volumeMounts: [{name: 'data', mountPath: '/data'}]}),
+        volumes: [{name: 'data', emptyDir: {}}],
+      },
+    )
+    expect(errorsOf(ok)).toEqual([])
+  })
+
+  it('mounts: mountPath required and unique; volumes: names required, DNS-1123 labels, not repeated', () => {
+    const d = deployment(
+      {},
+      {
+        ...container({
+          volumeMounts: [{name: 'a', mountPath: '/x'}, {name: 'a', mountPath: '/x'}, {name: 'a'}],
+        }),
+        volumes: [
+          {name: 'a', emptyDir: {}},
+          {name: 'a', emptyDir: {}},
+          {name: 'B_', emptyDir: {}},
+        ],
+      },
+    )
+    expect(errorsOf(d)).toEqual([
+      'spec.template.spec.volumes[1].name: Duplicate value: "a"',
+      expect.stringMatching(
+        /^spec\.template\.spec\.volumes\[2\]\.name: Invalid value: "B_": a lowercase RFC 1123 label must consist of/,
+      ),
+      'spec.template.spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/x": must be unique',
+      'spec.template.spec.containers[0].volumeMounts[2].mountPath: Required value',
+    ])
+  })
+
+  it('a request above its limit: Invalid, with both canonical quantities (ValidateResourceRequirements)', () => {
+    const d = deployment(
+      {},
+      container({resources: {requests: {cpu: '1500m', memory: '1Gi'}, limits: {cpu: 1, memory: '1024Mi'}}}),
+    )
+    expect(errorsOf(d)).toEqual([
+      'spec.template.spec.containers[0].resources.requests: Invalid value: "1500m": must be less than or equal to cpu limit of 1',
+    ])
+    // Equal by value in other forms, and a request without a limit: fine.
+    const ok = deployment(
+      {},
+      container({resources: {requests: {cpu: '1000m', memory: '2Gi'}, limits: {cpu: '1'}}}),
+    )
+    expect(errorsOf(ok)).toEqual([])
+  })
+
+  it('answers the same when quantities recur: malformed ones, and more distinct ones than are kept decoded', () => {
+    const over = (request: unknown, limit: unknown) =>
+      errorsOf(deployment({}, container({resources: {requests: {cpu: request}, limits: {cpu: limit}}})))
+    const message =
+      'spec.template.spec.containers[0].resources.requests: Invalid value: "1500m": must be less than or equal to cpu limit of 1'
+    for (let round = 0; round < 2; round++) {
+      expect(over('1500m', 1)).toEqual([message])
+      expect(over('1500m', '2')).toEqual([])
+      expect(over('x', '1')).toEqual([]) // refused where the template is decoded, not here
+    }
+    for (let i = 0; i < 1100; i++) expect(over(`${i + 2}`, `${i + 1}`)).toHaveLength(1)
+    expect(over('1500m', 1)).toEqual([message])
+  })
+})
+
 describe('validation messages', () => {
   it('prints composite bad values as Go’s encoding/json does: map keys sorted, struct fields in order', () => {
     const d = deployment({selector: {matchLabels: {tier: 'x', app: 'web'}}})

@@ -98,7 +98,23 @@ interface RawNamed {
  * DirectClientConfig.Namespace.
  */
 export function contextNamespace(flags: {kubeconfig?: string; context?: string}): string | undefined {
-  const files = kubeconfigPrecedence(flags.kubeconfig).filter((f) => existsSync(f))
+  const merged = mergedRaw(flags.kubeconfig)
+  if (!merged) return undefined
+  const name = flags.context || merged.currentContext
+  const ns = merged.contexts.find((c) => c.name === name)?.context?.namespace
+  return typeof ns === 'string' && ns !== '' ? ns : undefined
+}
+
+/** The names of the merged kubeconfig's contexts, in file order (`--all-contexts`); none without a kubeconfig. */
+export function contextNames(kubeconfig: string | undefined): string[] {
+  return mergedRaw(kubeconfig)?.contexts.map((c) => c.name) ?? []
+}
+
+/** The kubeconfig files merged, read as plain YAML; undefined when none exists. */
+function mergedRaw(
+  kubeconfig: string | undefined,
+): KubeconfigEntries<RawNamed, RawNamed, RawNamed> | undefined {
+  const files = kubeconfigPrecedence(kubeconfig).filter((f) => existsSync(f))
   if (files.length === 0) return undefined
   const named = (list: unknown): RawNamed[] =>
     Array.isArray(list) ? list.filter((e): e is RawNamed => typeof e?.name === 'string' && e.name !== '') : []
@@ -113,10 +129,7 @@ export function contextNamespace(flags: {kubeconfig?: string; context?: string})
       currentContext: typeof current === 'string' ? current : undefined,
     }
   })
-  const merged = mergeKubeconfigs(configs)
-  const name = flags.context || merged.currentContext
-  const ns = merged.contexts.find((c) => c.name === name)?.context?.namespace
-  return typeof ns === 'string' && ns !== '' ? ns : undefined
+  return mergeKubeconfigs(configs)
 }
 
 function errnoText(err: unknown): string {

@@ -94,12 +94,22 @@ export function connectionFlagsOf(flags: ConnectionFlags): ConnectionFlags {
   return out as ConnectionFlags
 }
 
+/** The flags that carry credentials, which no request over plain http sends. */
+const CREDENTIAL_FLAGS = ['token', 'username', 'password', 'client-certificate', 'client-key'] as const
+
 /** Whether a flag names where the cluster is or who the user is (then no in-cluster fallback). */
 function namesACluster(flags: ConnectionFlags): boolean {
   return !!(flags.context || flags.cluster || flags.user || flags.server)
 }
 
-export async function connect(flags: ConnectionFlags): Promise<Connection> {
+/**
+ * The connection the flags and kubeconfigs select. `warn` hears, once, what the connection leaves
+ * out that the user asked for (credentials given by flag are not sent over plain http).
+ */
+export async function connect(
+  flags: ConnectionFlags,
+  warn: (line: string) => void = () => {},
+): Promise<Connection> {
   const {KubeConfig} = await import('./kube.js')
   const kc = new KubeConfig()
   const files = kubeconfigPrecedence(flags.kubeconfig)
@@ -129,6 +139,13 @@ export async function connect(flags: ConnectionFlags): Promise<Connection> {
   })
   applyOverrides(kc, flags)
   const cluster = kc.getCurrentCluster()!
+  const withheld = CREDENTIAL_FLAGS.filter((f) => flags[f])
+  if (cluster.server.startsWith('http:') && withheld.length > 0) {
+    // kubectl withholds them silently, and the user sees only the server's "Unauthorized".
+    warn(
+      `Warning: ${withheld.map((f) => `--${f}`).join(', ')} ${withheld.length === 1 ? 'was' : 'were'} not sent: the server ${cluster.server} is plain HTTP, and credentials go only over HTTPS (as kubectl does)`,
+    )
+  }
   // client-node refuses plain http unless TLS verification is off; kubectl accepts it (kubectl
   // proxy serves http), and TLS settings mean nothing there.
   const skip = cluster.skipTLSVerify || cluster.server.startsWith('http:')

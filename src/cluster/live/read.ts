@@ -14,6 +14,7 @@ export type ListedResource =
   | 'events'
   | 'horizontalpodautoscalers'
   | 'resourcequotas'
+  | 'nodes'
 
 const GROUP_PATH: Record<ListedResource, {prefix: string; apiVersion: string; kind: string}> = {
   deployments: {prefix: '/apis/apps/v1', apiVersion: 'apps/v1', kind: 'Deployment'},
@@ -26,6 +27,7 @@ const GROUP_PATH: Record<ListedResource, {prefix: string; apiVersion: string; ki
     kind: 'HorizontalPodAutoscaler',
   },
   resourcequotas: {prefix: '/api/v1', apiVersion: 'v1', kind: 'ResourceQuota'},
+  nodes: {prefix: '/api/v1', apiVersion: 'v1', kind: 'Node'},
 }
 
 export function collectionPath(resource: ListedResource, namespace: string | undefined): string {
@@ -195,6 +197,7 @@ const GROUP: Record<ListedResource, string> = {
   events: '',
   horizontalpodautoscalers: '.autoscaling',
   resourcequotas: '',
+  nodes: '',
 }
 
 /** `deployments.apps "web" in namespace "demo"`, when the item names itself; else undefined. */

@@ -6,14 +6,22 @@ import type {Deployment, KubeObject, Pod, ReplicaSet} from '../../controller/api
 import {FEATURES, featureDefault} from '../../controller/features.js'
 import {RevisionAnnotation} from '../../controller/util/deployment-util.js'
 import {parseInt64} from '../../controller/util/go.js'
-import {NEWEST_MINOR} from '../../controller/version.js'
+import {unknownTemplateKeys} from '../../controller/util/template-fields.js'
+import {type KubeMinor, NEWEST_MINOR} from '../../controller/version.js'
 import {InputError} from '../../errors.js'
 import {dropDisabledPodSpecFields} from '../validation/drop-disabled.js'
 import {validateDeployment, validatePod, validateReplicaSet} from '../validation/index.js'
 import {type ClusterObject, emptyWorld, type KubeEvent, type SourceRef, type World} from '../world.js'
 import {defaultDeployment, defaultPod, defaultReplicaSet, synthesizeIdentity} from './defaults.js'
 import type {ParsedDoc} from './doc.js'
-import {type FieldError, fieldErrorText, formatValue, type Path} from './problems.js'
+import {
+  type FieldError,
+  fieldErrorText,
+  formatPath,
+  formatValue,
+  type Path,
+  unknownField,
+} from './problems.js'
 import {decodeCheck, type KeptKind} from './schema.js'
 import {unknownFields} from './unknown-fields.js'
 
@@ -80,9 +88,11 @@ function isListKind(kind: string, apiVersion: unknown): boolean {
 }
 
 /** What explain reads besides workloads and events: autoscalers (v2, or v1's same fields) and quotas. */
-const CONTEXT_KINDS: Record<string, {apiVersions: Set<string>; list: 'autoscalers' | 'quotas'}> = {
+const CONTEXT_KINDS: Record<string, {apiVersions: Set<string>; list: 'autoscalers' | 'quotas' | 'nodes'}> = {
   HorizontalPodAutoscaler: {apiVersions: new Set(['autoscaling/v2', 'autoscaling/v1']), list: 'autoscalers'},
   ResourceQuota: {apiVersions: new Set(['v1']), list: 'quotas'},
+  // plan's surge fit: a snapshot's nodes (cluster-scoped).
+  Node: {apiVersions: new Set(['v1']), list: 'nodes'},
 }
 
 function isKept(kind: string): kind is KeptKind {
@@ -182,6 +192,23 @@ export class Collector {
    * overflows. The pass does what upstream does; the user is told.
    */
   /**
+   * The pod-spec fields the minor does not declare: strict decoding refuses them; lax decoding
+   * (--validate=ignore, or after the warning) drops them, so they are removed either way.
+   */
+  private unknownToMinor(obj: Obj, kind: string): FieldError[] {
+    const spec = isObject(obj.spec) ? obj.spec : undefined
+    const template = kind === 'Pod' ? {metadata: obj.metadata, spec} : spec?.template
+    const prefix: Path = kind === 'Pod' ? [] : ['spec', 'template']
+    const errs: FieldError[] = []
+    for (const u of unknownTemplateKeys(template, this.apiServer.minor as KubeMinor)) {
+      if (u.elems[0] !== 'spec') continue // metadata: unknownFields() has checked it
+      delete u.holder[u.key]
+      errs.push(unknownField([...prefix, ...(u.elems as Path)]))
+    }
+    return errs
+  }
+
+  /**
    * What the API server of the assumed minor clears on create because a feature gate is off
    * (validation/drop-disabled.ts): cleared here too, with a warning (the server says nothing).
    */
@@ -190,10 +217,13 @@ export class Collector {
     const template = kind === 'Pod' ? undefined : isObject(spec?.template) ? spec.template : undefined
     const podSpec = kind === 'Pod' ? spec : template?.spec
     const prefix = kind === 'Pod' ? ['spec'] : ['spec', 'template', 'spec']
+    // Where each field was written (in the source, which the drop does not change).
+    const located = (path: Path) => o.locate?.(path) || o.line
     for (const d of dropDisabledPodSpecFields(podSpec, (g) => this.apiServer.enabled(g))) {
       if (this.mode === 'ignore') continue
+      const path: Path = [...prefix, ...d.path]
       this.warn(
-        `warning: ${o.file}:${o.line}: ${label}: ${[...prefix, d.path].join('.')}: dropped, as an API server 1.${this.apiServer.minor} does while the ${d.gate} feature gate is off (--feature-gates ${d.gate}=true keeps it)`,
+        `warning: ${o.file}:${located(path)}: ${label}: ${formatPath(path)}: dropped, as an API server 1.${this.apiServer.minor} does while the ${d.gate} feature gate is off (--feature-gates ${d.gate}=true keeps it)`,
       )
     }
   }
@@ -308,7 +338,7 @@ export class Collector {
   }
 
   /** An autoscaler or quota: kept as given; only the shape of what explain reads is checked. */
-  private addContextObject(obj: Obj, o: Origin, list: 'autoscalers' | 'quotas'): void {
+  private addContextObject(obj: Obj, o: Origin, list: 'autoscalers' | 'quotas' | 'nodes'): void {
     const name = isObject(obj.metadata) && typeof obj.metadata.name === 'string' ? obj.metadata.name : ''
     const label = `${String(obj.kind)} ${name}`.trim()
     if (name === '') this.fail(o, `${label}: metadata.name: Required value`, ['metadata', 'name'])
@@ -320,7 +350,7 @@ export class Collector {
       }
     }
     const metadata = obj.metadata as Obj
-    if (metadata.namespace === undefined || metadata.namespace === '')
+    if (list !== 'nodes' && (metadata.namespace === undefined || metadata.namespace === ''))
       metadata.namespace = this.defaultNamespace()
     const target = (this.world[list] ??= [])
     target.push(obj as unknown as ClusterObject)
@@ -390,6 +420,7 @@ export class Collector {
 
     // Strict decoding comes before defaulting and validation on the server too.
     const errs: FieldError[] = this.mode === 'ignore' ? [] : unknownFields(obj, kind)
+    if (this.apiServer.knownFieldsOnly) errs.push(...this.unknownToMinor(obj, kind))
     if (kind === 'Deployment') defaultDeployment(obj)
     else if (kind === 'ReplicaSet') defaultReplicaSet(obj)
     else defaultPod(obj)
@@ -433,11 +464,17 @@ export interface ApiServerGates {
   /** The Kubernetes minor whose API server the input is created on. */
   minor: number
   enabled(gate: string): boolean
+  /**
+   * Pod-template fields the minor's core/v1 does not declare are unknown fields (strict decoding),
+   * as that API server refuses them: only when the minor was chosen (--kube-version), so that a
+   * snapshot of a newer cluster still loads by default.
+   */
+  knownFieldsOnly?: boolean
 }
 
 function defaultGateOn(gate: string): boolean {
   const spec = FEATURES.find((f) => f.name === gate)
-  return spec ? (featureDefault(spec, NEWEST_MINOR)?.default ?? false) : false
+  return spec ? (featureDefault(spec, NEWEST_MINOR)?.default ?? true) : true
 }
 
 const INT64_MAX = 2n ** 63n - 1n

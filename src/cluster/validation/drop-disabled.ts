@@ -8,20 +8,22 @@ type Obj = Record<string, unknown>
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : [])
 
-/** One field cleared: its path under the pod spec and the gate that is off. */
+/** One field cleared: its path under the pod spec (field names and list indexes) and the gate that is off. */
 export interface DroppedField {
-  path: string
+  path: Array<string | number>
   gate: string
 }
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const
 
-/** Every container of a pod spec with its path ("containers[0]"). */
-function containers(spec: Obj): Array<[Obj, string]> {
-  const out: Array<[Obj, string]> = []
+type At = Array<string | number>
+
+/** Every container of a pod spec with its path (["containers", 0]). */
+function containers(spec: Obj): Array<[Obj, At]> {
+  const out: Array<[Obj, At]> = []
   for (const key of CONTAINER_LISTS) {
     list(spec[key]).forEach((c, i) => {
-      out.push([c, `${key}[${i}]`])
+      out.push([c, [key, i]])
     })
   }
   return out
@@ -32,32 +34,32 @@ function containers(spec: Obj): Array<[Obj, string]> {
 export function dropDisabledPodSpecFields(spec: unknown, enabled: (gate: string) => boolean): DroppedField[] {
   if (!isObject(spec)) return []
   const dropped: DroppedField[] = []
-  const drop = (o: Obj, key: string, path: string, gate: string) => {
+  const drop = (o: Obj, key: string, path: At, gate: string) => {
     if (o[key] === undefined) return
     delete o[key]
     dropped.push({path, gate})
   }
 
   // upstream: dropDisabledPodLevelResources
-  if (!enabled('PodLevelResources')) drop(spec, 'resources', 'resources', 'PodLevelResources')
+  if (!enabled('PodLevelResources')) drop(spec, 'resources', ['resources'], 'PodLevelResources')
 
   // upstream: dropDisabledDynamicResourceAllocationFields
   if (!enabled('DynamicResourceAllocation')) {
-    drop(spec, 'resourceClaims', 'resourceClaims', 'DynamicResourceAllocation')
+    drop(spec, 'resourceClaims', ['resourceClaims'], 'DynamicResourceAllocation')
     for (const [c, at] of containers(spec)) {
       if (isObject(c.resources))
-        drop(c.resources, 'claims', `${at}.resources.claims`, 'DynamicResourceAllocation')
+        drop(c.resources, 'claims', [...at, 'resources', 'claims'], 'DynamicResourceAllocation')
     }
   }
 
-  if (!enabled('HostnameOverride')) drop(spec, 'hostnameOverride', 'hostnameOverride', 'HostnameOverride')
+  if (!enabled('HostnameOverride')) drop(spec, 'hostnameOverride', ['hostnameOverride'], 'HostnameOverride')
 
   // upstream: dropFileKeyRefInUse
   if (!enabled('EnvFiles')) {
     for (const [c, at] of containers(spec)) {
       list(c.env).forEach((e, i) => {
         if (isObject(e.valueFrom))
-          drop(e.valueFrom, 'fileKeyRef', `${at}.env[${i}].valueFrom.fileKeyRef`, 'EnvFiles')
+          drop(e.valueFrom, 'fileKeyRef', [...at, 'env', i, 'valueFrom', 'fileKeyRef'], 'EnvFiles')
       })
     }
   }
@@ -69,7 +71,7 @@ export function dropDisabledPodSpecFields(spec: unknown, enabled: (gate: string)
     spec.volumes.forEach((v, i) => {
       if (isObject(v) && v.image !== undefined && v.image !== null) {
         names.add(v.name)
-        dropped.push({path: `volumes[${i}]`, gate: 'ImageVolume'})
+        dropped.push({path: ['volumes', i], gate: 'ImageVolume'})
       } else kept.push(v)
     })
     if (names.size > 0) {
@@ -79,18 +81,46 @@ export function dropDisabledPodSpecFields(spec: unknown, enabled: (gate: string)
         const mounts = c.volumeMounts as unknown[]
         c.volumeMounts = mounts.filter((m, i) => {
           const gone = isObject(m) && names.has(m.name)
-          if (gone) dropped.push({path: `${at}.volumeMounts[${i}]`, gate: 'ImageVolume'})
+          if (gone) dropped.push({path: [...at, 'volumeMounts', i], gate: 'ImageVolume'})
           return !gone
         })
       }
     }
   }
 
+  // upstream: dropDisabledClusterTrustBundleProjection, dropDisabledPodCertificateProjection — the
+  // source entry stays, without the field.
+  for (const [gate, field] of [
+    ['ClusterTrustBundleProjection', 'clusterTrustBundle'],
+    ['PodCertificateRequest', 'podCertificate'],
+  ] as const) {
+    if (enabled(gate)) continue
+    list(spec.volumes).forEach((v, i) => {
+      if (!isObject(v.projected)) return
+      list(v.projected.sources).forEach((s, j) => {
+        drop(s, field, ['volumes', i, 'projected', 'sources', j, field], gate)
+      })
+    })
+  }
+
+  // upstream: dropContainerRestartRules — a sidecar's restartPolicy Always stays.
+  if (!enabled('ContainerRestartRules')) {
+    for (const [c, at] of containers(spec)) {
+      const init = at[0] === 'initContainers'
+      if (!init || (c.restartPolicy !== undefined && c.restartPolicy !== 'Always'))
+        drop(c, 'restartPolicy', [...at, 'restartPolicy'], 'ContainerRestartRules')
+      drop(c, 'restartPolicyRules', [...at, 'restartPolicyRules'], 'ContainerRestartRules')
+    }
+  }
+
+  // upstream: dropDisabledWorkloadRef (1.35's field; 1.36's schedulingGroup is not dropped here)
+  if (!enabled('GenericWorkload')) drop(spec, 'workloadRef', ['workloadRef'], 'GenericWorkload')
+
   // upstream: dropContainerStopSignals — a lifecycle left empty goes too.
   if (!enabled('ContainerStopSignals')) {
     for (const [c, at] of containers(spec)) {
       if (!isObject(c.lifecycle) || c.lifecycle.stopSignal === undefined) continue
-      drop(c.lifecycle, 'stopSignal', `${at}.lifecycle.stopSignal`, 'ContainerStopSignals')
+      drop(c.lifecycle, 'stopSignal', [...at, 'lifecycle', 'stopSignal'], 'ContainerStopSignals')
       if (Object.keys(c.lifecycle).length === 0) delete c.lifecycle
     }
   }

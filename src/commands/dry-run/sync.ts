@@ -1,3 +1,4 @@
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand, processIO} from '../../cli/base-command.js'
 import {DryRunSyncOptions} from '../../cli/dry-run-sync.js'
 import {deploymentArgs, exitCodeFlag, outputFlags, passFlags} from '../../cli/flags.js'
@@ -22,7 +23,7 @@ With --exit-code the exit status tells whether anything would change, as with ku
 ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on stderr).`
 
   static override usage = [
-    'dry-run sync [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--feature-gates ...] [-o FORMAT] [--no-headers] [--exit-code]',
+    'dry-run sync [NAME | deployment/NAME ...] [-f FILE...] [-n NS | -A] [-l SELECTOR] [--now T] [--kube-version 1.NN] [--feature-gates ...] [-o FORMAT] [--no-headers] [--exit-code]',
   ]
 
   static override examples = [
@@ -61,6 +62,12 @@ ReplicaSets, or for Recreate its pods: a partial snapshot, see the warning on st
     ...exitCodeFlag(
       'Exit 0 when no Deployment would change, 1 when some would, 2 or more on error, incomplete input or a namespace with no Deployments while others have some.',
     ),
+    // kubectl's --dry-run=client is what this command always is: accepted, so that the habit works.
+    'dry-run': Flags.string({
+      options: ['client'],
+      default: 'client',
+      description: "client (kubectl's spelling, the default and only strategy): nothing is sent anywhere.",
+    }),
   }
 
   async run(): Promise<void> {

@@ -6,6 +6,7 @@ import {
   deploymentArgs,
   globalFlags,
   inputFlags,
+  multiContextFlags,
   outputFlags,
 } from '../../cli/flags.js'
 import {RolloutWatchOptions} from '../../cli/rollout-watch.js'
@@ -88,6 +89,7 @@ more can happen (a paused Deployment), 130 when interrupted.`
 
   static override flags = {
     ...watchPassFlags,
+    ...multiContextFlags,
     ...timelineFlags,
     namespace: Flags.string({
       char: 'n',
@@ -210,6 +212,15 @@ more can happen (a paused Deployment), 130 when interrupted.`
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(RolloutWatch)
     const options = new RolloutWatchOptions(processIO, {stdout: process.stdout, stdin: process.stdin})
+    this.options = options
     await this.runOptions(options, flags, argv)
+  }
+
+  private options: RolloutWatchOptions | undefined
+
+  /** The gate's errors (input, usage, the cluster unreachable) exit 2: 1 says a Deployment failed. */
+  protected override async catch(err: Error): Promise<void> {
+    if (this.options?.gate) this.errorExitFloor = 2
+    return super.catch(err)
   }
 }

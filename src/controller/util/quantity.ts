@@ -310,6 +310,16 @@ export function quantityString(q: ParsedQuantity): string {
   return number + (DEC_BY_EXPONENT.get(exponent) ?? '')
 }
 
+// upstream: Quantity.Cmp — by value, whatever the form.
+/** -1, 0 or 1 as a is less than, equal to or greater than b. */
+export function compareQuantities(a: ParsedQuantity, b: ParsedQuantity): number {
+  const exact = (q: ParsedQuantity): [bigint, number] =>
+    q.dec ? [q.dec.unscaled, q.dec.scale] : [q.value, -q.scale]
+  const [au, as] = exact(a)
+  const [bu, bs] = exact(b)
+  return compareExact(au, as, bu, bs)
+}
+
 /** The Quantity kube-controller-manager holds for a quantity the API server was given as `input`. */
 export function decodedQuantity(input: string): ParsedQuantity {
   return parseQuantity(quantityString(parseQuantity(input.trim())))

@@ -11,34 +11,58 @@ const OPAQUE = new Set(['resource.Quantity', 'meta/v1.Time', 'intstr.IntOrString
 
 /** Paths (".spec.hostnameOverride", ".spec.containers[0].restartPolicyRules") of unknown keys. */
 export function unknownTemplateFields(template: unknown, minor: KubeMinor): string[] {
+  return unknownTemplateKeys(template, minor).map((u) => u.path)
+}
+
+/** An unknown key: where it is, and the object that holds it. */
+export interface UnknownKey {
+  path: string
+  /** the path as field names and list indexes, for a field error */
+  elems: Array<string | number | {key: string}>
+  holder: Record<string, unknown>
+  key: string
+}
+
+/** The unknown keys of a template, with their holders (to remove them, as lax decoding does). */
+export function unknownTemplateKeys(template: unknown, minor: KubeMinor): UnknownKey[] {
   const data = hashTypeDataFor(minor)
-  const out: string[] = []
-  walk(data, data.source.root, template, '', out)
+  const out: UnknownKey[] = []
+  walk(data, data.source.root, template, '', [], out)
   return out
 }
 
-function walk(data: HashTypeData, ref: GoTypeRef, v: unknown, path: string, out: string[]): void {
+type Elems = UnknownKey['elems']
+
+function walk(
+  data: HashTypeData,
+  ref: GoTypeRef,
+  v: unknown,
+  path: string,
+  elems: Elems,
+  out: UnknownKey[],
+): void {
   if (v === null || v === undefined || OPAQUE.has(ref)) return
   if (ref.startsWith('*')) {
-    walk(data, ref.slice(1), v, path, out)
+    walk(data, ref.slice(1), v, path, elems, out)
     return
   }
   if (ref.startsWith('[]')) {
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) walk(data, ref.slice(2), v[i], `${path}[${i}]`, out)
+      for (let i = 0; i < v.length; i++) walk(data, ref.slice(2), v[i], `${path}[${i}]`, [...elems, i], out)
     }
     return
   }
   if (ref.startsWith('map[')) {
     if (typeof v !== 'object' || Array.isArray(v)) return
     const value = mapValue(ref)
-    for (const [k, x] of Object.entries(v)) walk(data, value, x, `${path}[${JSON.stringify(k)}]`, out)
+    for (const [k, x] of Object.entries(v))
+      walk(data, value, x, `${path}[${JSON.stringify(k)}]`, [...elems, {key: k}], out)
     return
   }
   const decl = data.types[ref]
   if (!decl) return
   if (!('fields' in decl)) {
-    walk(data, decl.type, v, path, out)
+    walk(data, decl.type, v, path, elems, out)
     return
   }
   if (typeof v !== 'object' || Array.isArray(v)) return
@@ -46,8 +70,9 @@ function walk(data: HashTypeData, ref: GoTypeRef, v: unknown, path: string, out:
   collectKeys(data, ref, keys)
   for (const [k, x] of Object.entries(v)) {
     const type = keys.get(k)
-    if (type === undefined) out.push(`${path}.${k}`)
-    else walk(data, type, x, `${path}.${k}`, out)
+    if (type === undefined)
+      out.push({path: `${path}.${k}`, elems: [...elems, k], holder: v as Record<string, unknown>, key: k})
+    else walk(data, type, x, `${path}.${k}`, [...elems, k], out)
   }
 }
 

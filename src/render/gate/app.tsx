@@ -4,11 +4,12 @@
 import {render, renderToString, useApp, useInput, useStdin, useStdout} from 'ink'
 import {useEffect, useState} from 'react'
 import type {GateRow} from '../../status/gate.js'
-import type {GateEnd, LiveGate} from '../../watch/gate.js'
+import type {GateEnd} from '../../watch/gate.js'
+import type {GateRunner} from '../../watch/multi-gate.js'
 import {GateView} from './view.js'
 
 interface AppProps {
-  gate: LiveGate
+  gate: GateRunner
   onEnd: (end: GateEnd) => void
   onError: (err: unknown) => void
 }
@@ -56,7 +57,7 @@ function GateApp({gate, onEnd, onError}: AppProps) {
 
 /** Runs the gate under the live view until it ends (or the user stops it). */
 export async function runGateView(
-  gate: LiveGate,
+  gate: GateRunner,
   io: {stdout: NodeJS.WriteStream; stdin: NodeJS.ReadStream},
 ): Promise<GateEnd> {
   let end: GateEnd | undefined

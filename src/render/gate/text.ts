@@ -2,13 +2,13 @@
 // report of each failed Deployment, the closing summary, GitHub Actions annotations and JUnit XML.
 // All read the rows built by status/gate.ts.
 
-import type {GateRow, GateSummary} from '../../status/gate.js'
+import {type GateRow, type GateSummary, gateRef} from '../../status/gate.js'
 import {humanDuration, parseTime} from '../../util/duration.js'
 import {escapeControl} from '../../util/terminal.js'
 import {eventInterval, groupEvents} from '../explain-groups.js'
 import {clock} from '../watch/lines.js'
 
-const refOf = (r: GateRow) => `${r.deployment.namespace}/${r.deployment.name}`
+const refOf = gateRef
 
 /** What a row's phase reads as in a line. */
 export function phaseWord(r: GateRow): string {
@@ -50,6 +50,7 @@ export function failureReport(r: GateRow, logLines: number, now: number): string
   out.push(`  ${r.message}`)
   if (r.verdict.message !== r.message) out.push(`  ${r.verdict.message}`)
   out.push(`  kubectl rollout status: ${r.rolloutStatus}`)
+  out.push(...toolLines(r, '  '))
   const f = r.failure
   if (f?.pod) out.push(`  pod: ${f.pod.name}${f.pod.container ? ` (container ${f.pod.container})` : ''}`)
   if (f && f.events.length > 0) {
@@ -74,11 +75,43 @@ export function failureReport(r: GateRow, logLines: number, now: number): string
   return out.map(escapeControl)
 }
 
-/** The closing lines: each failed Deployment's report, then the summary sentence. */
+/** kstatus's and Argo CD's answers beside kubectl's, and why they part when they do. */
+function toolLines(r: GateRow, indent: string): string[] {
+  const t = r.tools
+  if (!t) return []
+  const said = (status: string, message: string) => (message ? `${status} (${message})` : status)
+  const out = [
+    `${indent}kstatus: ${said(t.kstatus.status, t.kstatus.message)}; Argo CD: ${said(t.argocd.status, t.argocd.message)}`,
+  ]
+  if (t.disagreement) out.push(`${indent}they disagree: ${t.disagreement}`)
+  return out
+}
+
+/**
+ * Where kubectl rollout status, kstatus and Argo CD stand on the Deployments, one line: that they
+ * agree on each, or for each Deployment where they part, the three answers and why.
+ */
+export function toolsSummary(rows: readonly GateRow[]): string[] {
+  const known = rows.filter((r) => r.tools)
+  if (known.length === 0) return []
+  const split = known.filter((r) => r.tools && !r.tools.agree)
+  if (split.length === 0) {
+    return [
+      `kubectl rollout status, kstatus and Argo CD agree on ${known.length === 1 ? 'the Deployment' : `each of the ${known.length} Deployments`}.`,
+    ]
+  }
+  return split.map((r) => {
+    const t = r.tools!
+    return `deployment ${refOf(r)}: kubectl ${t.kubectl.status}, kstatus ${t.kstatus.status}, Argo CD ${t.argocd.status}: ${t.disagreement}`
+  })
+}
+
+/** The closing lines: each failed Deployment's report, where the three tools part, then the summary sentence. */
 export function summaryLines(s: GateSummary, logLines: number): string[] {
   const out: string[] = []
   const now = parseTime(s.now) ?? Date.now()
   for (const r of s.items) if (r.phase === 'Failed') out.push(...failureReport(r, logLines, now))
+  out.push(...toolsSummary(s.items).map(escapeControl))
   const word = {Succeeded: 'passed', Failed: 'failed', TimedOut: 'timed out', Interrupted: 'interrupted'}[
     s.result
   ]
@@ -132,7 +165,7 @@ export function junitXml(s: GateSummary, logLines: number): string {
   const cases = s.items.map((r) => {
     const decided = parseTime(r.decidedAt)
     const time = secs((decided ?? end) - start)
-    const open = `    <testcase classname="deployment.${xml(r.deployment.namespace)}" name="${xml(r.deployment.name)}" time="${time}"`
+    const open = `    <testcase classname="${r.context ? `${xml(r.context)}.` : ''}deployment.${xml(r.deployment.namespace)}" name="${xml(r.deployment.name)}" time="${time}"`
     if (r.phase === 'Done') return `${open}/>`
     const type = r.phase === 'Failed' ? r.reason : s.result === 'TimedOut' ? 'Timeout' : s.result
     const message = r.phase === 'Failed' ? r.message : `not done: ${r.reason}: ${r.message}`

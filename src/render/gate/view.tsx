@@ -37,14 +37,10 @@ interface Column {
 /** The columns that fit in `columns`: name and reason stretch, the others are dropped first. */
 export function layout(rows: readonly GateRow[], columns: number, namespaces: boolean): Column[] {
   const name = (r: GateRow) =>
-    namespaces ? `${r.deployment.namespace}/${r.deployment.name}` : r.deployment.name
+    `${r.context ? `${r.context}:` : ''}${namespaces ? `${r.deployment.namespace}/${r.deployment.name}` : r.deployment.name}`
   const ready = (r: GateRow) => `${r.replicas.ready}/${r.replicas.desired}`
   const eta = (r: GateRow) =>
-    r.phase === 'Progressing' && r.eta !== undefined
-      ? `~${humanDuration(r.eta)}`
-      : r.phase === 'Done'
-        ? '-'
-        : '?'
+    r.phase === 'Done' || r.phase === 'Failed' ? '-' : r.eta !== undefined ? `~${humanDuration(r.eta)}` : '?'
   const fixed: Column[] = [
     {title: 'READY', width: Math.max(5, ...rows.map((r) => ready(r).length)), value: ready},
     {
@@ -58,15 +54,16 @@ export function layout(rows: readonly GateRow[], columns: number, namespaces: bo
   const nameWidth = Math.min(40, Math.max(4, ...rows.map((r) => name(r).length)))
   // Icon + space; one space between columns.
   const room = (cols: Column[]) => columns - 2 - cols.reduce((n, c) => n + c.width + 1, 0)
-  // Narrow terminals lose ETA, then UPD, then PHASE (the icon still says it).
-  const order = ['ETA', 'UPD', 'PHASE']
+  // Narrow terminals lose ETA, then PHASE (the icon says it too), then UPD, for the name and the reason.
+  const reasonWidth = Math.max(6, ...rows.map((r) => r.reason.length))
+  const order = ['ETA', 'PHASE', 'UPD']
   let kept = fixed
-  while (room(kept) < Math.min(nameWidth, 12) + 8 && order.length > 0) {
+  while (room(kept) < Math.min(nameWidth, 20) + 1 + Math.min(reasonWidth, 20) && order.length > 0) {
     const drop = order.shift()
     kept = kept.filter((c) => c.title !== drop)
   }
   const left = room(kept)
-  const nameCol = Math.max(4, Math.min(nameWidth, left - 8))
+  const nameCol = Math.max(4, Math.min(nameWidth, left - 12))
   const reasonCol = Math.max(0, left - nameCol - 1)
   return [
     {title: 'NAME', width: nameCol, value: name},
@@ -95,7 +92,7 @@ export function GateView({rows, elapsed, columns, footer}: GateViewProps) {
       <Text bold>{fitCell(header, columns)}</Text>
       <Text dimColor>{fitCell(`  ${cols.map((c) => fitCell(c.title, c.width)).join(' ')}`, columns)}</Text>
       {sorted.map((r) => (
-        <Text key={`${r.deployment.namespace}/${r.deployment.name}`}>
+        <Text key={`${r.context ?? ''}:${r.deployment.namespace}/${r.deployment.name}`}>
           <Text color={COLOR[r.phase]}>{ICON[r.phase]}</Text>{' '}
           {cols.map((c) => fitCell(c.value(r), c.width)).join(' ')}
         </Text>

@@ -2,7 +2,7 @@
 // one Summary object. This shape is a contract: add fields, never rename or remove them.
 
 import type {SimulationSummary, TimelineEntry} from '../../sim/simulator.js'
-import type {WatchOutcome, WatchUpdate} from '../../status/update.js'
+import type {WatchOutcome, WatchSummary, WatchUpdate} from '../../status/update.js'
 
 /** RFC 3339 in UTC, with milliseconds only when the instant has some. */
 export function timestamp(ms: number): string {
@@ -99,8 +99,16 @@ export function updateJson(u: WatchUpdate, step: number): Record<string, unknown
   return step_
 }
 
-/** How a live watch ended: the last object of its NDJSON. */
-export function endJson(outcome: WatchOutcome, time: number, elapsed: number): Record<string, unknown> {
+/**
+ * How a live watch ended: the last object of its NDJSON, with the summary of what it saw (the
+ * simulated Summary's duration, peakPods, minAvailable, deadlineExceeded) when it saw an update.
+ */
+export function endJson(
+  outcome: WatchOutcome,
+  time: number,
+  elapsed: number,
+  summary?: WatchSummary,
+): Record<string, unknown> {
   return {
     kind: 'End',
     outcome: outcome.kind,
@@ -108,6 +116,14 @@ export function endJson(outcome: WatchOutcome, time: number, elapsed: number): R
     time: timestamp(time),
     t: elapsed / 1000,
     complete: outcome.kind === 'complete',
+    ...(summary
+      ? {
+          duration: summary.duration / 1000,
+          peakPods: summary.peakPods,
+          minAvailable: summary.minAvailable,
+          deadlineExceeded: summary.deadlineExceeded,
+        }
+      : {}),
   }
 }
 

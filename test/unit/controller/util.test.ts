@@ -1056,4 +1056,9 @@ describe('generateReplicaSetName', () => {
       if (253 - 1 - hash.length > 0) expect(got.length).toBeLessThanOrEqual(253)
     })
   }
+
+  it('before 1.34 (PR #132560) the Deployment name is never cut', () => {
+    expect(generateReplicaSetName('b'.repeat(250), 'abcde12345', 33)).toBe(`${'b'.repeat(250)}-abcde12345`)
+    expect(generateReplicaSetName('b'.repeat(250), 'abcde12345', 34)).toBe(`${'b'.repeat(242)}-abcde12345`)
+  })
 })

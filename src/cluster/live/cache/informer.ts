@@ -8,7 +8,7 @@ import {deepFreeze} from '../../json.js'
 import {fieldErrorText, required, typeError} from '../../load/problems.js'
 import type {ApiClient} from '../api.js'
 import type {Connection} from '../kubeconfig.js'
-import {collectionPath, type ListedResource, listAll, malformed} from '../read.js'
+import {collectionPath, identity, type ListedResource, listAll, malformed} from '../read.js'
 import {type LoopClock, realClock, type TimerHandle} from '../workqueue/clock.js'
 import {openWatch, type WatchEnd, type WatchEvent, type WatchHandle} from './watch.js'
 
@@ -415,7 +415,11 @@ function malformedEvent(e: unknown, resource: ListedResource): string | undefine
   }
   if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return undefined
   const bad = malformed(object, resource)
-  return bad && fieldErrorText({...bad, path: ['object', ...bad.path]})
+  if (!bad) return undefined
+  const who = identity(object, resource)
+  return who
+    ? `${who}, which no API server stores: ${fieldErrorText(bad)}`
+    : fieldErrorText({...bad, path: ['object', ...bad.path]})
 }
 
 function message(err: unknown): string {
