@@ -1,8 +1,9 @@
 // `npm run bench`, the recording part (bench/run.mjs runs it with tsx): a 10-minute recording of 50
 // Deployments rolling continuously, its size, and how long it takes to replay.
 //
-// How it is made (honestly): on the test API server (--simulate) with `run -A` as the Deployment
-// controller and `rollout record -A` recording, at an accelerated clock. 50 Deployments of 3
+// How it is made (honestly): on the test API server (--simulate) with `run -A --kube-api-qps=-1` as
+// the Deployment controller (at the default 20 requests a second, 50 Deployments rolling at once
+// wait on the client's rate limiter, 10-30 s a step, and the rollouts would pace the recording) and `rollout record -A` recording, at an accelerated clock. 50 Deployments of 3
 // replicas (maxSurge and maxUnavailable 25%: one surge pod at a time); each gets a new image as
 // soon as its last rollout is complete, 20 times. With pods ready 10 s after they are scheduled, a
 // rollout of 3 replicas takes about 30 s: 20 back to back are what 10 minutes of continuous rolling
@@ -185,6 +186,20 @@ function bound(
   return {file: to, compacted: header.compacted ?? null}
 }
 
+/** The divergences of a replay's -o json (its Steps'), by code, then a few in full. */
+function divergencesIn(stdout: string): {byCode: Record<string, number>; first: unknown[]} {
+  const byCode: Record<string, number> = {}
+  const first: unknown[] = []
+  for (const l of stdout.trimEnd().split('\n')) {
+    const v = JSON.parse(l) as {divergences?: {code: string}[]}
+    for (const d of v.divergences ?? []) {
+      byCode[d.code] = (byCode[d.code] ?? 0) + 1
+      if (first.length < 5) first.push(d)
+    }
+  }
+  return {byCode, first}
+}
+
 /** The divergence count of a replay's -o json (its End object). */
 function divergencesOf(stdout: string): number | null {
   const end = JSON.parse(stdout.trimEnd().split('\n').at(-1) ?? '{}') as {divergences?: number}
@@ -218,7 +233,7 @@ async function record(): Promise<{file: string; rollouts: number; realMs: number
     simulate: {podReadyAfterMs: READY_MS / SPEED, terminateAfterMs: TERMINATE_MS / SPEED},
   })
   const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
-  const run = start(['run', '-A'], env)
+  const run = start(['run', '-A', '--kube-api-qps=-1'], env)
   let recorder: ReturnType<typeof start> | undefined
   try {
     await until(() => run.err().includes('caches synced'), 'run to start', 30_000)
@@ -331,6 +346,7 @@ const result = {
     peakRssMB: replay.peakRssMB,
     code: replay.code,
     divergences: divergencesOf(replay.stdout),
+    found: divergencesIn(replay.stdout),
   },
   summaryAll: {ms: summary.ms, peakRssMB: summary.peakRssMB, code: summary.code},
 }

@@ -21,8 +21,8 @@ export default class Plan extends BaseCommand {
 which fields change without one; then simulates the rollout on the current world with the same simulator as \
 "rollout watch -f": the steps, the most pods at once and the extra requests that needs, the fewest available, \
 an ETA from how long the current pods took to become ready, and the risks (progress deadline, paused, an \
-autoscaler's count reset, an immutable selector, quota headroom, no surge and no unavailability, a rollout in \
-progress).
+autoscaler's count reset or amplified by the surge, spec.replicas reset by the merge, an immutable selector, \
+quota headroom, a surge the nodes cannot take, no surge and no unavailability, a rollout in progress).
 
 The proposed objects are applied as kubectl would (--apply): client (the default, kubectl apply's three-way \
 merge with the last-applied-configuration annotation), server (kubectl apply --server-side) or replace. The \

@@ -234,7 +234,12 @@ export class LiveGate {
     }
     try {
       const all = [...this.scopes.values()].flatMap((s) => [s.deployments, s.replicaSets, s.pods])
-      await Promise.all(all.map((i) => i.start()))
+      const started = Promise.all(all.map((i) => i.start()))
+      started.catch(() => {})
+      // The timeout (or Ctrl-C) may end the gate while the first lists still run: it ends then.
+      if ((await Promise.race([started.then(() => 'synced'), done.then(() => 'ended')])) === 'ended') {
+        return done
+      }
       this.synced = true
     } catch (err) {
       // The timeout (or Ctrl-C) ended it while the first lists ran: that is the end.
@@ -486,6 +491,16 @@ export class LiveGate {
     this.timeout?.cancel()
     await this.stopInformers()
     await Promise.all([...this.tracked.values()].map((t) => t.details))
+    if (!this.synced) {
+      // Ended before the first lists did: nothing is known of any target, found or not.
+      const judgement: GateJudgement = {
+        phase: 'Waiting',
+        reason: 'Listing',
+        message:
+          "The gate ended while the cluster's Deployments, ReplicaSets and pods were still being listed.",
+      }
+      for (const t of this.tracked.values()) t.row = gateRow({ref: t.ref, judgement})
+    }
     const now = Date.now()
     this.finish({...end, rows: this.rows(), time: now, elapsed: now - this.start})
   }

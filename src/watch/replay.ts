@@ -275,6 +275,24 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
       continue
     }
     const d0 = world.deployments.get(name)
+    // --at: the world as it stood then is the first update, before the first change after it.
+    if (start === undefined && c.time > from && from >= timeline.start && d0 && selected.d) {
+      const replicaSets = [...selected.replicaSets.values()]
+      const pods = [...selected.pods.values()]
+      const {state} = await observeRollout(
+        {deployment: d0, replicaSets, pods},
+        {now: from, gates: opts.gates},
+      )
+      start = from
+      updates.push({
+        time: from,
+        elapsed: 0,
+        observation: observe(d0, replicaSets, pods, from),
+        events: [],
+        state,
+      })
+      deployments.push(d0)
+    }
     const {before} = world.apply(c)
     const d = world.deployments.get(name) ?? d0
     if (!d) continue

@@ -57,6 +57,19 @@ describe('JSON Lists read from the file a piece at a time', () => {
     expect(streamed(big, 16)).toEqual(whole(big))
   })
 
+  it('finds the end of strings around the length where its quote search changes hands', () => {
+    // Escaped quotes and backslash runs on either side of the 64-byte short-string loop.
+    const strings: string[] = []
+    for (const n of [1, 62, 63, 64, 65, 66, 130]) {
+      strings.push('a'.repeat(n), `${'a'.repeat(n)}"}]`, `${'a'.repeat(n)}\\`, `${'a'.repeat(n)}\\"]`)
+    }
+    const text = Buffer.from(
+      `{"kind": "List",\n "items": [\n${strings.map((s) => `  {${JSON.stringify(s)}: [${JSON.stringify(s)}]}`).join(',\n')}\n ]}`,
+    )
+    for (const chunk of [3, 64, 100, 1 << 20]) expect(streamed(text, chunk)).toEqual(whole(text))
+    expect(streamed(text, 1 << 20)?.[0]?.itemLines).toHaveLength(strings.length)
+  })
+
   it.each([
     {name: 'a second value after the List', given: '{"items": []} {"items": []}'},
     {name: 'a single object that is not a List', given: '{"kind": "Deployment", "spec": {}}'},

@@ -160,7 +160,9 @@ describe('rollout watch --replay', () => {
     const timeline = mergeTimelines([parseTimelineFile('rollout.ndjson', `${text.join('\n')}\n`)])
     const from = Date.parse('2026-12-05T11:28:07Z')
     const r = await replayTimeline({timeline, namespace: 'default', name: 'web', gates, from})
-    expect(r.updates[0]?.time).toBeGreaterThanOrEqual(from)
+    // The first update is the world as it stood at --at, then one per change after it.
+    expect(r.updates[0]?.time).toBe(from)
+    expect(r.updates[1]?.time).toBeGreaterThan(from)
     expect(r.updates[0]?.elapsed).toBe(0)
     const missing = await replayTimeline({timeline, namespace: 'default', name: 'api', gates})
     expect(missing.end.code).toBe(1)

@@ -87,6 +87,20 @@ describe('pod template validation an API server does (issue 29, item 5)', () => 
     )
     expect(errorsOf(ok)).toEqual([])
   })
+
+  it('answers the same when quantities recur: malformed ones, and more distinct ones than are kept decoded', () => {
+    const over = (request: unknown, limit: unknown) =>
+      errorsOf(deployment({}, container({resources: {requests: {cpu: request}, limits: {cpu: limit}}})))
+    const message =
+      'spec.template.spec.containers[0].resources.requests: Invalid value: "1500m": must be less than or equal to cpu limit of 1'
+    for (let round = 0; round < 2; round++) {
+      expect(over('1500m', 1)).toEqual([message])
+      expect(over('1500m', '2')).toEqual([])
+      expect(over('x', '1')).toEqual([]) // refused where the template is decoded, not here
+    }
+    for (let i = 0; i < 1100; i++) expect(over(`${i + 2}`, `${i + 1}`)).toHaveLength(1)
+    expect(over('1500m', 1)).toEqual([message])
+  })
 })
 
 describe('validation messages', () => {

@@ -51,6 +51,20 @@ export function readJsonListStream(src: ByteSource, chunk = STREAM_CHUNK): Parse
   }
 }
 
+/** How far a plain loop looks for a closing quote before memchr (Buffer.indexOf) takes over. */
+const SHORT_STRING = 64
+
+/**
+ * closingQuote for the window's first `n` bytes, cheaper on the short strings (keys, most values)
+ * that make most of a snapshot: a plain loop costs less than a native call for a few bytes.
+ */
+function stringEnd(b: Buffer, open: number, n: number): number {
+  const lim = Math.min(n, open + SHORT_STRING)
+  let j = open + 1
+  while (j < lim && b[j] !== QUOTE) j++
+  return j < lim && b[j - 1] !== BACKSLASH ? j : closingQuote(b, open)
+}
+
 function notSure(): never {
   throw NOT_SURE
 }
@@ -154,11 +168,13 @@ class ListReader {
       if (c === NL) {
         this.line++
         i++
+        // The indentation of a pretty-printed line, in a tighter loop than the one above.
+        while (b[i] === SP) i++
         continue
       }
       if (this.topEnd >= 0) notSure() // a second value after the List
       if (c === QUOTE) {
-        const j = closingQuote(b, i)
+        const j = stringEnd(b, i, n)
         if (j < 0) {
           this.pos = i
           return true

@@ -40,13 +40,30 @@ function validateVolumeMounts(mounts: unknown, volumes: Set<string>, path: Path,
   })
 }
 
+/**
+ * Decoded quantities by their text, frozen and shared: a snapshot repeats a few ("100m", "128Mi")
+ * in every template and pod, and decoding one costs two parses in bigint arithmetic. Bounded, so
+ * that input of endless distinct quantities cannot grow it.
+ */
+const decoded = new Map<string, ParsedQuantity | undefined>()
+const DECODED_MAX = 1024
+
 function quantity(v: unknown): ParsedQuantity | undefined {
   if (typeof v !== 'string' && typeof v !== 'number') return undefined
+  const text = String(v)
+  const known = decoded.get(text)
+  if (known !== undefined || decoded.has(text)) return known
+  let q: ParsedQuantity | undefined
   try {
-    return decodedQuantity(String(v))
+    q = decodedQuantity(text)
+    if (q.dec) Object.freeze(q.dec)
+    Object.freeze(q)
   } catch {
-    return undefined // a malformed quantity is refused where the template is decoded
+    q = undefined // a malformed quantity is refused where the template is decoded
   }
+  if (decoded.size >= DECODED_MAX) decoded.clear()
+  decoded.set(text, q)
+  return q
 }
 
 // upstream: ValidateResourceRequirements — a request may not exceed its limit (requests in
