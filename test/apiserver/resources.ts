@@ -1,7 +1,12 @@
 // The resources the test server serves: discovery data, apps/v1 and core/v1 defaulting, the
 // validation kubectl's commands run into, selectable fields and kubectl's table columns.
 
-import {defaultPodSpec} from '../../src/cluster/load/defaults.js'
+import {
+  setDefaultsDeployment,
+  defaultPod as setDefaultsPod,
+  setDefaultsReplicaSet,
+} from '../../src/cluster/load/defaults.js'
+import {isDNS1123Label, isDNS1123Subdomain} from '../../src/cluster/validation/index.js'
 import {type FieldError, fieldErr} from './errors.js'
 import {formatLabelSelector, fromLabelSelector} from './selectors.js'
 import {child, humanDuration, isObj, num, type Obj, str} from './util.js'
@@ -61,22 +66,14 @@ export function groupVersion(def: ResourceDef): string {
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
-
+/** The name checks of kinds the shared module does not validate whole (upstream: NameIsDNSLabel / NameIsDNSSubdomain). */
 export function nameErrors(o: Obj, label: boolean): FieldError[] {
   const md = isObj(o.metadata) ? o.metadata : {}
   const name = str(md.name) ?? ''
   if (name === '') return [fieldErr.required('metadata.name', 'name or generateName is required')]
-  const re = label ? DNS1123_LABEL : DNS1123_SUBDOMAIN
-  const max = label ? 63 : 253
-  if (name.length > max || !re.test(name)) {
-    const what = label
-      ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-      : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-    return [fieldErr.invalid('metadata.name', name, what)]
-  }
-  return []
+  return (label ? isDNS1123Label(name) : isDNS1123Subdomain(name)).map((m) =>
+    fieldErr.invalid('metadata.name', name, m),
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -84,37 +81,27 @@ export function nameErrors(o: Obj, label: boolean): FieldError[] {
 // the file loader's own code (src/cluster/load/defaults.ts): what `plan` reads from a dry-run apply
 // here is then defaulted exactly as what it reads from files.
 
-function defaultTemplate(spec: Obj): void {
-  const tpl = child(spec, 'template')
-  child(tpl, 'metadata')
-  defaultPodSpec(child(tpl, 'spec'))
+// The server's serialization keeps a template's metadata (a Go struct) and drops `paused: false` (omitempty).
+function serialized(spec: Obj): void {
+  child(child(spec, 'template'), 'metadata')
+  if (spec.paused === false) delete spec.paused
 }
 
 function defaultDeployment(o: Obj): void {
-  const spec = child(o, 'spec')
-  spec.replicas ??= 1
-  const strategy = child(spec, 'strategy')
-  strategy.type ??= 'RollingUpdate'
-  if (strategy.type === 'RollingUpdate') {
-    const ru = child(strategy, 'rollingUpdate')
-    ru.maxUnavailable ??= '25%'
-    ru.maxSurge ??= '25%'
-  }
-  spec.revisionHistoryLimit ??= 10
-  spec.progressDeadlineSeconds ??= 600
-  if (spec.paused === false) delete spec.paused
-  defaultTemplate(spec)
+  setDefaultsDeployment(o)
+  serialized(child(o, 'spec'))
 }
 
 function defaultReplicaSet(o: Obj): void {
-  const spec = child(o, 'spec')
-  spec.replicas ??= 1
-  defaultTemplate(spec)
+  setDefaultsReplicaSet(o)
+  serialized(child(o, 'spec'))
 }
 
+// The loader's pod defaults, then what admission adds on a real server (ServiceAccount,
+// Priority, DefaultTolerationSeconds) and SetDefaults_Pod's enableServiceLinks.
 function defaultPod(o: Obj): void {
+  setDefaultsPod(o)
   const spec = child(o, 'spec')
-  defaultPodSpec(spec)
   spec.enableServiceLinks ??= true
   spec.priority ??= 0
   spec.preemptionPolicy ??= 'PreemptLowerPriority'

@@ -549,24 +549,26 @@ class ApiServerImpl {
   }
 
   /**
-   * PrepareForCreate's drop of pod-template fields whose gate is off, with the gate defaults of the
-   * minor /version reports (src/cluster/validation/drop-disabled.ts, as the file loader drops them).
-   * Updates keep what they carry (upstream keeps a field already in use).
+   * PrepareForCreate's and PrepareForUpdate's drop of pod-template fields whose gate is off, with
+   * the gate defaults of the minor /version reports (src/cluster/validation/drop-disabled.ts, as the
+   * file loader drops them). On an update (`old` given: PUT, PATCH, server-side apply) a field the
+   * stored object already uses stays, as upstream's dropDisabledFields keeps it.
    */
-  private dropDisabledOnCreate(resource: string, o: Obj): void {
-    const spec = o.spec as Obj | undefined
-    const podSpec =
-      resource === 'pods'
-        ? spec
-        : resource === 'deployments' || resource === 'replicasets'
-          ? (spec?.template as Obj | undefined)?.spec
-          : undefined
+  private dropDisabledFields(resource: string, o: Obj, old?: Obj): void {
+    const podSpecOf = (x: Obj | undefined): unknown => {
+      const spec = x?.spec as Obj | undefined
+      if (resource === 'pods') return spec
+      if (resource === 'deployments' || resource === 'replicasets')
+        return (spec?.template as Obj | undefined)?.spec
+      return undefined
+    }
+    const podSpec = podSpecOf(o)
     if (podSpec === undefined) return
     const gates = (this.gates ??= parseFeatureGates(
       undefined,
       resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor,
     ))
-    dropDisabledPodSpecFields(podSpec, (gate) => keepsGatedFields(gates, gate, new Set()))
+    dropDisabledPodSpecFields(podSpec, (gate) => keepsGatedFields(gates, gate, new Set()), podSpecOf(old))
   }
   private gates: ParsedFeatureGates | undefined
 
@@ -1312,7 +1314,7 @@ class ApiServerImpl {
       }
     }
     def.default(o)
-    this.dropDisabledOnCreate(def.resource, o)
+    this.dropDisabledFields(def.resource, o)
     if (fields && !fields.apply && TRACKED.has(def.resource)) {
       trackUpdate(undefined, o, {manager: fields.manager, now: rfc3339()})
     }
@@ -1429,6 +1431,7 @@ class ApiServerImpl {
       else next.status = clone(old.status)
     }
     def.default(next)
+    if (!status) this.dropDisabledFields(def.resource, next, old)
     if (TRACKED.has(def.resource)) {
       if (appliedFields !== undefined) md.managedFields = appliedFields
       else
