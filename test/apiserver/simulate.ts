@@ -86,6 +86,9 @@ const RETRY_MAX_MS = 1_000_000
 /** upstream: controller.SlowStartInitialBatchSize */
 const SLOW_START_INITIAL_BATCH = 1
 
+/** The nodes pods are scheduled to when the options name none. */
+export const DEFAULT_SIMULATED_NODES = ['node-1', 'node-2', 'node-3']
+
 const POD = {apiVersion: 'v1', kind: 'Pod'}
 const REPLICA_SET = {apiVersion: 'apps/v1', kind: 'ReplicaSet'}
 
@@ -124,7 +127,7 @@ export class SimulatedCluster {
       pullBackoffAfter: options.pullBackoffAfterMs ?? readyAfter,
     }
     this.gates = parseFeatureGates(options.featureGates)
-    this.nodes = options.nodes ?? ['node-1', 'node-2', 'node-3']
+    this.nodes = options.nodes ?? DEFAULT_SIMULATED_NODES
     const withoutKubelet = new Set(options.nodesWithoutKubelet ?? [])
     this.kubeletRuns = (node) => !withoutKubelet.has(node)
   }
