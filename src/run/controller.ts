@@ -16,10 +16,10 @@ import {LiveClient} from '../cluster/live/client.js'
 import {postEvents} from '../cluster/live/events.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 import {listAll} from '../cluster/live/read.js'
-import {MemoryStore, RecordingClient} from '../cluster/memory.js'
 import {type LoopClock, realClock, sleep, type TimerHandle} from '../cluster/live/workqueue/clock.js'
 import {type QueueMetrics, WorkQueue} from '../cluster/live/workqueue/queue.js'
 import {defaultControllerRateLimiter} from '../cluster/live/workqueue/rate-limiter.js'
+import {MemoryStore, RecordingClient} from '../cluster/memory.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
@@ -369,7 +369,9 @@ export class ControllerLoop {
       key: {namespace, name},
       onEvent: (d, type, reason, message) =>
         store
-          ? dryEvents.push(`dry run: would record event ${type} ${reason} on deployment ${key}: ${message} (not sent)`)
+          ? dryEvents.push(
+              `dry run: would record event ${type} ${reason} on deployment ${key}: ${message} (not sent)`,
+            )
           : this.postEvent(d, type, reason, message, key),
       // requeueStuckDeployment's progress checks. --once-synced reports them and does not follow
       // them, as it does not wait for delayed requeues: a Deployment whose Progressing condition is
