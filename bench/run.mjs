@@ -462,6 +462,7 @@ if (args['no-timeline'] !== 'true' && !controllerOnly && !fileMode) {
   const what = `${tl.recordedMinutes}-minute recording of ${tl.deployments} Deployments rolling (${tl.lines} lines, ${tl.rolloutsStarted} rollouts; made in ${tl.realSeconds} s, times ×${tl.timeStretch})`
   const rows = [
     [`${what}, MB`, tl.sizeMB, 50],
+    ['  the same with every line whole (--no-delta), MB', tl.sizeWholeMB, undefined],
     [
       '  the same recorded with --max-size 50MB, MB',
       tl.bounded.error ? `stops: ${tl.bounded.error}` : tl.bounded.sizeMB,

@@ -375,7 +375,9 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       options.cluster?.pods ?? current.pods,
     )
   } else {
-    item.surgeNote = 'no nodes to fit the surge on (give the snapshot its nodes: kubectl get nodes -o yaml)'
+    item.surgeNote =
+      options.cluster?.nodesNote ??
+      'no nodes to fit the surge on (give the snapshot its nodes: kubectl get nodes -o yaml)'
   }
   item.risks = planRisks({
     item,

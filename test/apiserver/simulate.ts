@@ -86,6 +86,9 @@ const RETRY_MAX_MS = 1_000_000
 /** upstream: controller.SlowStartInitialBatchSize */
 const SLOW_START_INITIAL_BATCH = 1
 
+/** The nodes pods are scheduled to when the options name none. */
+export const DEFAULT_SIMULATED_NODES = ['node-1', 'node-2', 'node-3']
+
 const POD = {apiVersion: 'v1', kind: 'Pod'}
 const REPLICA_SET = {apiVersion: 'apps/v1', kind: 'ReplicaSet'}
 
@@ -108,6 +111,7 @@ export class SimulatedCluster {
   private timer: {handle: NodeJS.Timeout; at: number} | undefined
   private eventSeq = 0
   private stopped = false
+  private paused = false
 
   constructor(
     private readonly access: ClusterAccess,
@@ -123,7 +127,7 @@ export class SimulatedCluster {
       pullBackoffAfter: options.pullBackoffAfterMs ?? readyAfter,
     }
     this.gates = parseFeatureGates(options.featureGates)
-    this.nodes = options.nodes ?? ['node-1', 'node-2', 'node-3']
+    this.nodes = options.nodes ?? DEFAULT_SIMULATED_NODES
     const withoutKubelet = new Set(options.nodesWithoutKubelet ?? [])
     this.kubeletRuns = (node) => !withoutKubelet.has(node)
   }
@@ -146,6 +150,23 @@ export class SimulatedCluster {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer.handle)
     this.timer = undefined
+  }
+
+  /**
+   * Holds the moving cluster still (tests): no pod advances and no ReplicaSet syncs until resume();
+   * changes are still recorded, and what fell due meanwhile happens then. A test that checks a
+   * state of the store and pauses in the same synchronous step knows the state its client reads.
+   */
+  pause(): void {
+    this.paused = true
+    if (this.timer) clearTimeout(this.timer.handle)
+    this.timer = undefined
+  }
+
+  resume(): void {
+    if (!this.paused) return
+    this.paused = false
+    this.scheduleFlush()
   }
 
   /** The store's change feed: what each controller's informer would deliver. */
@@ -210,7 +231,7 @@ export class SimulatedCluster {
   // --- the loop -------------------------------------------------------------------------------------
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.stopped) return
+    if (this.flushScheduled || this.stopped || this.paused) return
     this.flushScheduled = true
     setImmediate(() => {
       this.flushScheduled = false
@@ -220,7 +241,7 @@ export class SimulatedCluster {
 
   /** Runs what is due: orphan cleanup, the kubelet's transitions, the dirty ReplicaSets' syncs. */
   private flush(): void {
-    if (this.stopped) return
+    if (this.stopped || this.paused) return
     const now = this.now()
     this.collectOrphans()
     this.runKubelet(now)
