@@ -113,6 +113,7 @@ export class SimulatedCluster {
   private timer: {handle: NodeJS.Timeout; at: number} | undefined
   private eventSeq = 0
   private stopped = false
+  private paused = false
 
   constructor(
     private readonly access: ClusterAccess,
@@ -151,6 +152,23 @@ export class SimulatedCluster {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer.handle)
     this.timer = undefined
+  }
+
+  /**
+   * Holds the moving cluster still (tests): no pod advances and no ReplicaSet syncs until resume();
+   * changes are still recorded, and what fell due meanwhile happens then. A test that checks a
+   * state of the store and pauses in the same synchronous step knows the state its client reads.
+   */
+  pause(): void {
+    this.paused = true
+    if (this.timer) clearTimeout(this.timer.handle)
+    this.timer = undefined
+  }
+
+  resume(): void {
+    if (!this.paused) return
+    this.paused = false
+    this.scheduleFlush()
   }
 
   /** The store's change feed: what each controller's informer would deliver. */
@@ -224,7 +242,7 @@ export class SimulatedCluster {
   // --- the loop -------------------------------------------------------------------------------------
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.stopped) return
+    if (this.flushScheduled || this.stopped || this.paused) return
     this.flushScheduled = true
     setImmediate(() => {
       this.flushScheduled = false
@@ -234,7 +252,7 @@ export class SimulatedCluster {
 
   /** Runs what is due: orphan cleanup, the kubelet's transitions, the dirty ReplicaSets' syncs. */
   private flush(): void {
-    if (this.stopped) return
+    if (this.stopped || this.paused) return
     const now = this.now()
     this.collectOrphans()
     this.runKubelet(now)
