@@ -9,7 +9,7 @@
 import {SYNTHETIC_CREATION_TIMESTAMP} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, MemoryStore} from '../cluster/memory.js'
 import {newestTimestamp, type World} from '../cluster/world.js'
-import type {Deployment, IntOrString} from '../controller/api/types.js'
+import type {Deployment, IntOrString, Pod} from '../controller/api/types.js'
 import {RecreateStrategyType} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
@@ -39,6 +39,8 @@ export interface SimulationOptions {
   maxSteps?: number
   /** The generator's seed; default: derived from namespace/name. */
   seed?: number
+  /** Pods of other namespaces bound to the world's nodes (they take room; see ClusterOptions). */
+  occupied?: readonly Pod[]
 }
 
 export const DEFAULT_MAX_TIME = 30 * 60_000
@@ -216,6 +218,7 @@ export class Simulator {
       failingDeployment: this.name,
       seed: options.seed ?? seedOf(`${this.namespace}/${this.name}`),
       ...(options.failNewPods !== undefined ? {failNewPods: parseFailNewPods(options.failNewPods)} : {}),
+      ...(options.occupied ? {occupied: options.occupied} : {}),
     })
     if (!this.deployment()) {
       throw new SimulationError(`deployments.apps "${this.name}" not found in namespace "${this.namespace}"`)

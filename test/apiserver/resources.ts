@@ -520,6 +520,95 @@ export const RESOURCES: ResourceDef[] = [
   rbacDef('clusterrolebindings', 'ClusterRoleBinding', false),
   rbacDef('roles', 'Role', true),
   rbacDef('rolebindings', 'RoleBinding', true),
+  // Nodes (cluster-scoped): what kubelets register. With `simulate`, the simulated nodes' own
+  // (src/sim/nodes.ts); any loaded Node is served as given. `kubectl get nodes` prints them.
+  base({
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    subresources: [{name: 'status', kind: 'Node', verbs: ['get', 'patch', 'update']}],
+    knownSpecKeys: [
+      'podCIDR',
+      'podCIDRs',
+      'providerID',
+      'unschedulable',
+      'taints',
+      'configSource',
+      'externalID',
+    ],
+    selectableFields: (o) => {
+      const f = metaFields(o)
+      delete f['metadata.namespace']
+      f['spec.unschedulable'] = String(isObj(o.spec) && o.spec.unschedulable === true)
+      return f
+    },
+    resetForStatus: (next, old) => {
+      next.spec = old.spec
+    },
+    validate: (o) => nameErrors(o, false),
+    table: {
+      columns: [
+        NAME_COL,
+        col('Status', 'string', 'The status of the node'),
+        col('Roles', 'string', 'The roles of the node'),
+        AGE_COL,
+        col('Version', 'string', 'Kubelet Version reported by the node.'),
+        col(
+          'Internal-IP',
+          'string',
+          'List of addresses reachable to the node. Queried from cloud provider, if available.',
+          1,
+        ),
+        col(
+          'External-IP',
+          'string',
+          'List of addresses reachable to the node. Queried from cloud provider, if available.',
+          1,
+        ),
+        col(
+          'OS-Image',
+          'string',
+          'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+          1,
+        ),
+        col(
+          'Kernel-Version',
+          'string',
+          "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+          1,
+        ),
+        col(
+          'Container-Runtime',
+          'string',
+          'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+          1,
+        ),
+      ],
+      cells: (o, now) => {
+        const spec = isObj(o.spec) ? o.spec : {}
+        const status = isObj(o.status) ? o.status : {}
+        const info = isObj(status.nodeInfo) ? status.nodeInfo : {}
+        const address = (type: string) =>
+          (Array.isArray(status.addresses) ? status.addresses.filter(isObj) : []).find((a) => a.type === type)
+            ?.address ?? '<none>'
+        return [
+          nameOf(o),
+          nodeStatus(status, spec.unschedulable === true),
+          nodeRoles(o),
+          age(o, now),
+          str(info.kubeletVersion) ?? '',
+          address('InternalIP'),
+          address('ExternalIP'),
+          str(info.osImage) || '<unknown>',
+          str(info.kernelVersion) || '<unknown>',
+          str(info.containerRuntimeVersion) || '<unknown>',
+        ]
+      },
+    },
+  }),
   // What `plan` reads besides workloads: an autoscaler that owns a Deployment's replica count, and
   // quotas with their usage (nothing here computes status.used: tests write it).
   base({
@@ -542,6 +631,26 @@ export const RESOURCES: ResourceDef[] = [
     knownSpecKeys: ['hard', 'scopes', 'scopeSelector'],
   }),
 ]
+
+/** upstream (printers): printNode's status — the Ready condition, then SchedulingDisabled. */
+function nodeStatus(status: Obj, unschedulable: boolean): string {
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObj) : []
+  const ready = conditions.find((c) => c.type === 'Ready')
+  const out = [ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady']
+  if (unschedulable) out.push('SchedulingDisabled')
+  return out.join(',')
+}
+
+/** upstream (printers): findNodeRoles — node-role.kubernetes.io/<role> labels, and kubernetes.io/role. */
+function nodeRoles(o: Obj): string {
+  const labels = isObj(o.metadata) && isObj(o.metadata.labels) ? o.metadata.labels : {}
+  const roles = new Set<string>()
+  for (const [k, v] of Object.entries(labels)) {
+    if (k.startsWith('node-role.kubernetes.io/')) roles.add(k.slice('node-role.kubernetes.io/'.length))
+    else if (k === 'kubernetes.io/role' && typeof v === 'string' && v !== '') roles.add(v)
+  }
+  return roles.size === 0 ? '<none>' : [...roles].sort().join(',')
+}
 
 /** rbac.authorization.k8s.io/v1: names are path segments (`system:controller:x` is valid). */
 function rbacDef(resource: string, kind: string, namespaced: boolean): ResourceDef {

@@ -21,6 +21,7 @@ import {ApplyConflictError, serverSideApply, trackUpdate} from '../../src/cluste
 import {dropDisabledPodSpecFields} from '../../src/cluster/validation/drop-disabled.js'
 import {keepsGatedFields, type ParsedFeatureGates, parseFeatureGates} from '../../src/controller/features.js'
 import {resolveKubeVersion} from '../../src/controller/version.js'
+import {simulatedNode} from '../../src/sim/nodes.js'
 import {
   apiGroupDoc,
   apiGroupList,
@@ -67,7 +68,12 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors.js'
-import {type ClusterAccess, SimulatedCluster, type SimulateOptions} from './simulate.js'
+import {
+  type ClusterAccess,
+  DEFAULT_SIMULATED_NODES,
+  SimulatedCluster,
+  type SimulateOptions,
+} from './simulate.js'
 import {type Change, defFor, keyFor, resolveResource, Store} from './store.js'
 import {
   child,
@@ -394,6 +400,16 @@ class ApiServerImpl {
       this.store.put({apiVersion: 'v1', kind: 'Namespace', metadata: {name: ns}})
     }
     for (const o of opts.objects ?? []) this.seed(o)
+    if (opts.simulate) {
+      // The kubelets of the simulated nodes register their Node objects (a loaded Node of the same
+      // name is kept as given).
+      const sim = opts.simulate === true ? {} : opts.simulate
+      const gitVersion = serverVersion(opts.kubeVersion).gitVersion
+      for (const [i, name] of (sim.nodes ?? DEFAULT_SIMULATED_NODES).entries()) {
+        if (this.store.get('nodes', undefined, name) === undefined)
+          this.seed(simulatedNode(name, i, Date.now(), gitVersion))
+      }
+    }
     this.store.onChange((c) => {
       for (const w of this.watchers) this.deliver(w, c)
     })
