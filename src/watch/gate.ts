@@ -147,7 +147,7 @@ export class LiveGate {
     const replicaSets = new Informer<ReplicaSet>({
       ...common,
       resource: 'replicasets',
-      indexers: {[OWNER]: ownerIndex, uid: (o) => [o.metadata.uid ?? '']},
+      indexers: {[OWNER]: ownerIndex},
     })
     const pods = new Informer<Pod>({...common, resource: 'pods', indexers: {[OWNER]: ownerIndex}})
     deployments.addEventHandler({
@@ -155,16 +155,24 @@ export class LiveGate {
       update: (_o, d) => this.deploymentChanged(d),
       delete: (d) => this.deploymentChanged('tombstone' in d ? d.obj : d),
     })
-    const rsChanged = (rs: ReplicaSet) => this.ownedChanged(rs, (uid) => this.byUid.get(uid))
+    // A ReplicaSet's controller by the ReplicaSet's uid: where a pod's change leads (a plain map, not
+    // an index of one-entry buckets: thousands of ReplicaSets).
+    const rsOwner = new Map<string, string>()
+    const rsChanged = (rs: ReplicaSet, deleted = false) => {
+      const uid = rs.metadata.uid
+      const owner = getControllerOf(rs.metadata)?.uid
+      if (uid && owner && !deleted) rsOwner.set(uid, owner)
+      else if (uid) rsOwner.delete(uid)
+      this.ownedChanged(rs, (u) => this.byUid.get(u))
+    }
     replicaSets.addEventHandler({
-      add: rsChanged,
+      add: (rs) => rsChanged(rs),
       update: (_o, rs) => rsChanged(rs),
-      delete: (rs) => rsChanged('tombstone' in rs ? rs.obj : rs),
+      delete: (rs) => rsChanged('tombstone' in rs ? rs.obj : rs, true),
     })
     const podChanged = (p: Pod) =>
       this.ownedChanged(p, (uid) => {
-        const rs = replicaSets.byIndex('uid', uid)[0]
-        const owner = rs ? getControllerOf(rs.metadata)?.uid : undefined
+        const owner = rsOwner.get(uid)
         return owner ? this.byUid.get(owner) : undefined
       })
     pods.addEventHandler({
