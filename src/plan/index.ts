@@ -47,9 +47,11 @@ export type NewReplicaSet = 'create' | 'reuse' | 'none'
 export interface PlanStep {
   /** Seconds after the change is applied. */
   atSeconds: number
+  /** The ReplicaSet, or for an autoscaler's step `hpa/<name>`. */
   replicaSet: string
   revision: number
-  role: 'new' | 'old'
+  /** `autoscaler`: a HorizontalPodAutoscaler writes the Deployment's spec.replicas (from -> to). */
+  role: 'new' | 'old' | 'autoscaler'
   from: number
   to: number
 }
@@ -295,6 +297,8 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     sources: new WeakMap(),
     // With the nodes, the simulated scheduler places pods on their room: the steps wait for it.
     ...(nodes.length > 0 ? {nodes: nodes as ClusterObject[]} : {}),
+    // An autoscaler of the Deployment syncs in the simulation and writes its spec.replicas.
+    autoscalers: (options.cluster?.autoscalers ?? []) as ClusterObject[],
   }
   const occupied = (options.cluster?.pods ?? current.pods) as Pod[]
   const start = options.nowGiven ? options.now : (snapshotTime(current, namespace) ?? options.now)
@@ -368,7 +372,7 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     const ref = (hpa.spec ?? {}) as {scaleTargetRef?: {kind?: string; name?: string}}
     if ((hpa.metadata?.namespace ?? DEFAULT_NAMESPACE) !== namespace) continue
     if (ref.scaleTargetRef?.kind !== 'Deployment' || ref.scaleTargetRef.name !== name) continue
-    const f = forecast(hpa, deploymentReplicas(applied), shape.timeline)
+    const f = forecast(hpa, deploymentReplicas(applied), shape.steps, shape.timeline)
     if (f) item.autoscalers.push(f)
   }
   if (nodes.length > 0) {
@@ -432,8 +436,24 @@ function shapeOf(
   let startPods = 0
   let startRequests = NO_REQUESTS
   let peak = {pods: -1, requests: NO_REQUESTS}
+  let replicasBefore = sim.timeline[0]?.observation.deployment.replicas
   sim.timeline.forEach((entry, i) => {
     const at = entry.elapsed / 1000
+    const wanted = entry.observation.deployment.replicas
+    if (i > 0 && replicasBefore !== undefined && wanted !== replicasBefore) {
+      const by = entry.events.find((e) => e.reason === 'SuccessfulRescale')?.object.split('/')[1]
+      if (by !== undefined) {
+        steps.push({
+          atSeconds: at,
+          replicaSet: `hpa/${by}`,
+          revision: 0,
+          role: 'autoscaler',
+          from: replicasBefore,
+          to: wanted,
+        })
+      }
+    }
+    replicasBefore = wanted
     const replicas = new Map<string, number>()
     let old = 0
     let fresh = 0

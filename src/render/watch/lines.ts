@@ -126,6 +126,8 @@ export class LineWriter {
     }
     for (const e of u.events) {
       if (e.source === 'deployment-controller') out.push(`${p} ${e.message}`)
+      else if (e.source === 'horizontal-pod-autoscaler')
+        out.push(`${p} ${kubectlRef(e.object)}: ${e.message}`)
       else if (e.type === 'Warning') out.push(`${p} ${kubectlRef(e.object)}: ${e.reason}: ${e.message}`)
     }
     const stuck = u.state.noController
