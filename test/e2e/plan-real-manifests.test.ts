@@ -96,7 +96,8 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
       if (from === to) return
       steps.push(`${o.metadata.name} ${from}->${to}`)
     })
-    run = new RunProcess(['-A'], env)
+    // The controller runs as long as the test may (its 5 minutes on a busy machine).
+    run = new RunProcess(['-A'], env, 330_000)
     await run.started()
     dir = mkdtempSync(join(tmpdir(), 'deployctl-plan-real-'))
   }, 60_000)
@@ -108,22 +109,25 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
   }, 30_000)
 
   /** Until every Deployment of `namespace` named has observed its spec and rolled it out whole. */
-  function settled(namespace: string, names: string[], what: string): Promise<true> {
-    return eventually(
-      () =>
-        names.every((name) => {
-          const d = server.store.get('deployments', namespace, name) as Any
-          const want = d?.spec.replicas ?? 1
-          return (
-            d?.status?.observedGeneration === d.metadata.generation &&
-            d.status?.updatedReplicas === want &&
-            d.status?.replicas === want &&
-            d.status?.availableReplicas === want
-          )
-        }),
-      what,
-      90_000,
-    )
+  async function settled(namespace: string, names: string[], what: string): Promise<void> {
+    const pending = () =>
+      names.filter((name) => {
+        const d = server.store.get('deployments', namespace, name) as Any
+        const want = d?.spec.replicas ?? 1
+        return !(
+          d?.status?.observedGeneration === d.metadata.generation &&
+          d.status?.updatedReplicas === want &&
+          d.status?.replicas === want &&
+          d.status?.availableReplicas === want
+        )
+      })
+    await eventually(() => pending().length === 0, what, 90_000).catch((e: Error) => {
+      throw new Error(
+        `${e.message}: ${pending()
+          .map((n) => `${namespace}/${n}`)
+          .join(', ')} not rolled out`,
+      )
+    })
   }
 
   /** The ReplicaSet of the Deployment's current revision, as the server stores it. */
