@@ -497,7 +497,8 @@ export class RolloutWatchOptions extends PassOptions {
       update: (u) => {
         last = u
         seen.push(u)
-        this.io.out(ndjsonLine(updateJson(u, step++)))
+        // Live: what kubectl rollout status, kstatus and Argo CD answer, as explain's items carry it.
+        this.io.out(ndjsonLine({...updateJson(u, step++), tools: u.state.tools}))
       },
       finish: (outcome) => {
         const now = Date.now()
@@ -541,7 +542,7 @@ export class RolloutWatchOptions extends PassOptions {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
     const {runInteractive} = await this.inkApp()
-    const builder = new FrameBuilder()
+    const builder = new FrameBuilder(5, {tools: true})
     let code = 1
     let failure: unknown
     const source: FrameSource = {

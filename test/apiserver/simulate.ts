@@ -7,6 +7,7 @@
 import type {Pod, ReplicaSet} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import type {FeatureGates} from '../../src/controller/interfaces.js'
+import {NodeFit} from '../../src/sim/fit.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
@@ -17,6 +18,7 @@ import {
   type PodPlan,
   type PodTimings,
   planForInputPod,
+  requeueAt,
   terminatePod,
 } from '../../src/sim/pods.js'
 import {
@@ -57,7 +59,7 @@ export interface SimulateOptions {
 
 /** What the simulated cluster may do to the server: reads, and writes with the registry's semantics. */
 export interface ClusterAccess {
-  list(resource: 'pods' | 'replicasets', namespace?: string): Obj[]
+  list(resource: 'pods' | 'replicasets' | 'nodes', namespace?: string): Obj[]
   get(kind: {apiVersion: string; kind: string}, namespace: string, name: string): Obj | undefined
   /** POST, as a client: generateName, bookkeeping, defaults, validation, fault injection. */
   create(resource: 'pods' | 'events', namespace: string, obj: Obj): Obj
@@ -180,8 +182,17 @@ export class SimulatedCluster {
       this.dirtyReplicaSets.add(nsName(o))
     } else {
       const uid = uidOf(o)
-      if (c.type === 'DELETED') this.plans.delete(uid)
-      else if (!this.plans.has(uid)) this.plans.set(uid, this.planForCreatedPod(o))
+      if (c.type === 'DELETED') {
+        this.plans.delete(uid)
+        // A pod left its node: the pods waiting for room go back to the scheduler's queue.
+        if (nodeOf(o as unknown as Pod) !== '') {
+          const now = this.now()
+          for (const [k, plan] of this.plans) {
+            const next = requeueAt(plan, now)
+            if (next !== plan) this.plans.set(k, next)
+          }
+        }
+      } else if (!this.plans.has(uid)) this.plans.set(uid, this.planForCreatedPod(o))
       else if (c.type === 'MODIFIED' && metaOf(o).deletionTimestamp != null) {
         // Deleted through a path other than the pod DELETE this server routes to terminate().
         const plan = this.plans.get(uid) as PodPlan
@@ -318,6 +329,12 @@ export class SimulatedCluster {
 
   private runKubelet(now: number): void {
     const pods = this.access.list('pods') as unknown as Pod[]
+    // The simulated nodes' Node objects: the scheduler places pods on their room (src/sim/fit.ts),
+    // kept across this run as pods are bound.
+    const nodeObjects = this.access
+      .list('nodes')
+      .filter((n) => this.nodes.includes(str(metaOf(n).name) ?? ''))
+    let fit: NodeFit | undefined
     for (const pod of pods) {
       const uid = pod.metadata.uid ?? ''
       const plan = this.plans.get(uid)
@@ -328,6 +345,14 @@ export class SimulatedCluster {
         nodes: this.nodes,
         pickNode: (p) =>
           leastLoadedNode(feasibleNodes(p, this.nodes), this.access.list('pods') as unknown as Pod[]),
+        ...(nodeObjects.length > 0
+          ? {
+              place: (p: Pod) => {
+                fit ??= new NodeFit(nodeObjects, this.access.list('pods'))
+                return fit.place(p)
+              },
+            }
+          : {}),
       }
       const r = advancePod(pod, plan, now, ctx)
       const ns = pod.metadata.namespace ?? ''

@@ -340,6 +340,22 @@ spec:
     }
   }, 150_000)
 
+  it('fails an Unschedulable Deployment once --unschedulable-grace has passed, with nothing else changing', async () => {
+    // No node has the label: the pods stay Unschedulable and their objects stop changing; only the
+    // gate's timer for the end of the grace can fail it (no periodic re-judging).
+    const file = join(dir, 'nowhere.yaml')
+    writeFileSync(file, manifest('nowhere', 'nginx:1.27', '      nodeSelector: {disk: none}\n'))
+    expect((await kubectlAsync(env, 'apply', '-n', 'shop', '-f', file)).code).toBe(0)
+    const gate = await cliAsync(
+      ['rollout', 'watch', '-f', file, '-n', 'shop', '--unschedulable-grace', '3s', '--timeout', '1m'],
+      {env, killAfterMs: 90_000},
+    )
+    expect(gate.code).toBe(1)
+    expect(gate.stdout).toMatch(/^deployment shop\/nowhere failed: Unschedulable /m)
+    expect(gate.stdout).not.toContain('timed out')
+    expect((await kubectlAsync(env, 'delete', '-n', 'shop', '-f', file)).code).toBe(0)
+  }, 120_000)
+
   it('waits for a Deployment that does not exist yet, or fails with --require-existing', async () => {
     const missing = await cliAsync(['rollout', 'watch', 'ghost', 'web', '-n', 'shop', '--require-existing'], {
       env,
