@@ -2,6 +2,7 @@
 // validation kubectl's commands run into, selectable fields and kubectl's table columns.
 
 import {defaultPodSpec} from '../../src/cluster/load/defaults.js'
+import type {ValidationOptions} from '../../src/cluster/validation/index.js'
 import {type FieldError, fieldErr} from './errors.js'
 import {formatLabelSelector, fromLabelSelector} from './selectors.js'
 import {child, humanDuration, isObj, num, type Obj, str} from './util.js'
@@ -51,7 +52,7 @@ export interface ResourceDef {
   resetForStatus(next: Obj, old: Obj): void
   /** What PrepareForCreate clears: `status` for most kinds, a fresh pending status for pods. */
   prepareForCreate(o: Obj): void
-  validate(o: Obj, old?: Obj): FieldError[]
+  validate(o: Obj, old?: Obj, opts?: ValidationOptions): FieldError[]
   table?: {columns: TableColumn[]; cells(o: Obj, now: number): unknown[]}
 }
 
