@@ -21,19 +21,22 @@
 // baseline of JSON.parse of every line on the same Node; `explain -A -f FILE --timeline-summary`
 // (every rollout of all 50, one replay each).
 //
-//   tsx bench/timeline.ts [--quick] [--out FILE]
+//   tsx bench/timeline.ts [--quick] [--out FILE] [--keep RECORDING]
 
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {
   type ChangeType,
+  changeLine,
   objectKeyOf,
   type RecordedKind,
+  relistLine,
   type TimelineHeader,
 } from '../src/cluster/timeline/format.js'
+import {parseTimelineFile} from '../src/cluster/timeline/read.js'
 import {RecordingFile} from '../src/cluster/timeline/recording-file.js'
 import type {Deployment} from '../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../test/apiserver/index.js'
@@ -43,6 +46,9 @@ const argv = process.argv.slice(2)
 const quick = argv.includes('--quick')
 const outIndex = argv.indexOf('--out')
 const out = outIndex >= 0 ? argv[outIndex + 1] : undefined
+/** --keep FILE: a copy of the (stretched) recording, to look into afterwards. */
+const keepIndex = argv.indexOf('--keep')
+const keep = keepIndex >= 0 ? argv[keepIndex + 1] : undefined
 const cli = join(root, 'bin', 'run.cjs')
 
 /** Pod timings are divided by it (ready after 1 s instead of 10 s). */
@@ -163,19 +169,29 @@ function bound(
   const [head, ...lines] = readFileSync(from, 'utf8').trimEnd().split('\n')
   const sink = new RecordingFile(to, maxBytes, JSON.parse(head as string) as TimelineHeader)
   sink.open()
+  // A delta line names its object by uid: the key is the one of the object's whole line before it.
+  const keyOfUid = new Map<string, string>()
   try {
     for (const l of lines) {
       const v = JSON.parse(l) as {
         time: string
-        type: ChangeType
-        object: {kind: RecordedKind; metadata: {namespace?: string; name?: string}}
+        type: ChangeType | 'RELIST'
+        kind?: RecordedKind
+        uid?: string
+        object?: {kind: RecordedKind; metadata: {namespace?: string; name?: string; uid?: string}}
       }
-      sink.append(`${l}\n`, {
-        kind: v.object.kind,
-        type: v.type,
-        time: Date.parse(v.time),
-        key: objectKeyOf(v.object.kind, v.object),
-      })
+      const time = Date.parse(v.time)
+      if (v.type === 'RELIST') {
+        sink.append(`${l}\n`, {kind: 'RELIST', type: 'RELIST', time})
+        continue
+      }
+      const kind = (v.object?.kind ?? v.kind) as RecordedKind
+      let key = v.uid === undefined ? undefined : keyOfUid.get(v.uid)
+      if (v.object) {
+        key = objectKeyOf(kind, v.object)
+        if (v.object.metadata.uid) keyOfUid.set(v.object.metadata.uid, key)
+      }
+      sink.append(`${l}\n`, {kind, type: v.type, time, key, delta: v.object === undefined})
     }
   } catch (err) {
     return {file: to, error: err instanceof Error ? err.message : String(err)}
@@ -184,6 +200,16 @@ function bound(
   }
   const header = JSON.parse(readFileSync(to, 'utf8').split('\n')[0] as string) as {compacted?: unknown}
   return {file: to, compacted: header.compacted ?? null}
+}
+
+/** The size of the same recording with every line whole (as `rollout record --no-delta` writes it). */
+function wholeBytes(file: string): number {
+  const text = readFileSync(file, 'utf8')
+  const timeline = parseTimelineFile(file, text)
+  let bytes = Buffer.byteLength(text.slice(0, text.indexOf('\n') + 1))
+  for (const c of timeline.changes) bytes += Buffer.byteLength(changeLine(c.time, c.type, c.object))
+  for (const g of timeline.gaps) bytes += Buffer.byteLength(relistLine(g.to ?? g.from, g.kind, g.from))
+  return bytes
 }
 
 /** The divergences of a replay's -o json (its Steps'), by code, then a few in full. */
@@ -303,10 +329,13 @@ log(
   `recording ${DEPLOYMENTS} Deployments rolling ${ROLLOUTS} times each, pods ready after ${READY_MS / SPEED} ms`,
 )
 const rec = await record()
+if (keep) copyFileSync(rec.file, keep)
 const bytes = statSync(rec.file).size
 const bounded = bound(rec.file, join(dir, 'bounded.ndjson'), 50e6)
 const boundedBytes = bounded.error ? 0 : statSync(bounded.file).size
 const lines = readFileSync(rec.file, 'utf8').trimEnd().split('\n').length - 1
+const whole = wholeBytes(rec.file)
+log(`written whole (--no-delta): ${(whole / 1e6).toFixed(1)} MB`)
 log(
   `${lines} lines, ${(bytes / 1e6).toFixed(1)} MB (with --max-size 50MB: ${bounded.error ?? `${(boundedBytes / 1e6).toFixed(1)} MB`}), ${rec.rollouts} rollouts started`,
 )
@@ -333,6 +362,7 @@ const result = {
   rolloutsStarted: rec.rollouts,
   lines,
   sizeMB: Number((bytes / 1e6).toFixed(1)),
+  sizeWholeMB: Number((whole / 1e6).toFixed(1)),
   bounded: bounded.error
     ? {error: bounded.error}
     : {

@@ -179,8 +179,10 @@ export class PassOptions {
   async load(): Promise<World> {
     const world = this.isLive ? await this.loadLive() : await this.loadFiles()
     this.now = this.timeline.apply(world.timeline, this.clock, this.now, (line) => this.io.err(`${line}\n`))
-    if (world.timeline) this.selection.namespace ??= this.timeline.recordedNamespace()
-    else if (!this.isLive) {
+    if (world.timeline) {
+      this.selection.namespace ??= this.timeline.recordedNamespace()
+      await this.actAsRecordedVersion(world.timeline.timeline.header?.serverVersion)
+    } else if (!this.isLive) {
       // kubectl get -f: without -n, each object in its own namespace, not only the default one's.
       if (!this.namespaceGiven && !this.selection.allNamespaces)
         this.selection = {...this.selection, inputNamespaces: true}
@@ -364,6 +366,38 @@ export class PassOptions {
     if (this.kubeVersion.minor !== this.gates.kubeVersion) {
       const {parseFeatureGates} = await import('../controller/features.js')
       this.gates = parseFeatureGates(this.gates.spec, this.kubeVersion.minor)
+    }
+  }
+
+  /**
+   * A recording that names its server's version (rollout record's header, `serverVersion`) is
+   * replayed, explained and synced as that minor, as a live command acts as the server's /version;
+   * --kube-version still chooses. (The objects were already read: a recording holds what the server
+   * stored, and no gate is on in the newest minor and off in an older one, so the newest minor's
+   * drops, used while reading, remove nothing such a server kept.)
+   */
+  private async actAsRecordedVersion(serverVersion: string | undefined): Promise<void> {
+    if (this.kubeVersion.fromFlag || serverVersion === undefined) return
+    const {resolveKubeVersion} = await import('../controller/version.js')
+    let r: {minor: KubeMinor; warning?: string}
+    try {
+      r = resolveKubeVersion(serverVersion, `the recording's serverVersion (${serverVersion})`)
+    } catch {
+      this.io.err(
+        `warning: the recording's serverVersion ${JSON.stringify(serverVersion)} is not a Kubernetes version; acting as Kubernetes 1.${this.kubeVersion.minor} (--kube-version to choose)\n`,
+      )
+      return
+    }
+    this.kubeVersion = {
+      minor: r.minor,
+      from: `the recording's serverVersion ${serverVersion}`,
+      fromFlag: false,
+      warning: r.warning,
+    }
+    if (r.warning) this.io.err(`${r.warning}\n`)
+    if (r.minor !== this.gates.kubeVersion) {
+      const {parseFeatureGates} = await import('../controller/features.js')
+      this.gates = parseFeatureGates(this.gates.spec, r.minor)
     }
   }
 

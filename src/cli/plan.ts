@@ -176,8 +176,9 @@ export class PlanOptions extends PassOptions {
     try {
       cluster.nodes = (await listAll(api, 'nodes', undefined)).items
       if (cluster.nodes.length > 0) cluster.pods = (await listAll(api, 'pods', undefined)).items
-    } catch {
+    } catch (err) {
       cluster.nodes = []
+      cluster.nodesNote = `cannot list nodes or pods cluster-wide (${err instanceof Error ? err.message : String(err)}): the surge fit is not checked (docs/plan.md names the RBAC it needs)`
     }
     return {world, cluster: cluster as ClusterContext}
   }

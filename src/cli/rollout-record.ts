@@ -1,6 +1,6 @@
 // `rollout record`: the options of the recorder, composed from the selection and connection groups
 // (NAME... | -l | -A, -n, the kubeconfig flags) and its own (-O FILE, --until-done | --duration,
-// --max-size, --no-redact). The recorder (src/watch/record.ts) and the file (cluster/timeline) load
+// --max-size, --no-redact, --no-delta). The recorder (src/watch/record.ts) and the file (cluster/timeline) load
 // inside run().
 
 import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
@@ -17,6 +17,7 @@ export type RolloutRecordFlags = SelectionFlagValues &
     duration?: string
     'max-size': string
     redact: boolean
+    delta: boolean
     v?: number
   }
 
@@ -57,6 +58,7 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
   durationMs: number | undefined
   maxBytes = 0
   redact = true
+  deltas = true
   verbosity = 0
 
   constructor(private readonly io: IO) {}
@@ -84,6 +86,7 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
     }
     this.maxBytes = size
     this.redact = flags.redact
+    this.deltas = flags.delta
     this.verbosity = flags.v ?? 0
   }
 
@@ -150,6 +153,7 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
       sink,
       header,
       redact: this.redact,
+      deltas: this.deltas,
       untilDone: this.untilDone,
       ...(this.durationMs !== undefined ? {durationMs: this.durationMs} : {}),
       warn: (line) => this.io.err(`warning: ${line}\n`),

@@ -541,7 +541,7 @@ export class RolloutWatchOptions extends PassOptions {
     const terminal = this.terminal as Terminal
     const {FrameBuilder} = await import('../render/watch/frame.js')
     const {runInteractive} = await this.inkApp()
-    const builder = new FrameBuilder()
+    const builder = new FrameBuilder(5, {tools: true})
     let code = 1
     let failure: unknown
     const source: FrameSource = {

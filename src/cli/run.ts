@@ -46,6 +46,7 @@ export class RunOptions {
   kubeVersion!: KubeVersionChoice
   workers = 5
   serverDryRun = false
+  clientDryRun = false
   onceSynced = false
   force = false
   verbosity = 0
@@ -70,6 +71,7 @@ export class RunOptions {
     this.gates = parseFeatureGates(flags['feature-gates'], this.kubeVersion.minor)
     this.workers = flags['concurrent-deployment-syncs']
     this.serverDryRun = flags['dry-run'] === 'server'
+    this.clientDryRun = flags['dry-run'] === 'client'
     this.onceSynced = flags['once-synced']
     this.force = flags.force
     this.verbosity = flags.v ?? 0
@@ -108,6 +110,10 @@ export class RunOptions {
     if (this.connectionFlags['request-timeout'] !== undefined) {
       const {parseRequestTimeout} = await import('../cluster/live/kubeconfig.js')
       parseRequestTimeout(this.connectionFlags['request-timeout'])
+    }
+    // kubectl's client dry run sends nothing; taking and renewing a Lease is a write.
+    if (this.clientDryRun && this.process.leaderElection) {
+      throw new UsageError('--leader-elect cannot be used with --dry-run=client (the Lease is a write)')
     }
     if (this.allNamespaces && this.namespace) {
       this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.namespace}\n`)
@@ -164,6 +170,7 @@ export class RunOptions {
         labelSelector: this.labelSelector,
         workers: this.workers,
         serverDryRun: this.serverDryRun,
+        clientDryRun: this.clientDryRun,
         gates: this.gates,
         verbosity: this.verbosity,
         onceSynced: this.onceSynced,

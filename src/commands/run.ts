@@ -55,7 +55,7 @@ retries due within a second are waited for; progress-deadline requeues are not f
 Deployment's last sync succeeded, 1 otherwise.`
 
   static override usage = [
-    'run [-n NS | -A] [-l SELECTOR] [--concurrent-deployment-syncs 5] [--kube-version 1.NN] [--feature-gates ...] [--dry-run=none|server] [--once-synced] [--force] [--v N]',
+    'run [-n NS | -A] [-l SELECTOR] [--concurrent-deployment-syncs 5] [--kube-version 1.NN] [--feature-gates ...] [--dry-run=none|server|client] [--once-synced] [--force] [--v N]',
     'run -A --leader-elect [--leader-elect-lease-duration 15s ...] [--metrics-bind-address :8080] [--health-probe-bind-address :8081] [--kube-api-qps 20 --kube-api-burst 30] [--log-format json]',
   ]
 
@@ -104,10 +104,10 @@ Deployment's last sync succeeded, 1 otherwise.`
       description: 'How many Deployments are synced at once (kube-controller-manager flag of the same name).',
     }),
     'dry-run': Flags.string({
-      options: ['none', 'server'],
+      options: ['none', 'server', 'client'],
       default: 'none',
       description:
-        'server: send every write with dryRun=All, so the API server validates it and stores nothing.',
+        "server: send every write with dryRun=All, so the API server validates it and stores nothing; client: send no write at all and log each write and event the controller would have sent, described as dry-run sync's CHANGE column.",
     }),
     'once-synced': Flags.boolean({
       default: false,

@@ -4,11 +4,17 @@
 // that minor drops on create (src/cluster/validation/drop-disabled.ts), which file mode imitates.
 //
 // Source: the versioned feature table of kubernetes/kubernetes, pkg/features/kube_features.go
-// (`defaultVersionedKubernetesFeatureGates`: each gate lists {Version, Default, PreRelease} from the
-// release it entered). The copy read is of the v1.36 development line, after v1.35.0; a gate's
-// default for a minor is its newest entry at or below that minor. Entries that release 1.36 or
-// 1.37 added after that copy are not known here (docs/fidelity.md, "Kubernetes versions").
-
+// (`defaultVersionedKubernetesFeatureGates`: each gate lists {Version, Default, PreRelease,
+// LockToDefault} from the release it entered). A gate's default for a minor is its newest entry at
+// or below that minor. Copies read:
+//   - 1.33-1.35: the v1.36 development line after v1.35.0 (as read for issue 29's first pass);
+//   - 1.36: the v1.37 development line, and a copy of the v1.36 line that agrees on these gates;
+//   - 1.37: the v1.38 development line (a fork of kubernetes/kubernetes at 849e87d4, whose table
+//     already holds 1.38 entries, so its entries up to 1.37 are those release-1.37 branched with),
+//     with the scheduler-owned gates (DynamicResourceAllocation, GenericWorkload,
+//     PodLevelResources), which moved to the scheduler's own versioned table during 1.37, read
+//     there. No copy at the v1.37.0 tag itself could be read here (the newest tag stored is
+//     v1.37.0-beta.0); docs/fidelity.md, "Kubernetes versions", says so.
 import type {FeatureGates, FeatureName} from './interfaces.js'
 import {type KubeMinor, kubeVersionString, NEWEST_MINOR} from './version.js'
 
@@ -17,10 +23,13 @@ export const KUBERNETES_VERSION = kubeVersionString(NEWEST_MINOR)
 
 type Stage = 'alpha' | 'beta' | 'GA' | 'deprecated'
 
+/** [minor it took effect, default, stage, locked to its default (LockToDefault)] */
+type Entry = readonly [number, boolean, Stage] | readonly [number, boolean, Stage, 'locked']
+
 export interface FeatureSpec {
   name: string
-  /** [minor it took effect, default, stage], oldest first, as the versioned table lists them */
-  history: ReadonlyArray<readonly [number, boolean, Stage]>
+  /** oldest first, as the versioned table lists them */
+  history: ReadonlyArray<Entry>
   /** what it changes here */
   note: string
 }
@@ -44,6 +53,7 @@ export const FEATURES: readonly FeatureSpec[] = [
     history: [
       [29, false, 'alpha'],
       [33, false, 'beta'],
+      [37, true, 'GA'],
     ],
     note: 'projected clusterTrustBundle sources in a pod template (dropped when off)',
   },
@@ -66,6 +76,7 @@ export const FEATURES: readonly FeatureSpec[] = [
       [26, false, 'alpha'],
       [32, false, 'beta'],
       [34, true, 'GA'],
+      [35, true, 'GA', 'locked'],
     ],
     note: 'resourceClaims of a pod and its containers (dropped when off)',
   },
@@ -79,7 +90,10 @@ export const FEATURES: readonly FeatureSpec[] = [
   },
   {
     name: 'GenericWorkload',
-    history: [[35, false, 'alpha']],
+    history: [
+      [35, false, 'alpha'],
+      [37, false, 'beta'],
+    ],
     note: "spec.workloadRef of a pod template (1.35; dropped when off); 1.36's spec.schedulingGroup is not dropped here",
   },
   {
@@ -87,6 +101,7 @@ export const FEATURES: readonly FeatureSpec[] = [
     history: [
       [34, false, 'alpha'],
       [35, true, 'beta'],
+      [37, true, 'GA', 'locked'],
     ],
     note: 'spec.hostnameOverride (dropped when off)',
   },
@@ -96,6 +111,7 @@ export const FEATURES: readonly FeatureSpec[] = [
       [31, false, 'alpha'],
       [33, false, 'beta'],
       [35, true, 'beta'],
+      [36, true, 'GA', 'locked'],
     ],
     note: 'image volumes: when off, the volumes and the mounts naming them are dropped',
   },
@@ -104,6 +120,7 @@ export const FEATURES: readonly FeatureSpec[] = [
     history: [
       [34, false, 'alpha'],
       [35, false, 'beta'],
+      [37, true, 'GA'],
     ],
     note: 'projected podCertificate sources (dropped when off)',
   },
@@ -121,9 +138,10 @@ export const FEATURES: readonly FeatureSpec[] = [
 export function featureDefault(
   spec: FeatureSpec,
   minor: KubeMinor,
-): {default: boolean; stage: Stage} | undefined {
-  let found: {default: boolean; stage: Stage} | undefined
-  for (const [since, on, stage] of spec.history) if (since <= minor) found = {default: on, stage}
+): {default: boolean; stage: Stage; locked: boolean} | undefined {
+  let found: {default: boolean; stage: Stage; locked: boolean} | undefined
+  for (const [since, on, stage, lock] of spec.history)
+    if (since <= minor) found = {default: on, stage, locked: lock === 'locked'}
   return found
 }
 
@@ -165,6 +183,12 @@ export function parseFeatureGates(
     if (parsed === undefined)
       throw new FeatureGateError(
         `invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`,
+      )
+    // upstream: featureGate.Set refuses a locked gate set away from its default
+    const at = featureDefault(FEATURES.find((f) => f.name === name) as FeatureSpec, minor)
+    if (at?.locked && parsed !== at.default)
+      throw new FeatureGateError(
+        `cannot set feature gate ${name} to ${parsed}, feature is locked to ${at.default}`,
       )
     values[name] = parsed
   }

@@ -1,94 +1,58 @@
-// An autoscaler over the rollout: the HorizontalPodAutoscaler's replica calculation (upstream
-// replica_calculator GetResourceReplicas, the plain case) run at each point of the simulated
-// rollout with the utilization its status reports. It counts every pod of the Deployment, the
-// surge's new ones too (kubernetes#72775: 383 -> 664 replicas in one rollout), so an autoscaler near
-// its target asks for more replicas while the rollout runs.
+// An autoscaler over the rollout, read from the simulation: the simulated cluster runs the
+// HorizontalPodAutoscaler (src/sim/autoscaler.ts: upstream's replica calculation, behavior and
+// bounds, every sync period) over the Deployment's pods, old and new alike (kubernetes#72775: 383 ->
+// 664 replicas in one rollout), and writes the Deployment's spec.replicas; the Deployment
+// controller scales its ReplicaSets proportionally. This says what it asked for and when.
 
-import type {PlanPoint} from './index.js'
+import type {ClusterObject} from '../cluster/world.js'
+import {HPA_TOLERANCE, type ResourceMetric, resourceMetrics} from '../sim/autoscaler.js'
+import type {PlanPoint, PlanStep} from './index.js'
 import type {ApiObject} from './risks.js'
 
-type Obj = Record<string, unknown>
-const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {})
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
-
 /** upstream: the HPA controller's default --horizontal-pod-autoscaler-tolerance. */
-export const TOLERANCE = 0.1
+export const TOLERANCE = HPA_TOLERANCE
 
 export interface AutoscalerForecast {
   name: string
   /** Each resource metric: its current and target average utilization (percent). */
-  metrics: Array<{resource: string; current: number; target: number}>
+  metrics: ResourceMetric[]
   minReplicas: number
   maxReplicas: number
-  /** What it asks for with the Deployment's replicas alone, and at the rollout's most pods. */
+  /** What it asks for over the Deployment's replicas alone (no surge), and its most during the rollout. */
   now: number
   peak: {atSeconds: number; pods: number; replicas: number}
-  /** Its count at each point of the rollout where it would change. */
+  /** Each write of the Deployment's spec.replicas in the simulation, with the pods it then counted. */
   steps: Array<{atSeconds: number; pods: number; replicas: number}>
 }
 
-/** The resource metrics with a utilization target and a current value (v2, or v1's CPU fields). */
-function utilizations(hpa: ApiObject): Array<{resource: string; current: number; target: number}> {
-  const spec = obj(hpa.spec)
-  const status = obj(hpa.status)
-  const out: Array<{resource: string; current: number; target: number}> = []
-  for (const m of list(spec.metrics).map(obj)) {
-    if (m.type !== 'Resource') continue
-    const res = obj(m.resource)
-    const target = num(obj(res.target).averageUtilization)
-    const current = list(status.currentMetrics)
-      .map(obj)
-      .find((c) => c.type === 'Resource' && obj(c.resource).name === res.name)
-    const value = num(obj(obj(current?.resource).current).averageUtilization)
-    if (target !== undefined && target > 0 && value !== undefined) {
-      out.push({resource: String(res.name ?? ''), current: value, target})
-    }
-  }
-  const v1Target = num(spec.targetCPUUtilizationPercentage)
-  const v1Current = num(status.currentCPUUtilizationPercentage)
-  if (out.length === 0 && v1Target !== undefined && v1Target > 0 && v1Current !== undefined) {
-    out.push({resource: 'cpu', current: v1Current, target: v1Target})
-  }
-  return out
-}
-
-/** upstream: GetResourceReplicas (every pod ready with metrics) and the tolerance, the largest over metrics, bounded. */
-function replicasFor(
-  pods: number,
-  current: number,
-  metrics: Array<{current: number; target: number}>,
-  min: number,
-  max: number,
-): number {
-  let want = 0
-  for (const m of metrics) {
-    const ratio = m.current / m.target
-    want = Math.max(want, Math.abs(ratio - 1) <= TOLERANCE ? current : Math.ceil(ratio * pods))
-  }
-  return Math.min(max, Math.max(min, want))
-}
-
+/** The forecast of `hpa` from the simulated steps (role `autoscaler`) and timeline; undefined when it cannot act. */
 export function forecast(
   hpa: ApiObject,
   replicas: number,
-  timeline: PlanPoint[],
+  steps: readonly PlanStep[],
+  timeline: readonly PlanPoint[],
 ): AutoscalerForecast | undefined {
-  const metrics = utilizations(hpa)
+  const metrics = resourceMetrics(hpa as ClusterObject)
   if (metrics.length === 0) return undefined
-  const spec = obj(hpa.spec)
-  const min = num(spec.minReplicas) ?? 1
-  const max = num(spec.maxReplicas) ?? Number.POSITIVE_INFINITY
-  const now = replicasFor(replicas, replicas, metrics, min, max)
-  const steps: AutoscalerForecast['steps'] = []
-  let peak = {atSeconds: 0, pods: replicas, replicas: now}
-  let last = now
-  for (const p of timeline) {
-    const pods = p.old + p.new
-    const want = replicasFor(pods, replicas, metrics, min, max)
-    if (want !== last) steps.push({atSeconds: p.atSeconds, pods, replicas: want})
-    last = want
-    if (want > peak.replicas) peak = {atSeconds: p.atSeconds, pods, replicas: want}
+  const spec = (hpa.spec ?? {}) as {minReplicas?: number; maxReplicas?: number}
+  const min = spec.minReplicas ?? 1
+  const max = spec.maxReplicas ?? Number.POSITIVE_INFINITY
+  const name = hpa.metadata?.name ?? ''
+  // upstream GetResourceReplicas with every pod ready and sampled: what it asks for before the surge.
+  let want = 0
+  for (const m of metrics) {
+    const ratio = m.current / m.target
+    want = Math.max(want, Math.abs(ratio - 1) <= TOLERANCE ? replicas : Math.ceil(ratio * replicas))
   }
-  return {name: hpa.metadata?.name ?? '', metrics, minReplicas: min, maxReplicas: max, now, peak, steps}
+  const now = Math.min(max, Math.max(min, want))
+  const pods = (at: number) => {
+    const p = [...timeline].reverse().find((x) => x.atSeconds <= at)
+    return p ? p.old + p.new : replicas
+  }
+  const own = steps
+    .filter((s) => s.role === 'autoscaler' && s.replicaSet === `hpa/${name}`)
+    .map((s) => ({atSeconds: s.atSeconds, pods: pods(s.atSeconds), replicas: s.to}))
+  let peak = {atSeconds: 0, pods: replicas, replicas: Math.max(now, replicas)}
+  for (const s of own) if (s.replicas > peak.replicas) peak = s
+  return {name, metrics, minReplicas: min, maxReplicas: max, now, peak, steps: own}
 }

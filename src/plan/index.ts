@@ -8,8 +8,8 @@ import {clientSideApply} from '../cluster/apply/client.js'
 import {ApplyConflictError, serverSideApply} from '../cluster/apply/managed.js'
 import {defaultDeployment} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, namespaceOf} from '../cluster/memory.js'
-import type {World} from '../cluster/world.js'
-import type {Deployment, ReplicaSet} from '../controller/api/types.js'
+import type {ClusterObject, World} from '../cluster/world.js'
+import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {RollingUpdateStrategyType} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import {
@@ -22,6 +22,7 @@ import {
 import {semanticEqual} from '../controller/util/equality.js'
 import {InputError} from '../errors.js'
 import {envelope, type ResultEnvelope} from '../pass/result.js'
+import {type SurgeFit, surgeFit} from '../sim/fit.js'
 import {DEFAULT_TIMINGS} from '../sim/pods.js'
 import {type Simulation, simulate, snapshotTime} from '../sim/simulator.js'
 import {percentile, podReadySeconds} from '../status/eta.js'
@@ -33,13 +34,12 @@ import {type FieldChange, specChanges, templateChanges} from '../status/template
 import type {Verdict} from '../status/types.js'
 import {formatTime} from '../util/duration.js'
 import {type AutoscalerForecast, forecast} from './autoscaler.js'
-import {type SurgeFit, surgeFit} from './fit.js'
 import {addRequests, NO_REQUESTS, podRequests, type Requests} from './requests.js'
 import {type ClusterContext, planRisks, type Risk} from './risks.js'
 
+export type {SurgeFit} from '../sim/fit.js'
 export type {FieldChange} from '../status/template-diff.js'
 export type {AutoscalerForecast} from './autoscaler.js'
-export type {SurgeFit} from './fit.js'
 export type {ClusterContext, Risk} from './risks.js'
 
 export type NewReplicaSet = 'create' | 'reuse' | 'none'
@@ -47,9 +47,11 @@ export type NewReplicaSet = 'create' | 'reuse' | 'none'
 export interface PlanStep {
   /** Seconds after the change is applied. */
   atSeconds: number
+  /** The ReplicaSet, or for an autoscaler's step `hpa/<name>`. */
   replicaSet: string
   revision: number
-  role: 'new' | 'old'
+  /** `autoscaler`: a HorizontalPodAutoscaler writes the Deployment's spec.replicas (from -> to). */
+  role: 'new' | 'old' | 'autoscaler'
   from: number
   to: number
 }
@@ -287,12 +289,18 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
   const readyAfter = options.readyAfter ?? (observed ? p50 * 1000 : DEFAULT_TIMINGS.readyAfter)
   const terminateAfter = options.terminateAfter ?? DEFAULT_TIMINGS.terminateAfter
 
+  const nodes = options.cluster?.nodes ?? []
   const world: World = {
     deployments: [...current.deployments.filter((d) => d !== before), applied],
     replicaSets: current.replicaSets,
     pods: current.pods,
     sources: new WeakMap(),
+    // With the nodes, the simulated scheduler places pods on their room: the steps wait for it.
+    ...(nodes.length > 0 ? {nodes: nodes as ClusterObject[]} : {}),
+    // An autoscaler of the Deployment syncs in the simulation and writes its spec.replicas.
+    autoscalers: (options.cluster?.autoscalers ?? []) as ClusterObject[],
   }
+  const occupied = (options.cluster?.pods ?? current.pods) as Pod[]
   const start = options.nowGiven ? options.now : (snapshotTime(current, namespace) ?? options.now)
   const run = (ready: number) =>
     simulate(world, {
@@ -301,6 +309,7 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       start,
       gates: options.gates,
       timings: {readyAfter: ready, terminateAfter},
+      ...(nodes.length > 0 ? {occupied} : {}),
       ...(options.maxTime !== undefined ? {maxTime: options.maxTime} : {}),
     })
   const sim = await run(readyAfter)
@@ -363,10 +372,9 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     const ref = (hpa.spec ?? {}) as {scaleTargetRef?: {kind?: string; name?: string}}
     if ((hpa.metadata?.namespace ?? DEFAULT_NAMESPACE) !== namespace) continue
     if (ref.scaleTargetRef?.kind !== 'Deployment' || ref.scaleTargetRef.name !== name) continue
-    const f = forecast(hpa, deploymentReplicas(applied), shape.timeline)
+    const f = forecast(hpa, deploymentReplicas(applied), shape.steps, shape.timeline)
     if (f) item.autoscalers.push(f)
   }
-  const nodes = options.cluster?.nodes ?? []
   if (nodes.length > 0) {
     item.surge = surgeFit(
       applied.spec.template,
@@ -375,7 +383,9 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
       options.cluster?.pods ?? current.pods,
     )
   } else {
-    item.surgeNote = 'no nodes to fit the surge on (give the snapshot its nodes: kubectl get nodes -o yaml)'
+    item.surgeNote =
+      options.cluster?.nodesNote ??
+      'no nodes to fit the surge on (give the snapshot its nodes: kubectl get nodes -o yaml)'
   }
   item.risks = planRisks({
     item,
@@ -426,8 +436,24 @@ function shapeOf(
   let startPods = 0
   let startRequests = NO_REQUESTS
   let peak = {pods: -1, requests: NO_REQUESTS}
+  let replicasBefore = sim.timeline[0]?.observation.deployment.replicas
   sim.timeline.forEach((entry, i) => {
     const at = entry.elapsed / 1000
+    const wanted = entry.observation.deployment.replicas
+    if (i > 0 && replicasBefore !== undefined && wanted !== replicasBefore) {
+      const by = entry.events.find((e) => e.reason === 'SuccessfulRescale')?.object.split('/')[1]
+      if (by !== undefined) {
+        steps.push({
+          atSeconds: at,
+          replicaSet: `hpa/${by}`,
+          revision: 0,
+          role: 'autoscaler',
+          from: replicasBefore,
+          to: wanted,
+        })
+      }
+    }
+    replicasBefore = wanted
     const replicas = new Map<string, number>()
     let old = 0
     let fresh = 0

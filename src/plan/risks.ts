@@ -38,6 +38,8 @@ export interface ClusterContext {
   /** The cluster's nodes, and every pod (bound ones take room on their node): the surge fit. */
   nodes?: ApiObject[]
   pods?: unknown[]
+  /** Why the nodes are not known (live: the list was refused), said instead of the surge fit. */
+  nodesNote?: string
 }
 
 export interface RiskInput {

@@ -127,7 +127,9 @@ async function renderItem(
     const rows = item.steps.map((s) => [
       `+${secs(s.atSeconds)}`,
       s.replicaSet,
-      `${s.role}${s.revision ? `, revision ${s.revision}` : ''}`,
+      s.role === 'autoscaler'
+        ? 'Deployment spec.replicas'
+        : `${s.role}${s.revision ? `, revision ${s.revision}` : ''}`,
       `${s.from} -> ${s.to}`,
       s.to > s.from ? 'scale up' : 'scale down',
       ...(wide ? [podsAfter(sim.timeline, s.atSeconds)] : []),

@@ -19,10 +19,12 @@ import {listAll} from '../cluster/live/read.js'
 import {type LoopClock, realClock, sleep, type TimerHandle} from '../cluster/live/workqueue/clock.js'
 import {type QueueMetrics, WorkQueue} from '../cluster/live/workqueue/queue.js'
 import {defaultControllerRateLimiter} from '../cluster/live/workqueue/rate-limiter.js'
+import {MemoryStore, RecordingClient} from '../cluster/memory.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
 import type {EventType, FeatureGates} from '../controller/interfaces.js'
+import {ChangeTracker} from '../pass/change.js'
 import {newControllerContext} from '../pass/context.js'
 import {formatTime, goDuration} from '../util/duration.js'
 import {DeploymentEventHandlers} from './handlers.js'
@@ -53,6 +55,12 @@ export interface ControllerLoopOptions {
   labelSelector?: string
   workers: number
   serverDryRun: boolean
+  /**
+   * --dry-run=client: nothing is sent. Each sync writes into a copy of its namespace's cached
+   * objects (the recording client of dry-run sync) and every write and event it would have sent is
+   * logged instead.
+   */
+  clientDryRun?: boolean
   gates: FeatureGates
   verbosity: number
   onceSynced: boolean
@@ -239,7 +247,7 @@ export class ControllerLoop {
     }
     this.log(
       'I',
-      `caches synced: ${this.deployments.size} deployments, ${this.replicaSets.size} replicasets, ${this.pods.size} pods; ${this.opts.workers} worker${this.opts.workers === 1 ? '' : 's'}${this.opts.serverDryRun ? ' (server dry run: nothing is stored)' : ''}`,
+      `caches synced: ${this.deployments.size} deployments, ${this.replicaSets.size} replicasets, ${this.pods.size} pods; ${this.opts.workers} worker${this.opts.workers === 1 ? '' : 's'}${this.opts.serverDryRun ? ' (server dry run: nothing is stored)' : this.opts.clientDryRun ? ' (client dry run: nothing is sent)' : ''}`,
     )
     if (this.opts.leadership) {
       this.log('I', 'waiting to lead before starting workers')
@@ -346,15 +354,25 @@ export class ControllerLoop {
     const namespace = key.slice(0, slash)
     const name = key.slice(slash + 1)
     const started = this.clock.now()
-    const client = new LiveClient(this.opts.api, {serverDryRun: this.opts.serverDryRun})
+    const store = this.opts.clientDryRun ? this.namespaceStore(namespace, name) : undefined
+    const client = store
+      ? new RecordingClient(store)
+      : new LiveClient(this.opts.api, {serverDryRun: this.opts.serverDryRun})
     const requeues: string[] = []
+    // --dry-run=client: the events, logged after the writes they follow.
+    const dryEvents: string[] = []
     const {ctx, record} = newControllerContext({
       listers: this.listers,
       client,
       now: () => this.clock.now(),
       gates: this.opts.gates,
       key: {namespace, name},
-      onEvent: (d, type, reason, message) => this.postEvent(d, type, reason, message, key),
+      onEvent: (d, type, reason, message) =>
+        store
+          ? dryEvents.push(
+              `dry run: would record event ${type} ${reason} on deployment ${key}: ${message} (not sent)`,
+            )
+          : this.postEvent(d, type, reason, message, key),
       // requeueStuckDeployment's progress checks. --once-synced reports them and does not follow
       // them, as it does not wait for delayed requeues: a Deployment whose Progressing condition is
       // past its deadline but neither complete nor timed out (NewReplicaSetAvailable, say, while old
@@ -389,6 +407,15 @@ export class ControllerLoop {
     }
     const ms = this.clock.now() - started
     const writes = client.actions.filter((a) => a.verb !== 'get')
+    if (store) {
+      // As dry-run sync's table: each write described against the object before it.
+      const tracker = new ChangeTracker((resource, ns, n) => store.initial(resource, ns, n))
+      for (const a of writes) {
+        const what = `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.namespace}/${a.name}`
+        this.log('I', `dry run: would ${what}: ${tracker.describe(a).summary || 'no change'} (not sent)`)
+      }
+      for (const line of dryEvents) this.log('I', line)
+    }
     this.lastOk.set(key, error === undefined ? {ok: true} : {ok: false, error: errorMessage(error)})
     if (this.opts.verbosity >= 2) {
       const parts = [`${writes.length} write${writes.length === 1 ? '' : 's'}`, ...requeues]
@@ -401,12 +428,29 @@ export class ControllerLoop {
     if (this.opts.verbosity >= 4) {
       if (causes.length > 0) this.log('I', `  queued by: ${causes.join('; ')}`)
       this.log('I', `  path: ${path.join(' > ')}`)
-      for (const a of writes) {
+      for (const a of store ? [] : writes) {
         const what = `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.namespace}/${a.name}`
         this.log('I', `  ${what}: ${a.outcome ?? 'sent'}${a.error ? ` (${a.error})` : ''}`)
       }
     }
     return {key, error, ms, writes, requeues}
+  }
+
+  /**
+   * --dry-run=client: an in-memory store of what the caches hold for the Deployment and its
+   * namespace's ReplicaSets, so the sync's writes apply to it and nothing reaches the server.
+   */
+  private namespaceStore(namespace: string, name: string): MemoryStore {
+    const d = this.listers.getDeployment(namespace, name)
+    return new MemoryStore(
+      {
+        deployments: d ? [d] : [],
+        replicaSets: this.listers.listReplicaSets(namespace),
+        pods: [],
+        sources: new WeakMap(),
+      },
+      {now: () => this.clock.now()},
+    )
   }
 
   private postEvent(d: Deployment, type: EventType, reason: string, message: string, key: string): void {

@@ -16,6 +16,7 @@ import {replicaSetsOf} from '../status/observe.js'
 import {isPodActive, nodeOf, podsOwnedBy} from '../status/pods.js'
 import type {SimAction, SimEvent} from '../status/update.js'
 import {formatTime} from '../util/duration.js'
+import {NodeFit} from './fit.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
@@ -29,6 +30,7 @@ import {
   type PodTimings,
   planForInputPod,
   planForNewPod,
+  requeueAt,
   terminatePod,
 } from './pods.js'
 import {quotaRefusal} from './quota.js'
@@ -58,6 +60,11 @@ export interface ClusterOptions {
   failingDeployment?: string
   /** The generator's seed (pod names); default: derived from the namespace. */
   seed?: number
+  /**
+   * Pods of other namespaces bound to the world's nodes: they take room the scheduler cannot give
+   * (the world's own namespace's pods are counted from the world).
+   */
+  occupied?: readonly Pod[]
 }
 
 /** What one advance() did. */
@@ -90,6 +97,13 @@ export class SimulatedCluster {
   private readonly weights = new Map<string, number>()
   /** The namespace's ResourceQuotas: the API server's admission refuses pods over them. */
   private readonly quotas: ClusterObject[]
+  /**
+   * The world's Node objects, when it has any: the scheduler then places pods on their room
+   * (sim/fit.ts), and a pod that fits nowhere waits until a pod leaves a node. Without them, three
+   * made-up nodes of unlimited room.
+   */
+  private readonly nodeObjects: readonly ClusterObject[] | undefined
+  private readonly occupied: readonly Pod[]
 
   deployments: Deployment[]
   replicaSets: ReplicaSet[]
@@ -110,10 +124,22 @@ export class SimulatedCluster {
     this.quotas = (world.quotas ?? []).filter(
       (q) => (q.metadata.namespace ?? DEFAULT_NAMESPACE) === this.namespace,
     )
+    this.nodeObjects = world.nodes && world.nodes.length > 0 ? world.nodes : undefined
+    this.occupied = (options.occupied ?? []).filter((p) => namespaceOf(p) !== this.namespace)
     const seen = [...new Set(this.pods.map(nodeOf).filter((n) => n !== ''))].sort()
-    this.nodes = seen.length > 0 ? seen : ['node-1', 'node-2', 'node-3']
+    this.nodes = this.nodeObjects
+      ? this.nodeObjects.map((n) => n.metadata.name ?? '')
+      : seen.length > 0
+        ? seen
+        : ['node-1', 'node-2', 'node-3']
     for (const pod of this.pods) {
-      this.plans.set(pod.metadata.name ?? '', planForInputPod(pod, options.start, this.timings))
+      const plan = planForInputPod(pod, options.start, this.timings)
+      // With the nodes known, a pod the scheduler left Unschedulable is the model's to place again.
+      const retried: PodPlan =
+        this.nodeObjects && plan.stage === 'unschedulable'
+          ? {stage: 'unscheduled', createdAt: plan.createdAt, nextAt: options.start}
+          : plan
+      this.plans.set(pod.metadata.name ?? '', retried)
     }
     this.cohort = cohortSize(this.deployments, this.replicaSets, this.pods.length)
     this.failInputPods(options.start)
@@ -140,9 +166,26 @@ export class SimulatedCluster {
   advance(t: number): ClusterStep {
     const actions: SimAction[] = []
     const events: SimEvent[] = []
+    const bound = this.nodeObjects ? this.boundPods() : 0
     const podsGone = this.runKubelet(t, actions, events)
     const replicaSetsChanged = this.runReplicaSetController(t, actions, events)
+    if (this.nodeObjects && this.boundPods() < bound) this.requeueUnschedulable(t)
     return {actions, events, replicaSetsChanged, podsGone}
+  }
+
+  /** The pods bound to a node, by weight (their removal frees room). */
+  private boundPods(): number {
+    let n = 0
+    for (const p of this.pods) if (nodeOf(p) !== '') n += this.weight(p)
+    return n
+  }
+
+  /** A pod left a node: the pods waiting for room go back to the scheduler's queue. */
+  private requeueUnschedulable(t: number): void {
+    for (const [name, plan] of this.plans) {
+      const next = requeueAt(plan, t)
+      if (next !== plan) this.plans.set(name, next)
+    }
   }
 
   /** How many pods the pod object named `name` stands for (1 but in cohorts). */
@@ -222,9 +265,19 @@ export class SimulatedCluster {
    */
   private kubelet(): KubeletContext {
     let load: NodeLoad | undefined
+    let fit: NodeFit | undefined
+    const nodeObjects = this.nodeObjects
     return {
       timings: this.timings,
       nodes: this.nodes,
+      ...(nodeObjects
+        ? {
+            place: (pod: Pod) => {
+              fit ??= new NodeFit(nodeObjects, [...this.pods, ...this.occupied], (p) => this.weight(p as Pod))
+              return fit.place(pod, this.weight(pod))
+            },
+          }
+        : {}),
       pickNode: (pod) => {
         load ??= new NodeLoad(this.pods, this.weight)
         const node = load.pick(feasibleNodes(pod, this.nodes))

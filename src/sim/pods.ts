@@ -87,6 +87,30 @@ export interface PodPlan {
    * simulated cluster changes it, so pods of that template stay Unschedulable with the same message.
    */
   refusal?: string
+  /**
+   * The scheduler found no room for this pod on the nodes (Node objects: resources, taints,
+   * affinity): it stays Pending, Unschedulable, until a pod leaves a node (requeueAt), then tries
+   * again. `attempts` drives upstream's back-off (1 s doubling up to 10 s); `at`, the last attempt.
+   */
+  noRoom?: {attempts: number; at: number}
+}
+
+/** upstream: the scheduling queue's DefaultPodInitialBackoffDuration and DefaultPodMaxBackoffDuration. */
+export const SCHEDULE_BACKOFF_INITIAL = 1_000
+export const SCHEDULE_BACKOFF_MAX = 10_000
+
+/**
+ * A pod waiting for room, moved back to the scheduler's queue at `now` because a pod left a node
+ * (upstream: MoveAllToActiveOrBackoffQueue on AssignedPodDelete): tried again once its back-off
+ * since the last attempt has passed. Other plans are returned as they are.
+ */
+export function requeueAt(plan: PodPlan, now: number): PodPlan {
+  if (plan.stage !== 'unschedulable' || plan.noRoom === undefined || plan.nextAt !== undefined) return plan
+  const backoff = Math.min(
+    SCHEDULE_BACKOFF_INITIAL * 2 ** Math.max(plan.noRoom.attempts - 1, 0),
+    SCHEDULE_BACKOFF_MAX,
+  )
+  return {...plan, stage: 'unscheduled', nextAt: Math.max(now, plan.noRoom.at + backoff)}
 }
 
 const IMAGE_FAILURES = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull'])
@@ -267,6 +291,11 @@ export interface KubeletContext {
   pickNode(pod: Pod): string
   /** The cluster's nodes; with them, a pod whose nodeSelector no node matches is left Unschedulable. */
   nodes?: readonly string[]
+  /**
+   * With Node objects: the scheduler's decision over their room (sim/fit.ts NodeFit), which
+   * replaces pickNode and the label-only check.
+   */
+  place?(pod: Pod): {node: string} | {refusal: string}
 }
 
 /** The message of a pod's PodScheduled False/Unschedulable condition, if the scheduler refused it. */
@@ -358,7 +387,44 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
   })
   switch (plan.stage) {
     case 'unscheduled': {
-      const refused = plan.refusal ?? (ctx.nodes ? schedulingFailure(pod, ctx.nodes) : undefined)
+      const placed = plan.refusal === undefined && ctx.place ? ctx.place(pod) : undefined
+      const refused =
+        plan.refusal ??
+        (placed
+          ? 'refusal' in placed
+            ? placed.refusal
+            : undefined
+          : ctx.nodes
+            ? schedulingFailure(pod, ctx.nodes)
+            : undefined)
+      if (refused !== undefined && placed !== undefined) {
+        // No room on the nodes now: Unschedulable until a pod leaves a node (requeueAt).
+        const conditions = setCondition(
+          pod.status?.conditions ?? [],
+          'PodScheduled',
+          'False',
+          formatTime(at),
+          {
+            reason: 'Unschedulable',
+            message: refused,
+          },
+        )
+        const attempts = (plan.noRoom?.attempts ?? 0) + 1
+        return {
+          pod: {...pod, status: {...pod.status, phase: 'Pending', conditions}},
+          plan: withoutNext({...plan, stage: 'unschedulable', noRoom: {attempts, at}}),
+          note: 'Unschedulable',
+          events: [
+            {
+              type: 'Warning',
+              reason: 'FailedScheduling',
+              object: ref,
+              message: refused,
+              source: 'default-scheduler',
+            },
+          ],
+        }
+      }
       if (refused !== undefined) {
         // upstream: the scheduler's handleSchedulingFailure — PodScheduled False/Unschedulable with
         // the FitError's message (status patch), and a FailedScheduling Warning event.
@@ -387,7 +453,7 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
           ],
         }
       }
-      const node = ctx.pickNode(pod)
+      const node = placed && 'node' in placed ? placed.node : ctx.pickNode(pod)
       const scheduled = withStatus({...pod, spec: {...pod.spec, nodeName: node}}, at, {
         phase: 'Pending',
         scheduled: true,
@@ -397,10 +463,14 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
       const next =
         plan.failure === 'ImagePullBackOff'
           ? at + pullErrorAfter(timings)
-          : Math.max(plan.createdAt + timings.readyAfter, at)
+          : // A pod that waited for room starts its containers once bound: the usual time from binding to Ready.
+            Math.max(
+              plan.createdAt + timings.readyAfter,
+              plan.noRoom ? at + timings.readyAfter - scheduleAfter(timings) : at,
+            )
       return {
         pod: scheduled,
-        plan: {...plan, stage: 'creating', nextAt: next},
+        plan: {...withoutRoomWait(plan), stage: 'creating', nextAt: next},
         note: `scheduled to ${node}, ContainerCreating`,
         events: [
           {
@@ -528,6 +598,11 @@ function transition(pod: Pod, plan: PodPlan, at: number, ctx: KubeletContext): T
     default:
       return {pod, plan: withoutNext(plan), note: 'unchanged', events: []}
   }
+}
+
+function withoutRoomWait(plan: PodPlan): PodPlan {
+  const {noRoom: _, ...rest} = plan
+  return rest
 }
 
 function withoutNext(plan: PodPlan): PodPlan {

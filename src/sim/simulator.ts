@@ -9,7 +9,7 @@
 import {SYNTHETIC_CREATION_TIMESTAMP} from '../cluster/load/defaults.js'
 import {DEFAULT_NAMESPACE, MemoryStore} from '../cluster/memory.js'
 import {newestTimestamp, type World} from '../cluster/world.js'
-import type {Deployment, IntOrString} from '../controller/api/types.js'
+import type {Deployment, IntOrString, Pod} from '../controller/api/types.js'
 import {RecreateStrategyType} from '../controller/api/types.js'
 import {parseFeatureGates} from '../controller/features.js'
 import type {FeatureGates} from '../controller/interfaces.js'
@@ -20,6 +20,7 @@ import {observeRollout, type RolloutState} from '../status/index.js'
 import {type Observation, observe, replicaSetsOf} from '../status/observe.js'
 import {podCount, podsOwnedBy} from '../status/pods.js'
 import type {SimAction, SimEvent} from '../status/update.js'
+import {AutoscalerModel} from './autoscaler.js'
 import {SimulatedCluster} from './cluster.js'
 import {DEFAULT_TIMINGS, type PodTimings} from './pods.js'
 import {seedOf} from './random.js'
@@ -39,6 +40,8 @@ export interface SimulationOptions {
   maxSteps?: number
   /** The generator's seed; default: derived from namespace/name. */
   seed?: number
+  /** Pods of other namespaces bound to the world's nodes (they take room; see ClusterOptions). */
+  occupied?: readonly Pod[]
 }
 
 export const DEFAULT_MAX_TIME = 30 * 60_000
@@ -198,6 +201,8 @@ export class Simulator {
   private finished: {outcome: Outcome; end: number; message: string} | undefined
   private peakPods = 0
   private minAvailable = Number.POSITIVE_INFINITY
+  /** The HorizontalPodAutoscalers of the world that target this Deployment (sim/autoscaler.ts). */
+  private readonly autoscalers: AutoscalerModel[]
 
   constructor(world: World, options: SimulationOptions) {
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE
@@ -216,10 +221,20 @@ export class Simulator {
       failingDeployment: this.name,
       seed: options.seed ?? seedOf(`${this.namespace}/${this.name}`),
       ...(options.failNewPods !== undefined ? {failNewPods: parseFailNewPods(options.failNewPods)} : {}),
+      ...(options.occupied ? {occupied: options.occupied} : {}),
     })
-    if (!this.deployment()) {
+    const d = this.deployment()
+    if (!d) {
       throw new SimulationError(`deployments.apps "${this.name}" not found in namespace "${this.namespace}"`)
     }
+    this.autoscalers = (world.autoscalers ?? [])
+      .filter((h) => (h.metadata.namespace ?? DEFAULT_NAMESPACE) === this.namespace)
+      .filter((h) => {
+        const ref = (h.spec?.scaleTargetRef ?? {}) as {kind?: string; name?: string}
+        return ref.kind === 'Deployment' && ref.name === this.name
+      })
+      .map((h) => new AutoscalerModel(h, this.start, d.spec.replicas ?? 1))
+      .filter((a) => a.active)
   }
 
   /** The next recorded entry, or undefined when the simulation is over. */
@@ -296,8 +311,16 @@ export class Simulator {
 
   private nextEventAt(): number | undefined {
     const models = this.cluster.nextEventAt(this.t)
-    if (models === undefined) return this.waitingAt
-    return this.waitingAt === undefined ? models : Math.min(models, this.waitingAt)
+    const next =
+      models === undefined
+        ? this.waitingAt
+        : this.waitingAt === undefined
+          ? models
+          : Math.min(models, this.waitingAt)
+    // An autoscaler syncs while something else is still to happen (alone, it would keep the clock
+    // going to maxTime over a world that no longer moves).
+    if (next === undefined) return undefined
+    return Math.min(next, ...this.autoscalers.map((a) => a.nextSyncAt()))
   }
 
   private finish(outcome: Outcome, end: number, message: string): false {
@@ -311,6 +334,7 @@ export class Simulator {
     this.step++
     const t = this.t
     const {actions, events, replicaSetsChanged, podsGone} = this.cluster.advance(t)
+    if (this.runAutoscalers(t, actions, events)) this.queued = true
     if (replicaSetsChanged) this.queued = true
     if (podsGone && this.recreateHasNoPods()) this.queued = true
     if (this.waitingAt !== undefined && this.waitingAt <= t) {
@@ -443,6 +467,54 @@ export class Simulator {
       this.waitingAt = this.waitingAt === undefined ? at : Math.min(this.waitingAt, at)
     }
     if (!failed) this.limiter.forget()
+  }
+
+  /**
+   * The autoscalers due at t: each computes the replicas over the Deployment's pods and writes
+   * spec.replicas through the scale subresource when they differ; true when one wrote.
+   */
+  private runAutoscalers(t: number, actions: SimAction[], events: SimEvent[]): boolean {
+    let wrote = false
+    for (const a of this.autoscalers) {
+      if (a.nextSyncAt() > t) continue
+      const d = this.deployment()
+      if (!d) continue
+      const pods = replicaSetsOf(d, this.cluster.replicaSets).flatMap((rs) =>
+        podsOwnedBy(rs, this.cluster.pods),
+      )
+      const r = a.sync(t, d, pods, (p) => this.cluster.weightOf(p.metadata.name ?? ''))
+      const from = d.spec.replicas ?? 1
+      if (!r || r.replicas === from) continue
+      a.scaled(t, from, r.replicas)
+      const scaled: Deployment = {
+        ...d,
+        metadata: {...d.metadata, generation: (d.metadata.generation ?? 0) + 1},
+        spec: {...d.spec, replicas: r.replicas},
+      }
+      this.cluster.update({
+        deployments: this.cluster.deployments.map((x) => (x === d ? scaled : x)),
+        replicaSets: this.cluster.replicaSets,
+        pods: this.cluster.pods,
+      })
+      actions.push({
+        actor: 'horizontal-pod-autoscaler',
+        verb: 'update',
+        resource: 'deployments',
+        subresource: 'scale',
+        name: this.name,
+        summary: `replicas ${from} -> ${r.replicas} (HorizontalPodAutoscaler ${a.name}: ${r.ready} of ${r.pods} pods counted, ${r.reason})`,
+      })
+      // upstream: the HPA controller's SuccessfulRescale event.
+      events.push({
+        type: 'Normal',
+        reason: 'SuccessfulRescale',
+        object: `HorizontalPodAutoscaler/${a.name}`,
+        message: `New size: ${r.replicas}; reason: ${r.reason}`,
+        source: 'horizontal-pod-autoscaler',
+      })
+      wrote = true
+    }
+    return wrote
   }
 
   /** upstream: deletePod — a Recreate Deployment is synced when its last pod is gone. */

@@ -10,6 +10,7 @@ import {formatTime, humanDuration, parseTime} from '../util/duration.js'
 import {eventRow, newestFirst} from './blockers.js'
 import type {RolloutState} from './index.js'
 import type {DeploymentRef} from './item.js'
+import {type ControllerHints, noControllerDueAt} from './no-controller.js'
 import type {Observation} from './observe.js'
 import type {ToolVerdicts} from './tools.js'
 import type {Blocker, EventRow, KubeEvent, Verdict} from './types.js'
@@ -135,6 +136,33 @@ export function judgeGate(
     }
   }
   return {phase: 'Progressing', reason: verdict.reason, message: verdict.message}
+}
+
+/**
+ * The next instant time alone may change the judgement of `d` (epoch ms), or undefined: the
+ * progress deadline, an Unschedulable pod's grace, the no-controller grace. Watchers judge it again
+ * then (a second later: upstream's comparisons are strict and timestamps have whole seconds) rather
+ * than at every tick; a change to its objects is judged at once anyway.
+ */
+export function nextJudgementAt(
+  d: Deployment,
+  state: RolloutState,
+  now: number,
+  opts: GateOptions,
+  hints: ControllerHints = {},
+): number | undefined {
+  const at: number[] = []
+  const deadline = parseTime(state.progress.deadline)
+  if (deadline !== undefined) at.push(deadline)
+  for (const b of state.blockers) {
+    if (b.code !== 'Unschedulable') continue
+    const since = parseTime(b.since)
+    if (since !== undefined) at.push(since + opts.unschedulableGraceMs)
+  }
+  const lag = noControllerDueAt(d, hints)
+  if (lag !== undefined) at.push(lag)
+  const next = Math.min(...at.filter((t) => t > now - 1000))
+  return Number.isFinite(next) ? Math.max(next + 1000, now) : undefined
 }
 
 /** The Warning events about `objects` (Kind/name), newest first, as explain lists them. */

@@ -86,3 +86,26 @@ export function noControllerSigns(
   }
   return undefined
 }
+
+/**
+ * When noControllerSigns may first find a sign for `d` as it stands (epoch ms), or undefined when
+ * time alone will not make one: the lag's start plus NO_CONTROLLER_AFTER_MS. Watchers judge again
+ * then instead of polling.
+ */
+export function noControllerDueAt(d: Deployment, hints: ControllerHints = {}): number | undefined {
+  if (d.metadata.deletionTimestamp != null) return undefined
+  const at: number[] = []
+  const observed = d.status?.observedGeneration ?? 0
+  if ((d.metadata.generation ?? 0) > observed) {
+    const stored = d.metadata.resourceVersion !== undefined && d.metadata.resourceVersion !== ''
+    const created = observed === 0 && stored ? parseTime(d.metadata.creationTimestamp) : undefined
+    const since = hints.generationUnobservedSince ?? created
+    if (since !== undefined) at.push(since + NO_CONTROLLER_AFTER_MS)
+  }
+  const cond = getDeploymentCondition(d.status, DeploymentProgressing)
+  const last = parseTime(cond?.lastUpdateTime)
+  if (cond?.status === 'True' && last !== undefined && hasProgressDeadline(d)) {
+    at.push(last + (d.spec.progressDeadlineSeconds ?? 0) * 1000 + NO_CONTROLLER_AFTER_MS)
+  }
+  return at.length > 0 ? Math.min(...at) : undefined
+}

@@ -7,14 +7,19 @@ import type {RolloutState} from './index.js'
 import type {Observation} from './observe.js'
 
 /** Who made a change: the Deployment controller under test, or one of the simulated components. */
-export type Actor = 'deployment-controller' | 'replicaset-controller' | 'default-scheduler' | 'kubelet'
+export type Actor =
+  | 'deployment-controller'
+  | 'replicaset-controller'
+  | 'default-scheduler'
+  | 'kubelet'
+  | 'horizontal-pod-autoscaler'
 
 /** One write to the simulated cluster, in words. */
 export interface SimAction {
   actor: Actor
   verb: ActionVerb
   resource: ActionResource
-  subresource?: 'status'
+  subresource?: 'status' | 'scale'
   name: string
   /** What changed: `replicas 3 -> 5`, `created (Pending)`, `ContainerCreating -> Running, ready`. */
   summary: string

@@ -19,6 +19,7 @@ import {
   type GateRow,
   gateRow,
   judgeGate,
+  nextJudgementAt,
   warningRows,
 } from '../status/gate.js'
 import type {DeploymentRef} from '../status/item.js'
@@ -49,8 +50,6 @@ export interface LiveGateOptions {
   logLines: number
   /** At most one update this often (ms). */
   minFrameMs?: number
-  /** Judge again what only time changes (grace periods, deadlines) this often (ms). */
-  tickMs?: number
   warn?: (line: string) => void
   debug?: (line: string) => void
 }
@@ -86,8 +85,8 @@ interface Tracked {
   seen: boolean
   first?: {time: number; available: number}
   unobserved?: {generation: number; since: number}
-  /** What only time changes may decide it (a grace period, a deadline, an unobserved generation). */
-  timely: boolean
+  /** When time alone may change its judgement next (a deadline, a grace period ends); epoch ms. */
+  dueAt?: number
   details?: Promise<void>
 }
 
@@ -115,7 +114,8 @@ export class LiveGate {
   private readonly start = Date.now()
   private lastEmit = 0
   private pending: NodeJS.Timeout | undefined
-  private ticker: NodeJS.Timeout | undefined
+  /** Armed for the earliest dueAt of the targets not decided. */
+  private timer: {handle: NodeJS.Timeout; at: number} | undefined
   private timeout: LongTimer | undefined
   private synced = false
   private ended = false
@@ -147,7 +147,7 @@ export class LiveGate {
     const replicaSets = new Informer<ReplicaSet>({
       ...common,
       resource: 'replicasets',
-      indexers: {[OWNER]: ownerIndex, uid: (o) => [o.metadata.uid ?? '']},
+      indexers: {[OWNER]: ownerIndex},
     })
     const pods = new Informer<Pod>({...common, resource: 'pods', indexers: {[OWNER]: ownerIndex}})
     deployments.addEventHandler({
@@ -155,16 +155,24 @@ export class LiveGate {
       update: (_o, d) => this.deploymentChanged(d),
       delete: (d) => this.deploymentChanged('tombstone' in d ? d.obj : d),
     })
-    const rsChanged = (rs: ReplicaSet) => this.ownedChanged(rs, (uid) => this.byUid.get(uid))
+    // A ReplicaSet's controller by the ReplicaSet's uid: where a pod's change leads (a plain map, not
+    // an index of one-entry buckets: thousands of ReplicaSets).
+    const rsOwner = new Map<string, string>()
+    const rsChanged = (rs: ReplicaSet, deleted = false) => {
+      const uid = rs.metadata.uid
+      const owner = getControllerOf(rs.metadata)?.uid
+      if (uid && owner && !deleted) rsOwner.set(uid, owner)
+      else if (uid) rsOwner.delete(uid)
+      this.ownedChanged(rs, (u) => this.byUid.get(u))
+    }
     replicaSets.addEventHandler({
-      add: rsChanged,
+      add: (rs) => rsChanged(rs),
       update: (_o, rs) => rsChanged(rs),
-      delete: (rs) => rsChanged('tombstone' in rs ? rs.obj : rs),
+      delete: (rs) => rsChanged('tombstone' in rs ? rs.obj : rs, true),
     })
     const podChanged = (p: Pod) =>
       this.ownedChanged(p, (uid) => {
-        const rs = replicaSets.byIndex('uid', uid)[0]
-        const owner = rs ? getControllerOf(rs.metadata)?.uid : undefined
+        const owner = rsOwner.get(uid)
         return owner ? this.byUid.get(owner) : undefined
       })
     pods.addEventHandler({
@@ -184,7 +192,7 @@ export class LiveGate {
       reason: 'NotFound',
       message: `Waiting for deployment "${ref.name}" to be created in namespace ${ref.namespace}.`,
     }
-    t = {ref, key, row: gateRow({ref, judgement}), final: false, seen: false, timely: true}
+    t = {ref, key, row: gateRow({ref, judgement}), final: false, seen: false}
     this.tracked.set(key, t)
     this.dirty.add(key)
     return t
@@ -257,7 +265,6 @@ export class LiveGate {
       return done
     }
     for (const t of this.tracked.values()) this.dirty.add(t.key)
-    this.tick()
     void this.emit()
     const end = await done
     if (this.failure !== undefined) throw this.failure
@@ -269,15 +276,35 @@ export class LiveGate {
     return this.end({interrupted: true, code: 130})
   }
 
-  /** Time alone changes grace periods and deadlines: judge those it may decide again now and then. */
-  private tick(): void {
-    const every = this.opts.tickMs ?? 2000
-    if (every <= 0 || this.ended) return
-    this.ticker = setTimeout(() => {
-      for (const t of this.tracked.values()) if (!t.final && t.timely) this.dirty.add(t.key)
-      this.schedule()
-      this.tick()
-    }, every)
+  /**
+   * Time alone changes grace periods and deadlines: one timer, for the earliest instant one of them
+   * may change a target's judgement; then only the targets due are judged again. A quiet cluster
+   * costs nothing between those instants, whatever the number of targets.
+   */
+  private arm(): void {
+    let next: number | undefined
+    for (const t of this.tracked.values()) {
+      if (!t.final && t.dueAt !== undefined && (next === undefined || t.dueAt < next)) next = t.dueAt
+    }
+    if (this.timer && this.timer.at === next) return
+    if (this.timer) clearTimeout(this.timer.handle)
+    this.timer = undefined
+    if (next === undefined || this.ended) return
+    const at = next
+    // Capped: a deadline days away is past setTimeout's range; the timer is armed again then.
+    const handle = setTimeout(
+      () => {
+        this.timer = undefined
+        const now = Date.now()
+        for (const t of this.tracked.values()) {
+          if (!t.final && t.dueAt !== undefined && t.dueAt <= now) this.dirty.add(t.key)
+        }
+        if (this.dirty.size > 0) this.schedule()
+        else this.arm()
+      },
+      Math.min(Math.max(0, at - Date.now()), 3_600_000),
+    )
+    this.timer = {handle, at}
   }
 
   private schedule(): void {
@@ -334,6 +361,7 @@ export class LiveGate {
       this.again = false
       this.schedule()
     }
+    this.arm()
   }
 
   private rows(): GateRow[] {
@@ -375,24 +403,18 @@ export class LiveGate {
       if (t.unobserved?.generation !== generation) t.unobserved = {generation, since: now}
     } else t.unobserved = undefined
     const {observeRollout} = await import('../status/index.js')
+    // The informers' objects are never changed in place (an event replaces one): the pass reads
+    // them without a copy of every ReplicaSet and pod at each judgement.
+    const hints = t.unobserved ? {generationUnobservedSince: t.unobserved.since} : {}
     const {state} = await observeRollout(
-      {deployment: d, replicaSets, pods},
-      {
-        now,
-        gates: this.opts.gates,
-        hints: t.unobserved ? {generationUnobservedSince: t.unobserved.since} : {},
-      },
+      {deployment: d, replicaSets, pods, immutable: true},
+      {now, gates: this.opts.gates, hints},
     )
     const observation = observe(d, replicaSets, pods, now)
     const newRS = observation.replicaSets.find((r) => r.new)?.name
     const judgement = judgeGate(d, state, newRS, now, this.opts.judge)
-    // Only these change with time alone: the others are judged again when their objects change.
-    t.timely =
-      t.unobserved !== undefined ||
-      state.blockers.some((b) => b.code === 'Unschedulable') ||
-      state.progress.state === 'Passed' ||
-      state.progress.state === 'FiresThisPass' ||
-      (state.progress.secondsLeft !== null && state.progress.secondsLeft < 0)
+    // Judged again when its objects change, or when time alone may change the judgement.
+    t.dueAt = nextJudgementAt(d, state, now, this.opts.judge, hints)
     const available = observation.replicaSets.find((r) => r.new)?.available ?? 0
     t.first ??= {time: now, available}
     const eta = etaOf(t.first, now, available, observation.deployment.replicas, judgement.phase)
@@ -487,7 +509,8 @@ export class LiveGate {
     if (this.ended) return
     this.ended = true
     clearTimeout(this.pending)
-    clearTimeout(this.ticker)
+    clearTimeout(this.timer?.handle)
+    this.timer = undefined
     this.timeout?.cancel()
     await this.stopInformers()
     await Promise.all([...this.tracked.values()].map((t) => t.details))

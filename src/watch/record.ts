@@ -7,9 +7,9 @@
 import type {ApiClient} from '../cluster/live/api.js'
 import {Informer, isTombstone, type Tombstone} from '../cluster/live/cache/informer.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
+import {DeltaEncoder} from '../cluster/timeline/delta.js'
 import {
   type ChangeType,
-  changeLine,
   objectKeyOf,
   RECORDED_KINDS,
   REQUIRED_KINDS,
@@ -18,6 +18,7 @@ import {
   relistLine,
   type TimelineHeader,
 } from '../cluster/timeline/format.js'
+import type {LineInfo} from '../cluster/timeline/recording-file.js'
 import {recordedObject, TRIMMED} from '../cluster/timeline/trim.js'
 import type {Deployment, KubeObject} from '../controller/api/types.js'
 import {labelSelectorAsSelector, parseLabelSelector, type Selector} from '../controller/util/labels.js'
@@ -26,10 +27,7 @@ import {rolloutStatus} from '../status/rollout-status.js'
 /** Where the lines go: the recording file (cluster/timeline/recording-file.ts) or a test's list. */
 export interface RecordSink {
   open(header: TimelineHeader): void
-  append(
-    line: string,
-    meta: {kind: RecordedKind | 'RELIST'; type: ChangeType | 'RELIST'; time: number; key?: string},
-  ): void
+  append(line: string, meta: LineInfo): void
   close(): void
 }
 
@@ -45,6 +43,8 @@ export interface RecordOptions {
   /** The header's fields known before the lists (cluster, context, server version, selection). */
   header: Omit<TimelineHeader, 'start' | 'kinds' | 'redacted' | 'trimmed'>
   redact: boolean
+  /** Changes of an object already written as delta lines (a merge patch); false: every line whole. */
+  deltas?: boolean
   /** End once every rollout the recording saw start is done (complete, or past its deadline). */
   untilDone: boolean
   /** End after this long (ms). */
@@ -99,9 +99,11 @@ export class Recorder {
   private ended = false
   private finish: (end: RecordEnd) => void = () => {}
   private timer: NodeJS.Timeout | undefined
+  private readonly encoder: DeltaEncoder
 
   constructor(private readonly opts: RecordOptions) {
     this.now = opts.now ?? Date.now
+    this.encoder = new DeltaEncoder(opts.deltas ?? true)
     this.labelSelector = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : undefined
   }
 
@@ -205,7 +207,10 @@ export class Recorder {
     const key = objectKeyOf(kind, obj)
     this.recorded.add(key)
     const object = recordedObject(kind, obj, this.opts.redact)
-    this.write(() => this.opts.sink.append(changeLine(time, type, object), {kind, type, time, key}))
+    this.write(() => {
+      const {line, delta} = this.encoder.line(time, type, object)
+      this.opts.sink.append(line, {kind, type, time, key, delta})
+    })
     if (kind === 'Deployment' && this.buffered === undefined) this.checkDone()
   }
 

@@ -1,6 +1,11 @@
 // metav1.Status errors with the messages, reasons and details the real API server produces.
 
-import type {ErrorType} from '../../src/cluster/validation/index.js'
+import * as field from '../../src/cluster/validation/field.js'
+import {
+  type ErrorType,
+  formatPath,
+  type FieldError as SharedFieldError,
+} from '../../src/cluster/validation/index.js'
 import type {Obj} from './util.js'
 
 export interface StatusCause {
@@ -80,34 +85,22 @@ export interface FieldError {
   body: string
 }
 
-function goValue(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v)
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
-  if (v === undefined || v === null) return 'null'
-  return JSON.stringify(v)
+/** A field error of the shared validation module (src/cluster/validation) as a Status cause. */
+export function asCause(e: SharedFieldError): FieldError {
+  return {type: e.type ?? 'FieldValueInvalid', field: formatPath(e.path), body: e.detail}
 }
 
+/**
+ * The server's own field errors (kinds the file loader does not read) are built by the shared
+ * module's constructors too, so every cause is worded by one formatter.
+ */
 export const fieldErr = {
-  required: (field: string, detail = ''): FieldError => ({
-    type: 'FieldValueRequired',
-    field,
-    body: detail ? `Required value: ${detail}` : 'Required value',
-  }),
-  invalid: (field: string, value: unknown, detail: string): FieldError => ({
-    type: 'FieldValueInvalid',
-    field,
-    body: `Invalid value: ${goValue(value)}: ${detail}`,
-  }),
-  forbidden: (field: string, detail: string): FieldError => ({
-    type: 'FieldValueForbidden',
-    field,
-    body: `Forbidden: ${detail}`,
-  }),
-  notSupported: (field: string, value: unknown, supported: string[]): FieldError => ({
-    type: 'FieldValueNotSupported',
-    field,
-    body: `Unsupported value: ${goValue(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
-  }),
+  required: (path: string, detail = ''): FieldError => asCause(field.required([path], detail)),
+  invalid: (path: string, value: unknown, detail: string): FieldError =>
+    asCause(field.invalid([path], value, detail)),
+  forbidden: (path: string, detail: string): FieldError => asCause(field.forbidden([path], detail)),
+  notSupported: (path: string, value: unknown, supported: string[]): FieldError =>
+    asCause(field.notSupported([path], value, supported)),
 }
 
 /** errors.NewInvalid: 422 with `Kind.group "name" is invalid: <aggregate>` and one cause per error. */

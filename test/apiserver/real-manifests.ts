@@ -1,10 +1,15 @@
 // The real applications' manifests the tests apply (test/fixtures/real-manifests), and what their
-// projects do to them before applying: shared by the API server's tests and the gate's.
+// projects do to them before applying: shared by the API server's tests, the gate's and plan's.
 
+import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {parseAllDocuments} from 'yaml'
 
 /** The 20 real applications' manifests (README.md there names their sources). */
 export const REAL_MANIFESTS = join(import.meta.dirname, '../fixtures/real-manifests')
+
+/** The kustomize base has no selector until kustomize adds one: an API server refuses it as is. */
+export const REFUSED = 'metrics-server-base-deployment.yaml'
 
 /** coredns's deploy.sh renders its template with sed before applying it; the values it defaults to. */
 export function renderCoreDns(text: string): string {
@@ -14,4 +19,47 @@ export function renderCoreDns(text: string): string {
     .replaceAll('REVERSE_CIDRS', 'in-addr.arpa ip6.arpa')
     .replaceAll('UPSTREAMNAMESERVER', '/etc/resolv.conf')
     .replaceAll('STUBDOMAINS', '')
+}
+
+type Meta = {kind?: string; metadata?: {name?: string; namespace?: string}} | null
+
+/** The objects of a manifest file (null for an empty document). */
+export function objectsOf(text: string): Meta[] {
+  return parseAllDocuments(text).map((d) => d.toJS() as Meta)
+}
+
+/** The namespace to apply a file into: none when its objects name theirs, else one named after it. */
+export function namespaceFor(file: string, text: string): string | undefined {
+  if (objectsOf(text).some((o) => o?.metadata?.namespace)) return undefined
+  return file.replace(/\.yaml$/, '').replace(/[^a-z0-9-]/g, '-')
+}
+
+/** The Deployments a manifest file defines, as namespace/name. */
+export function deploymentsOf(text: string, namespace: string | undefined): string[] {
+  return objectsOf(text)
+    .filter((o) => o?.kind === 'Deployment')
+    .map((o) => `${o?.metadata?.namespace ?? namespace ?? 'default'}/${o?.metadata?.name}`)
+}
+
+export interface RealApp {
+  file: string
+  /** As its project applies it (coredns rendered). */
+  text: string
+  /**
+   * The namespace to `kubectl apply -n` it into, as one installs an application: none when its
+   * objects name theirs (guestbook and microservices-demo both define a Deployment "frontend").
+   */
+  namespace: string | undefined
+}
+
+/** Every file an API server takes (all but REFUSED), ready to apply. */
+export function realApps(): RealApp[] {
+  return readdirSync(REAL_MANIFESTS)
+    .filter((f) => f.endsWith('.yaml') && f !== REFUSED)
+    .sort()
+    .map((file) => {
+      let text = readFileSync(join(REAL_MANIFESTS, file), 'utf8')
+      if (file === 'coredns.yaml.sed.yaml') text = renderCoreDns(text)
+      return {file, text, namespace: namespaceFor(file, text)}
+    })
 }

@@ -1,8 +1,16 @@
 // The resources the test server serves: discovery data, apps/v1 and core/v1 defaulting, the
 // validation kubectl's commands run into, selectable fields and kubectl's table columns.
 
-import {defaultPodSpec} from '../../src/cluster/load/defaults.js'
-import type {ValidationOptions} from '../../src/cluster/validation/index.js'
+import {
+  setDefaultsDeployment,
+  defaultPod as setDefaultsPod,
+  setDefaultsReplicaSet,
+} from '../../src/cluster/load/defaults.js'
+import {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  type ValidationOptions,
+} from '../../src/cluster/validation/index.js'
 import {type FieldError, fieldErr} from './errors.js'
 import {formatLabelSelector, fromLabelSelector} from './selectors.js'
 import {child, humanDuration, isObj, num, type Obj, str} from './util.js'
@@ -62,22 +70,14 @@ export function groupVersion(def: ResourceDef): string {
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
-
+/** The name checks of kinds the shared module does not validate whole (upstream: NameIsDNSLabel / NameIsDNSSubdomain). */
 export function nameErrors(o: Obj, label: boolean): FieldError[] {
   const md = isObj(o.metadata) ? o.metadata : {}
   const name = str(md.name) ?? ''
   if (name === '') return [fieldErr.required('metadata.name', 'name or generateName is required')]
-  const re = label ? DNS1123_LABEL : DNS1123_SUBDOMAIN
-  const max = label ? 63 : 253
-  if (name.length > max || !re.test(name)) {
-    const what = label
-      ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-      : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-    return [fieldErr.invalid('metadata.name', name, what)]
-  }
-  return []
+  return (label ? isDNS1123Label(name) : isDNS1123Subdomain(name)).map((m) =>
+    fieldErr.invalid('metadata.name', name, m),
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -85,37 +85,27 @@ export function nameErrors(o: Obj, label: boolean): FieldError[] {
 // the file loader's own code (src/cluster/load/defaults.ts): what `plan` reads from a dry-run apply
 // here is then defaulted exactly as what it reads from files.
 
-function defaultTemplate(spec: Obj): void {
-  const tpl = child(spec, 'template')
-  child(tpl, 'metadata')
-  defaultPodSpec(child(tpl, 'spec'))
+// The server's serialization keeps a template's metadata (a Go struct) and drops `paused: false` (omitempty).
+function serialized(spec: Obj): void {
+  child(child(spec, 'template'), 'metadata')
+  if (spec.paused === false) delete spec.paused
 }
 
 function defaultDeployment(o: Obj): void {
-  const spec = child(o, 'spec')
-  spec.replicas ??= 1
-  const strategy = child(spec, 'strategy')
-  strategy.type ??= 'RollingUpdate'
-  if (strategy.type === 'RollingUpdate') {
-    const ru = child(strategy, 'rollingUpdate')
-    ru.maxUnavailable ??= '25%'
-    ru.maxSurge ??= '25%'
-  }
-  spec.revisionHistoryLimit ??= 10
-  spec.progressDeadlineSeconds ??= 600
-  if (spec.paused === false) delete spec.paused
-  defaultTemplate(spec)
+  setDefaultsDeployment(o)
+  serialized(child(o, 'spec'))
 }
 
 function defaultReplicaSet(o: Obj): void {
-  const spec = child(o, 'spec')
-  spec.replicas ??= 1
-  defaultTemplate(spec)
+  setDefaultsReplicaSet(o)
+  serialized(child(o, 'spec'))
 }
 
+// The loader's pod defaults, then what admission adds on a real server (ServiceAccount,
+// Priority, DefaultTolerationSeconds) and SetDefaults_Pod's enableServiceLinks.
 function defaultPod(o: Obj): void {
+  setDefaultsPod(o)
   const spec = child(o, 'spec')
-  defaultPodSpec(spec)
   spec.enableServiceLinks ??= true
   spec.priority ??= 0
   spec.preemptionPolicy ??= 'PreemptLowerPriority'
@@ -534,6 +524,95 @@ export const RESOURCES: ResourceDef[] = [
   rbacDef('clusterrolebindings', 'ClusterRoleBinding', false),
   rbacDef('roles', 'Role', true),
   rbacDef('rolebindings', 'RoleBinding', true),
+  // Nodes (cluster-scoped): what kubelets register. With `simulate`, the simulated nodes' own
+  // (src/sim/nodes.ts); any loaded Node is served as given. `kubectl get nodes` prints them.
+  base({
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    subresources: [{name: 'status', kind: 'Node', verbs: ['get', 'patch', 'update']}],
+    knownSpecKeys: [
+      'podCIDR',
+      'podCIDRs',
+      'providerID',
+      'unschedulable',
+      'taints',
+      'configSource',
+      'externalID',
+    ],
+    selectableFields: (o) => {
+      const f = metaFields(o)
+      delete f['metadata.namespace']
+      f['spec.unschedulable'] = String(isObj(o.spec) && o.spec.unschedulable === true)
+      return f
+    },
+    resetForStatus: (next, old) => {
+      next.spec = old.spec
+    },
+    validate: (o) => nameErrors(o, false),
+    table: {
+      columns: [
+        NAME_COL,
+        col('Status', 'string', 'The status of the node'),
+        col('Roles', 'string', 'The roles of the node'),
+        AGE_COL,
+        col('Version', 'string', 'Kubelet Version reported by the node.'),
+        col(
+          'Internal-IP',
+          'string',
+          'List of addresses reachable to the node. Queried from cloud provider, if available.',
+          1,
+        ),
+        col(
+          'External-IP',
+          'string',
+          'List of addresses reachable to the node. Queried from cloud provider, if available.',
+          1,
+        ),
+        col(
+          'OS-Image',
+          'string',
+          'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+          1,
+        ),
+        col(
+          'Kernel-Version',
+          'string',
+          "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+          1,
+        ),
+        col(
+          'Container-Runtime',
+          'string',
+          'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+          1,
+        ),
+      ],
+      cells: (o, now) => {
+        const spec = isObj(o.spec) ? o.spec : {}
+        const status = isObj(o.status) ? o.status : {}
+        const info = isObj(status.nodeInfo) ? status.nodeInfo : {}
+        const address = (type: string) =>
+          (Array.isArray(status.addresses) ? status.addresses.filter(isObj) : []).find((a) => a.type === type)
+            ?.address ?? '<none>'
+        return [
+          nameOf(o),
+          nodeStatus(status, spec.unschedulable === true),
+          nodeRoles(o),
+          age(o, now),
+          str(info.kubeletVersion) ?? '',
+          address('InternalIP'),
+          address('ExternalIP'),
+          str(info.osImage) || '<unknown>',
+          str(info.kernelVersion) || '<unknown>',
+          str(info.containerRuntimeVersion) || '<unknown>',
+        ]
+      },
+    },
+  }),
   // What `plan` reads besides workloads: an autoscaler that owns a Deployment's replica count, and
   // quotas with their usage (nothing here computes status.used: tests write it).
   base({
@@ -556,6 +635,26 @@ export const RESOURCES: ResourceDef[] = [
     knownSpecKeys: ['hard', 'scopes', 'scopeSelector'],
   }),
 ]
+
+/** upstream (printers): printNode's status — the Ready condition, then SchedulingDisabled. */
+function nodeStatus(status: Obj, unschedulable: boolean): string {
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObj) : []
+  const ready = conditions.find((c) => c.type === 'Ready')
+  const out = [ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady']
+  if (unschedulable) out.push('SchedulingDisabled')
+  return out.join(',')
+}
+
+/** upstream (printers): findNodeRoles — node-role.kubernetes.io/<role> labels, and kubernetes.io/role. */
+function nodeRoles(o: Obj): string {
+  const labels = isObj(o.metadata) && isObj(o.metadata.labels) ? o.metadata.labels : {}
+  const roles = new Set<string>()
+  for (const [k, v] of Object.entries(labels)) {
+    if (k.startsWith('node-role.kubernetes.io/')) roles.add(k.slice('node-role.kubernetes.io/'.length))
+    else if (k === 'kubernetes.io/role' && typeof v === 'string' && v !== '') roles.add(v)
+  }
+  return roles.size === 0 ? '<none>' : [...roles].sort().join(',')
+}
 
 /** rbac.authorization.k8s.io/v1: names are path segments (`system:controller:x` is valid). */
 function rbacDef(resource: string, kind: string, namespaced: boolean): ResourceDef {

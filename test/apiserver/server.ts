@@ -21,6 +21,7 @@ import {ApplyConflictError, serverSideApply, trackUpdate} from '../../src/cluste
 import {dropDisabledPodSpecFields} from '../../src/cluster/validation/drop-disabled.js'
 import {keepsGatedFields, type ParsedFeatureGates, parseFeatureGates} from '../../src/controller/features.js'
 import {resolveKubeVersion} from '../../src/controller/version.js'
+import {simulatedNode} from '../../src/sim/nodes.js'
 import {
   apiGroupDoc,
   apiGroupList,
@@ -67,7 +68,12 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors.js'
-import {type ClusterAccess, SimulatedCluster, type SimulateOptions} from './simulate.js'
+import {
+  type ClusterAccess,
+  DEFAULT_SIMULATED_NODES,
+  SimulatedCluster,
+  type SimulateOptions,
+} from './simulate.js'
 import {type Change, defFor, keyFor, resolveResource, Store} from './store.js'
 import {
   child,
@@ -394,6 +400,16 @@ class ApiServerImpl {
       this.store.put({apiVersion: 'v1', kind: 'Namespace', metadata: {name: ns}})
     }
     for (const o of opts.objects ?? []) this.seed(o)
+    if (opts.simulate) {
+      // The kubelets of the simulated nodes register their Node objects (a loaded Node of the same
+      // name is kept as given).
+      const sim = opts.simulate === true ? {} : opts.simulate
+      const gitVersion = serverVersion(opts.kubeVersion).gitVersion
+      for (const [i, name] of (sim.nodes ?? DEFAULT_SIMULATED_NODES).entries()) {
+        if (this.store.get('nodes', undefined, name) === undefined)
+          this.seed(simulatedNode(name, i, Date.now(), gitVersion))
+      }
+    }
     this.store.onChange((c) => {
       for (const w of this.watchers) this.deliver(w, c)
     })
@@ -533,20 +549,22 @@ class ApiServerImpl {
   }
 
   /**
-   * PrepareForCreate's drop of pod-template fields whose gate is off, with the gate defaults of the
-   * minor /version reports (src/cluster/validation/drop-disabled.ts, as the file loader drops them).
-   * Updates keep what they carry (upstream keeps a field already in use).
+   * PrepareForCreate's and PrepareForUpdate's drop of pod-template fields whose gate is off, with
+   * the gate defaults of the minor /version reports (src/cluster/validation/drop-disabled.ts, as the
+   * file loader drops them). On an update (`old` given: PUT, PATCH, server-side apply) a field the
+   * stored object already uses stays, as upstream's dropDisabledFields keeps it.
    */
-  private dropDisabledOnCreate(resource: string, o: Obj): void {
-    const spec = o.spec as Obj | undefined
-    const podSpec =
-      resource === 'pods'
-        ? spec
-        : resource === 'deployments' || resource === 'replicasets'
-          ? (spec?.template as Obj | undefined)?.spec
-          : undefined
+  private dropDisabledFields(resource: string, o: Obj, old?: Obj): void {
+    const podSpecOf = (x: Obj | undefined): unknown => {
+      const spec = x?.spec as Obj | undefined
+      if (resource === 'pods') return spec
+      if (resource === 'deployments' || resource === 'replicasets')
+        return (spec?.template as Obj | undefined)?.spec
+      return undefined
+    }
+    const podSpec = podSpecOf(o)
     if (podSpec === undefined) return
-    dropDisabledPodSpecFields(podSpec, this.validationOptions().enabled)
+    dropDisabledPodSpecFields(podSpec, this.validationOptions().enabled, podSpecOf(old))
   }
   private gates: ParsedFeatureGates | undefined
 
@@ -1301,7 +1319,7 @@ class ApiServerImpl {
       }
     }
     def.default(o)
-    this.dropDisabledOnCreate(def.resource, o)
+    this.dropDisabledFields(def.resource, o)
     if (fields && !fields.apply && TRACKED.has(def.resource)) {
       trackUpdate(undefined, o, {manager: fields.manager, now: rfc3339()})
     }
@@ -1418,6 +1436,7 @@ class ApiServerImpl {
       else next.status = clone(old.status)
     }
     def.default(next)
+    if (!status) this.dropDisabledFields(def.resource, next, old)
     if (TRACKED.has(def.resource)) {
       if (appliedFields !== undefined) md.managedFields = appliedFields
       else

@@ -7,6 +7,7 @@
 import type {Pod, ReplicaSet} from '../../src/controller/api/types.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import type {FeatureGates} from '../../src/controller/interfaces.js'
+import {NodeFit} from '../../src/sim/fit.js'
 import {
   advancePod,
   DEFAULT_TIMINGS,
@@ -17,6 +18,7 @@ import {
   type PodPlan,
   type PodTimings,
   planForInputPod,
+  requeueAt,
   terminatePod,
 } from '../../src/sim/pods.js'
 import {
@@ -57,7 +59,7 @@ export interface SimulateOptions {
 
 /** What the simulated cluster may do to the server: reads, and writes with the registry's semantics. */
 export interface ClusterAccess {
-  list(resource: 'pods' | 'replicasets', namespace?: string): Obj[]
+  list(resource: 'pods' | 'replicasets' | 'nodes', namespace?: string): Obj[]
   get(kind: {apiVersion: string; kind: string}, namespace: string, name: string): Obj | undefined
   /** POST, as a client: generateName, bookkeeping, defaults, validation, fault injection. */
   create(resource: 'pods' | 'events', namespace: string, obj: Obj): Obj
@@ -86,6 +88,9 @@ const RETRY_MAX_MS = 1_000_000
 /** upstream: controller.SlowStartInitialBatchSize */
 const SLOW_START_INITIAL_BATCH = 1
 
+/** The nodes pods are scheduled to when the options name none. */
+export const DEFAULT_SIMULATED_NODES = ['node-1', 'node-2', 'node-3']
+
 const POD = {apiVersion: 'v1', kind: 'Pod'}
 const REPLICA_SET = {apiVersion: 'apps/v1', kind: 'ReplicaSet'}
 
@@ -108,6 +113,7 @@ export class SimulatedCluster {
   private timer: {handle: NodeJS.Timeout; at: number} | undefined
   private eventSeq = 0
   private stopped = false
+  private paused = false
 
   constructor(
     private readonly access: ClusterAccess,
@@ -123,7 +129,7 @@ export class SimulatedCluster {
       pullBackoffAfter: options.pullBackoffAfterMs ?? readyAfter,
     }
     this.gates = parseFeatureGates(options.featureGates)
-    this.nodes = options.nodes ?? ['node-1', 'node-2', 'node-3']
+    this.nodes = options.nodes ?? DEFAULT_SIMULATED_NODES
     const withoutKubelet = new Set(options.nodesWithoutKubelet ?? [])
     this.kubeletRuns = (node) => !withoutKubelet.has(node)
   }
@@ -148,6 +154,23 @@ export class SimulatedCluster {
     this.timer = undefined
   }
 
+  /**
+   * Holds the moving cluster still (tests): no pod advances and no ReplicaSet syncs until resume();
+   * changes are still recorded, and what fell due meanwhile happens then. A test that checks a
+   * state of the store and pauses in the same synchronous step knows the state its client reads.
+   */
+  pause(): void {
+    this.paused = true
+    if (this.timer) clearTimeout(this.timer.handle)
+    this.timer = undefined
+  }
+
+  resume(): void {
+    if (!this.paused) return
+    this.paused = false
+    this.scheduleFlush()
+  }
+
   /** The store's change feed: what each controller's informer would deliver. */
   observe(c: Change): void {
     if (this.stopped) return
@@ -159,8 +182,17 @@ export class SimulatedCluster {
       this.dirtyReplicaSets.add(nsName(o))
     } else {
       const uid = uidOf(o)
-      if (c.type === 'DELETED') this.plans.delete(uid)
-      else if (!this.plans.has(uid)) this.plans.set(uid, this.planForCreatedPod(o))
+      if (c.type === 'DELETED') {
+        this.plans.delete(uid)
+        // A pod left its node: the pods waiting for room go back to the scheduler's queue.
+        if (nodeOf(o as unknown as Pod) !== '') {
+          const now = this.now()
+          for (const [k, plan] of this.plans) {
+            const next = requeueAt(plan, now)
+            if (next !== plan) this.plans.set(k, next)
+          }
+        }
+      } else if (!this.plans.has(uid)) this.plans.set(uid, this.planForCreatedPod(o))
       else if (c.type === 'MODIFIED' && metaOf(o).deletionTimestamp != null) {
         // Deleted through a path other than the pod DELETE this server routes to terminate().
         const plan = this.plans.get(uid) as PodPlan
@@ -210,7 +242,7 @@ export class SimulatedCluster {
   // --- the loop -------------------------------------------------------------------------------------
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.stopped) return
+    if (this.flushScheduled || this.stopped || this.paused) return
     this.flushScheduled = true
     setImmediate(() => {
       this.flushScheduled = false
@@ -220,7 +252,7 @@ export class SimulatedCluster {
 
   /** Runs what is due: orphan cleanup, the kubelet's transitions, the dirty ReplicaSets' syncs. */
   private flush(): void {
-    if (this.stopped) return
+    if (this.stopped || this.paused) return
     const now = this.now()
     this.collectOrphans()
     this.runKubelet(now)
@@ -297,6 +329,12 @@ export class SimulatedCluster {
 
   private runKubelet(now: number): void {
     const pods = this.access.list('pods') as unknown as Pod[]
+    // The simulated nodes' Node objects: the scheduler places pods on their room (src/sim/fit.ts),
+    // kept across this run as pods are bound.
+    const nodeObjects = this.access
+      .list('nodes')
+      .filter((n) => this.nodes.includes(str(metaOf(n).name) ?? ''))
+    let fit: NodeFit | undefined
     for (const pod of pods) {
       const uid = pod.metadata.uid ?? ''
       const plan = this.plans.get(uid)
@@ -307,6 +345,14 @@ export class SimulatedCluster {
         nodes: this.nodes,
         pickNode: (p) =>
           leastLoadedNode(feasibleNodes(p, this.nodes), this.access.list('pods') as unknown as Pod[]),
+        ...(nodeObjects.length > 0
+          ? {
+              place: (p: Pod) => {
+                fit ??= new NodeFit(nodeObjects, this.access.list('pods'))
+                return fit.place(p)
+              },
+            }
+          : {}),
       }
       const r = advancePod(pod, plan, now, ctx)
       const ns = pod.metadata.namespace ?? ''

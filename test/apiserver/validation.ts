@@ -2,7 +2,6 @@
 // (src/cluster/validation), and hands its errors back as metav1.Status causes.
 
 import {
-  formatPath,
   type FieldError as SharedFieldError,
   type ValidationOptions,
   validateDeployment,
@@ -11,15 +10,11 @@ import {
   validateSelectorUnchanged,
   validateStatusUpdate,
 } from '../../src/cluster/validation/index.js'
-import type {FieldError} from './errors.js'
+import {asCause, type FieldError} from './errors.js'
 import type {Obj} from './util.js'
 
 function asCauses(errs: SharedFieldError[]): FieldError[] {
-  return errs.map((e) => ({
-    type: e.type ?? 'FieldValueInvalid',
-    field: formatPath(e.path),
-    body: e.detail,
-  }))
+  return errs.map(asCause)
 }
 
 /** The create or update validation of apps/v1 Deployments and ReplicaSets (the selector is immutable). */

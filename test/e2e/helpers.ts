@@ -175,7 +175,8 @@ export class RunProcess {
   stdout = ''
   readonly exited: Promise<RunResult>
 
-  constructor(args: string[], env: NodeJS.ProcessEnv) {
+  /** Killed after `killAfterMs` (2 minutes unless given) if the test has not stopped it by then. */
+  constructor(args: string[], env: NodeJS.ProcessEnv, killAfterMs = 120_000) {
     this.child = spawn(process.execPath, [BIN, 'run', ...args], {
       cwd: ROOT,
       env: {...process.env, NO_COLOR: '1', DEBUG: '', ...env},
@@ -186,7 +187,7 @@ export class RunProcess {
     this.child.stderr?.setEncoding('utf8').on('data', (c: string) => {
       this.stderr += c
     })
-    const killer = setTimeout(() => this.child.kill('SIGKILL'), 120_000)
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), killAfterMs)
     this.exited = new Promise((resolve, reject) => {
       this.child.on('error', reject)
       this.child.on('close', (code) => {

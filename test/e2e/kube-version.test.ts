@@ -367,3 +367,113 @@ spec:
     expect(r.code).toBe(0)
   })
 })
+
+describe("a recording's serverVersion is the default minor for explain, dry-run sync and --replay", () => {
+  const ROLLOUT = readFileSync(join(ROOT, 'test/fixtures/timeline/rollout.ndjson'), 'utf8')
+  const recordedAs = (serverVersion: string) => {
+    const dir = tempFiles({
+      'r.ndjson': ROLLOUT.replace(
+        '"serverVersion":"v1.36.3"',
+        `"serverVersion":${JSON.stringify(serverVersion)}`,
+      ),
+    })
+    return join(dir, 'r.ndjson')
+  }
+
+  it('a 1.34 recording is acted on as 1.34 (its ReplicaSet name then differs from the recorded one); --kube-version overrides', () => {
+    const file = recordedAs('v1.34.2')
+    const json = cli(['dry-run', 'sync', 'web', '-f', file, '-o', 'json'])
+    expect(json.code).toBe(0)
+    expect((JSON.parse(json.stdout) as {kubernetesVersion: string}).kubernetesVersion).toBe('v1.34')
+    const explained = cli(['explain', 'web', '-f', file, '--at', '+5s'])
+    expect(explained.stdout).toContain('The next pass (v1.34), check by check')
+    // The recording's names are a 1.36 controller's: replayed as 1.34 the port names the new
+    // ReplicaSet otherwise, and says so; as 1.36 it agrees.
+    const as34 = cli(['rollout', 'watch', 'web', '-f', file, '--replay', '--line-mode'])
+    expect(as34.stdout).toContain('replay: 1 divergence')
+    expect(as34.stdout).toContain(
+      'divergence ExtraWrite: the deployment controller created replicaset web-795767664d',
+    )
+    const as36 = cli([
+      'rollout',
+      'watch',
+      'web',
+      '-f',
+      file,
+      '--replay',
+      '--line-mode',
+      '--kube-version',
+      '1.36',
+    ])
+    expect(as36.stdout).toContain('replay: no divergence')
+    const flagged = cli(['dry-run', 'sync', 'web', '-f', file, '-o', 'json', '--kube-version', '1.35'])
+    expect((JSON.parse(flagged.stdout) as {kubernetesVersion: string}).kubernetesVersion).toBe('v1.35')
+  })
+
+  it('a recording of a server outside 1.33-1.37 is acted on as the nearest minor, with the warning; a version that is none is warned about', () => {
+    const old = cli(['dry-run', 'sync', 'web', '-f', recordedAs('v1.31.4-gke.100'), '-o', 'json'])
+    expect(old.code).toBe(0)
+    expect(old.stderr).toContain(
+      "warning: the recording's serverVersion (v1.31.4-gke.100) is 1.31, outside the supported 1.33-1.37; acting as kube-controller-manager 1.33, the nearest supported minor",
+    )
+    expect((JSON.parse(old.stdout) as {kubernetesVersion: string}).kubernetesVersion).toBe('v1.33')
+    const junk = cli(['dry-run', 'sync', 'web', '-f', recordedAs('banana'), '-o', 'json'])
+    expect(junk.code).toBe(0)
+    expect(junk.stderr).toContain(
+      `warning: the recording's serverVersion "banana" is not a Kubernetes version; acting as Kubernetes 1.37 (--kube-version to choose)`,
+    )
+    expect((JSON.parse(junk.stdout) as {kubernetesVersion: string}).kubernetesVersion).toBe('v1.37')
+  })
+})
+
+describe('gate defaults that changed in 1.37 (file mode)', () => {
+  it('a projected clusterTrustBundle is dropped as a 1.36 API server drops it, and kept under 1.37 (GA, on)', () => {
+    const dir = tempFiles({
+      'ctb.yaml': [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: web, namespace: demo}',
+        'spec:',
+        '  replicas: 1',
+        '  selector: {matchLabels: {app: web}}',
+        '  template:',
+        '    metadata: {labels: {app: web}}',
+        '    spec:',
+        '      containers:',
+        '      - {name: app, image: nginx:1.27, volumeMounts: [{name: trust, mountPath: /trust}]}',
+        '      volumes:',
+        '      - name: trust',
+        '        projected:',
+        '          sources:',
+        '          - clusterTrustBundle: {signerName: example.com/signer, labelSelector: {}, path: bundle.pem}',
+        '',
+      ].join('\n'),
+    })
+    const file = join(dir, 'ctb.yaml')
+    const as36 = cli(['dry-run', 'sync', '-f', file, '--kube-version', '1.36', '-o', 'name'])
+    expect(as36.code).toBe(0)
+    expect(as36.stderr).toBe(
+      `warning: ${file}:16: Deployment demo/web: spec.template.spec.volumes[0].projected.sources[0].clusterTrustBundle: dropped, as an API server 1.36 does while the ClusterTrustBundleProjection feature gate is off (--feature-gates ClusterTrustBundleProjection=true keeps it)\n`,
+    )
+    const as37 = cli(['dry-run', 'sync', '-f', file, '--kube-version', '1.37', '-o', 'name'])
+    expect(as37.code).toBe(0)
+    expect(as37.stderr).toBe('')
+  })
+
+  it('a gate locked to its default in the minor cannot be turned off: exit 2, one line', () => {
+    const r = cli([
+      'dry-run',
+      'sync',
+      '-f',
+      EXAMPLE,
+      '-n',
+      'demo',
+      '--kube-version',
+      '1.36',
+      '--feature-gates',
+      'ImageVolume=false',
+    ])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('error: cannot set feature gate ImageVolume to false, feature is locked to true\n')
+  })
+})

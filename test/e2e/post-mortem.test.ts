@@ -9,6 +9,7 @@ import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {parseTimelineFile} from '../../src/cluster/timeline/read.js'
 import type {Deployment, ReplicaSet} from '../../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
 import {cli, eventually, KUBECTL, kubectlAsync, type RunResult, startCli} from './helpers.js'
@@ -25,9 +26,15 @@ interface Line {
   }
 }
 
+/** The recording's header and its changes, each with its whole object (delta lines applied). */
 function recorded(file: string): {header: {start: string}; lines: Line[]} {
-  const [head, ...rest] = readFileSync(file, 'utf8').trimEnd().split('\n')
-  return {header: JSON.parse(head as string), lines: rest.map((l) => JSON.parse(l) as Line)}
+  const read = parseTimelineFile(file, readFileSync(file, 'utf8'))
+  const lines = read.changes.map((c) => ({
+    time: new Date(c.time).toISOString(),
+    type: c.type,
+    object: c.object,
+  }))
+  return {header: read.header as {start: string}, lines: lines as unknown as Line[]}
 }
 
 /** Each ReplicaSet's spec.replicas of a Deployment as recorded up to and including `t`. */
@@ -112,6 +119,10 @@ suite('post-mortems of rollouts recorded on the moving test cluster', () => {
     expect(result.stderr).toContain('every rollout done')
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^deployment default\/web revision 2: complete\n/)
+    // Changes of objects already in the file are delta lines (merge patches), read back whole below.
+    expect(readFileSync(file, 'utf8')).toMatch(
+      /^\{"time":"[^"]+","type":"MODIFIED","kind":"Pod","uid":"[^"]+","patch":\{/m,
+    )
 
     // Mid-way: just after the controller's first scale-down of the old ReplicaSet.
     const {header, lines} = recorded(file)

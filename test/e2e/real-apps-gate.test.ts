@@ -7,37 +7,15 @@
 // it: guestbook and microservices-demo both define a Deployment "frontend", with other selectors.
 
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {parseAllDocuments} from 'yaml'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
-import {REAL_MANIFESTS, renderCoreDns} from '../apiserver/real-manifests.js'
+import {deploymentsOf, realApps} from '../apiserver/real-manifests.js'
 import {cliAsync, kubectlAsync, RunProcess} from './helpers.js'
 
 const HAS_KUBECTL = spawnSync('kubectl', ['version', '--client'], {stdio: 'ignore'}).status === 0
-/** The kustomize base has no selector until kustomize adds one: an API server refuses it as is. */
-const REFUSED = 'metrics-server-base-deployment.yaml'
-
-type Meta = {kind?: string; metadata?: {name?: string; namespace?: string}} | null
-
-function objectsOf(text: string): Meta[] {
-  return parseAllDocuments(text).map((d) => d.toJS() as Meta)
-}
-
-/** The namespace to apply a file into: none when its objects name theirs, else one named after it. */
-function namespaceFor(file: string, text: string): string | undefined {
-  if (objectsOf(text).some((o) => o?.metadata?.namespace)) return undefined
-  return file.replace(/\.yaml$/, '').replace(/[^a-z0-9-]/g, '-')
-}
-
-/** The Deployments a manifest file defines, as namespace/name. */
-function deploymentsOf(text: string, namespace: string | undefined): string[] {
-  return objectsOf(text)
-    .filter((o) => o?.kind === 'Deployment')
-    .map((o) => `${o?.metadata?.namespace ?? namespace ?? 'default'}/${o?.metadata?.name}`)
-}
 
 describe.skipIf(!HAS_KUBECTL)('the gate over real applications', () => {
   let server: ApiServer
@@ -53,12 +31,8 @@ describe.skipIf(!HAS_KUBECTL)('the gate over real applications', () => {
     run = new RunProcess(['-A'], env)
     await run.started()
     dir = mkdtempSync(join(tmpdir(), 'deployctl-real-apps-'))
-    for (const file of readdirSync(REAL_MANIFESTS).filter((f) => f.endsWith('.yaml') && f !== REFUSED)) {
-      let text = readFileSync(join(REAL_MANIFESTS, file), 'utf8')
-      // coredns's deploy.sh renders its template with sed before applying it.
-      if (file === 'coredns.yaml.sed.yaml') text = renderCoreDns(text)
+    for (const {file, text, namespace} of realApps()) {
       writeFileSync(join(dir, file), text)
-      const namespace = namespaceFor(file, text)
       files.push({file, namespace})
       for (const key of deploymentsOf(text, namespace)) expected.add(key)
     }

@@ -7,8 +7,9 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {Pod} from '../../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
-import {BIN, cliAsync, kubectlAsync, ROOT, RunProcess} from './helpers.js'
+import {BIN, cliAsync, kubectlAsync, ROOT, RunProcess, waitFor} from './helpers.js'
 
 const HAS_KUBECTL = spawnSync('kubectl', ['version', '--client'], {stdio: 'ignore'}).status === 0
 
@@ -263,32 +264,97 @@ spec:
 `,
     )
     expect((await kubectlAsync(env, 'apply', '-n', 'crash', '-f', file)).code).toBe(0)
-    const gate = await cliAsync(['rollout', 'watch', '-f', file, '-n', 'crash', '--log-lines', '2'], {
+    // As CI runs it: the gate starts before any pod has crashed and fails at the first judgement
+    // that finds a new pod with --max-restarts (2) restarts.
+    const early = cliAsync(['rollout', 'watch', '-f', file, '-n', 'crash', '--log-lines', '2'], {
       env,
       killAfterMs: 120_000,
     })
-    expect(gate.code).toBe(1)
-    expect(gate.stdout).toMatch(
-      /^deployment crash\/worker failed: CrashLoopBackOff \(verdict Stalled\/CrashLoopBackOff\)$/m,
+    // The two pods were created a few milliseconds apart, so the simulated kubelet restarts them a few
+    // milliseconds apart: whether the early gate's judgement comes before or after the second pod's
+    // second crash is timing, not behaviour. For the exact report, the cluster is held still once both
+    // pods crash-loop with 2 restarts (checked and paused in one synchronous step), and the gate and
+    // the one-Deployment watch below read those very objects.
+    const crashing = await waitFor(
+      () => {
+        const pods = server.store
+          .list('pods', 'crash')
+          .map((o) => o as unknown as Pod)
+          .filter((p) => p.metadata.name?.startsWith('worker-'))
+        const looping = pods.filter(
+          (p) =>
+            p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' &&
+            (p.status.containerStatuses[0].restartCount ?? 0) >= 2,
+        )
+        if (pods.length !== 2 || looping.length !== 2) return undefined
+        server.simulation?.pause()
+        return looping
+      },
+      90_000,
+      'both worker pods in CrashLoopBackOff with 2 restarts',
     )
-    expect(gate.stdout).toMatch(
-      /new pods? keeps? crashing \(container app: [2-9] restarts, last exit code 3\)/,
-    )
-    // --log-lines 2: the last two lines of the previous instance.
-    expect(gate.stdout).toContain(
-      '  log of container app (previous instance, last 2 lines):\n    | retrying in 1s\n    | fatal: password authentication failed\n',
-    )
-    // The one-Deployment watch fails fast on the same dead end (its view unchanged otherwise).
-    const one = await cliAsync(['rollout', 'watch', 'worker', '-n', 'crash', '--line-mode'], {env})
-    expect(one.code).toBe(1)
-    expect(one.stderr).toMatch(
-      /^error: deployment "worker" failed: CrashLoopBackOff: The rollout to revision 1 cannot finish: \d new pods? keeps? crashing/m,
-    )
-    // One group for the same back-off of both pods.
-    expect(gate.stdout).toMatch(
-      /^ {4}BackOff \S+ \(x\d+ over \S+\) Pod\/worker-\S+ and 1 more: Back-off restarting failed container app in pod /m,
-    )
+    try {
+      const restarts = [...new Set(crashing.map((p) => p.status?.containerStatuses?.[0]?.restartCount))]
+      const first = await early
+      expect(first.code).toBe(1)
+      expect(first.stdout).toMatch(
+        /^deployment crash\/worker failed: CrashLoopBackOff \(verdict Stalled\/CrashLoopBackOff\)$/m,
+      )
+      // One pod or both, as the cluster stood at its judgement; the first crash loop it saw had 2 restarts.
+      expect(first.stdout).toMatch(
+        /(1 new pod keeps|2 new pods keep) crashing \(container app: 2 restarts, last exit code 3\)/,
+      )
+      expect(first.stdout).toContain(
+        '  log of container app (previous instance, last 2 lines):\n    | retrying in 1s\n    | fatal: password authentication failed\n',
+      )
+
+      const gate = await cliAsync(['rollout', 'watch', '-f', file, '-n', 'crash', '--log-lines', '2'], {
+        env,
+        killAfterMs: 60_000,
+      })
+      expect(gate.code).toBe(1)
+      expect(gate.stdout).toMatch(
+        /^deployment crash\/worker failed: CrashLoopBackOff \(verdict Stalled\/CrashLoopBackOff\)$/m,
+      )
+      expect(gate.stdout).toMatch(
+        new RegExp(
+          `The rollout to revision 1 cannot finish: 2 new pods keep crashing \\(container app: (${restarts.join('|')}) restarts, last exit code 3\\)`,
+        ),
+      )
+      // --log-lines 2: the last two lines of the previous instance.
+      expect(gate.stdout).toContain(
+        '  log of container app (previous instance, last 2 lines):\n    | retrying in 1s\n    | fatal: password authentication failed\n',
+      )
+      // One group for the same back-off of both pods.
+      expect(gate.stdout).toMatch(
+        /^ {4}BackOff \S+ \(x\d+ over \S+\) Pod\/worker-\S+ and 1 more: Back-off restarting failed container app in pod /m,
+      )
+      // The one-Deployment watch fails fast on the same dead end (its view unchanged otherwise).
+      const one = await cliAsync(['rollout', 'watch', 'worker', '-n', 'crash', '--line-mode'], {env})
+      expect(one.code).toBe(1)
+      expect(one.stderr).toMatch(
+        /^error: deployment "worker" failed: CrashLoopBackOff: The rollout to revision 1 cannot finish: 2 new pods keep crashing/m,
+      )
+    } finally {
+      server.simulation?.resume()
+    }
   }, 150_000)
+
+  it('fails an Unschedulable Deployment once --unschedulable-grace has passed, with nothing else changing', async () => {
+    // No node has the label: the pods stay Unschedulable and their objects stop changing; only the
+    // gate's timer for the end of the grace can fail it (no periodic re-judging).
+    const file = join(dir, 'nowhere.yaml')
+    writeFileSync(file, manifest('nowhere', 'nginx:1.27', '      nodeSelector: {disk: none}\n'))
+    expect((await kubectlAsync(env, 'apply', '-n', 'shop', '-f', file)).code).toBe(0)
+    const gate = await cliAsync(
+      ['rollout', 'watch', '-f', file, '-n', 'shop', '--unschedulable-grace', '3s', '--timeout', '1m'],
+      {env, killAfterMs: 90_000},
+    )
+    expect(gate.code).toBe(1)
+    expect(gate.stdout).toMatch(/^deployment shop\/nowhere failed: Unschedulable /m)
+    expect(gate.stdout).not.toContain('timed out')
+    expect((await kubectlAsync(env, 'delete', '-n', 'shop', '-f', file)).code).toBe(0)
+  }, 120_000)
 
   it('waits for a Deployment that does not exist yet, or fails with --require-existing', async () => {
     const missing = await cliAsync(['rollout', 'watch', 'ghost', 'web', '-n', 'shop', '--require-existing'], {

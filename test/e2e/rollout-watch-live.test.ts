@@ -4,7 +4,7 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type ApiServer, resolveResource, startApiServer} from '../apiserver/index.js'
-import {BIN, cli, ROOT, type RunResult} from './helpers.js'
+import {BIN, cli, cliAsync, ROOT, type RunResult} from './helpers.js'
 
 const PODS = resolveResource('pods')
 const NAME = 'web'
@@ -289,8 +289,18 @@ describe('rollout watch (live)', () => {
     expect(lines.at(-2)).toMatch(
       /\] summary: took [\dhms.]+, at most [34] pods, at least \d+ available, progress deadline not exceeded$/,
     )
+    // The three tools' answers as they change, from the status model (live only).
+    expect(lines).toContainEqual(
+      expect.stringMatching(/\] kubectl Waiting, kstatus InProgress, Argo CD Progressing$/),
+    )
+    // The test moves the counts but leaves Progressing at NewReplicaSetCreated (the controller would
+    // set NewReplicaSetAvailable): kstatus, which wants that reason, keeps waiting, and says why.
+    expect(lines.at(-3)).toMatch(
+      /\] kubectl Done, kstatus InProgress, Argo CD Healthy: they disagree: .*kstatus says InProgress \(ReplicaSet not Available\) because it also wants the Progressing condition True with reason NewReplicaSetAvailable, and it is True\/NewReplicaSetCreated\.$/,
+    )
     const kind = (line: string) =>
-      /\] (Waiting|Scaled|summary|deployment "web" successfully|pod\/|warning)/.exec(line)?.[1] ?? line
+      /\] (Waiting|Scaled|summary|deployment "web" successfully|pod\/|warning|kubectl)/.exec(line)?.[1] ??
+      line
     const simulated = cli([
       'rollout',
       'watch',
@@ -304,7 +314,7 @@ describe('rollout watch (live)', () => {
       '--line-mode',
     ])
     const simulatedKinds = new Set(simulated.stdout.trim().split('\n').map(kind))
-    expect(new Set(lines.map(kind).filter((k) => k !== 'pod/'))).toEqual(simulatedKinds)
+    expect(new Set(lines.map(kind).filter((k) => k !== 'pod/' && k !== 'kubectl'))).toEqual(simulatedKinds)
     // The latest Warning events of the Deployment's objects, once each.
     expect(
       lines.filter((l) =>
@@ -462,4 +472,65 @@ describe('rollout watch (live)', () => {
     expect(paused.code).toBe(0)
     expect(paused.stdout).toMatch(/deployment "web" is paused\n$/)
   })
+
+  it('shows what kubectl rollout status, kstatus and Argo CD answer, as explain does: on a terminal at 40 columns without colour, and in line mode', async () => {
+    // A finished rollout, then paused: kubectl says done, kstatus InProgress (the controller's
+    // Progressing condition is DeploymentPaused), Argo CD Suspended: all three part.
+    server = await seed()
+    finish(server)
+    update(server, 'deployments', NAME, (o) => ({
+      ...o,
+      spec: {...(o.spec as object), paused: true},
+      status: {
+        ...(o.status as object),
+        conditions: [
+          {type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable'},
+          {type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused'},
+        ],
+      },
+    }))
+    const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    const explained = await cliAsync(['explain', NAME, '-o', 'json'], {env})
+    expect(explained.code).toBe(0)
+    const tools = (JSON.parse(explained.stdout) as {items: Array<{tools: {disagreement: string}}>}).items[0]
+      ?.tools
+    expect(tools?.disagreement).toMatch(/^kubectl rollout status, which reads only the counts/)
+
+    const lines = await cliAsync(['rollout', 'watch', NAME, '--line-mode'], {env})
+    expect(lines.code).toBe(0)
+    expect(lines.stdout).toMatch(
+      /^web \[\S+ \+\S+\] kubectl Done, kstatus InProgress, Argo CD Suspended: they disagree: (.*)$/m,
+    )
+    // The same sentence as explain's: one reader of the status model, not a second computation.
+    expect(lines.stdout).toContain(`Argo CD Suspended: they disagree: ${tools?.disagreement}\n`)
+
+    const onTerminal = (columns: number) => {
+      const command = `stty cols ${columns} rows 30; '${process.execPath}' '${BIN}' rollout watch ${NAME}`
+      const e: NodeJS.ProcessEnv = {...process.env, ...env, TERM: 'xterm-256color', NO_COLOR: '1'}
+      delete e.CI
+      delete e.CONTINUOUS_INTEGRATION
+      return new Promise<{code: number | null; stdout: string}>((resolvePromise) => {
+        const child = spawn('script', ['-qec', command, '/dev/null'], {cwd: ROOT, env: e})
+        let stdout = ''
+        child.stdout.setEncoding('utf8').on('data', (c: string) => {
+          stdout += c
+        })
+        child.on('close', (code) => resolvePromise({code, stdout}))
+      })
+    }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: dropping the cursor moves to read the text
+    const text = (out: string) => out.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').split(/\r?\n|\r/)
+    const narrow = await onTerminal(40)
+    expect(narrow.code).toBe(0)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: SGR sequences are what is looked for
+    expect(narrow.stdout).not.toMatch(/\u001b\[[0-9;]*m/)
+    const narrowText = text(narrow.stdout)
+    expect(narrowText.every((l) => [...l].length <= 40)).toBe(true)
+    // kubectl's answer is the status line above; the two others in words, and the disagreement cut.
+    expect(narrowText).toContain('kstatus InProgress, Argo CD Suspended')
+    expect(narrowText).toContainEqual(expect.stringMatching(/^they disagree: kubectl rollout status.*…$/))
+    const wide = await onTerminal(120)
+    expect(wide.code).toBe(0)
+    expect(text(wide.stdout)).toContain('kubectl Done, kstatus InProgress, Argo CD Suspended')
+  }, 60_000)
 })

@@ -466,6 +466,38 @@ describe('run --once-synced', () => {
     expect(getDeployment(server, 'apps', 'a').status?.observedGeneration).toBe(1)
   }, 60_000)
 
+  it('--dry-run=client sends no write: the objects stay as they were and each write it would have sent is logged (issue 25)', async () => {
+    server = await startApiServer({})
+    await createNamespace(server, 'apps')
+    await createDeployment(server, 'apps', 'web', 'web:1', {replicas: 3})
+    const env = kubeEnv(server)
+    const stored = () =>
+      JSON.stringify(
+        ['deployments', 'replicasets', 'pods', 'events'].map((r) => server.store.list(r, 'apps')),
+      )
+    const before = stored()
+    server.requests.length = 0
+    const dry = await new RunProcess(['-n', 'apps', '--once-synced', '--dry-run=client'], env).exited
+    expect(dry.code).toBe(0)
+    expect(server.requests.filter((r) => r.method !== 'GET')).toEqual([])
+    expect(stored()).toBe(before)
+    expect(dry.stderr).toContain('(client dry run: nothing is sent)')
+    expect(dry.stderr).toMatch(
+      /dry run: would create replicasets apps\/web-[a-z0-9]+: created \(replicas 3, revision 1\) \(not sent\)/,
+    )
+    expect(dry.stderr).toMatch(/dry run: would update deployments\/status apps\/web: .*(not sent)/)
+    expect(dry.stderr).toMatch(
+      /dry run: would record event Normal ScalingReplicaSet on deployment apps\/web: Scaled up replica set web-[a-z0-9]+ from 0 to 3 \(not sent\)/,
+    )
+    expect(dry.stderr).toContain('once-synced: 1 deployment synced, 0 failed')
+    // A client dry run takes no Lease either: that is a write.
+    const le = await new RunProcess(['-n', 'apps', '--dry-run=client', '--leader-elect'], env).exited
+    expect(le.code).toBe(2)
+    expect(le.stderr).toBe(
+      'error: --leader-elect cannot be used with --dry-run=client (the Lease is a write)\n',
+    )
+  }, 60_000)
+
   it('a forged ScalingReplicaSet Event in another namespace does not keep run -A from starting (issue 28)', async () => {
     const forged = otherControllerSigns().filter((o) => o.kind === 'Event')
     const [event] = forged as Array<{metadata: {namespace: string}; involvedObject: {namespace: string}}>

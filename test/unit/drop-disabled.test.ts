@@ -88,6 +88,61 @@ describe('dropDisabledPodSpecFields', () => {
     expect(s).toEqual(spec())
   })
 
+  it('an update keeps every field the old spec already uses, though each gate is off', () => {
+    const s = spec()
+    expect(dropDisabledPodSpecFields(s, () => false, spec())).toEqual([])
+    expect(s).toEqual(spec())
+  })
+
+  it('an update whose old spec does not use a field drops it (the upstream "in use" tests, one gate at a time)', () => {
+    const cases: Array<[string, Obj, Obj]> = [
+      // podLevelResourcesInUse: requests or limits, an empty resources is not a use
+      ['PodLevelResources', {resources: {}}, {resources: {limits: {cpu: '1'}}}],
+      // dynamicResourceAllocationInUse: the pod's claims only
+      ['DynamicResourceAllocation', {resourceClaims: []}, {resourceClaims: [{name: 'gpu'}]}],
+      ['HostnameOverride', {}, {hostnameOverride: 'x'}],
+      ['GenericWorkload', {}, {workloadRef: {name: 'w'}}],
+      [
+        'ImageVolume',
+        {volumes: [{name: 'e', emptyDir: {}}]},
+        {volumes: [{name: 'other', image: {reference: 'r'}}]},
+      ],
+      // containerRestartRulesInUse: a sidecar's Always is not a use; a regular container's policy is
+      [
+        'ContainerRestartRules',
+        {initContainers: [{name: 's', restartPolicy: 'Always'}]},
+        {containers: [{name: 'c', restartPolicy: 'Never'}]},
+      ],
+      [
+        'ContainerStopSignals',
+        {containers: [{name: 'c', lifecycle: {}}]},
+        {ephemeralContainers: [{name: 'd', lifecycle: {stopSignal: 'SIGTERM'}}]},
+      ],
+      [
+        'EnvFiles',
+        {containers: [{name: 'c', env: [{name: 'A', value: 'x'}]}]},
+        {initContainers: [{name: 'i', env: [{name: 'B', valueFrom: {fileKeyRef: {path: 'p'}}}]}]},
+      ],
+      [
+        'ClusterTrustBundleProjection',
+        {volumes: [{name: 'p', projected: {sources: [{podCertificate: {}}]}}]},
+        {volumes: [{name: 'q', projected: {sources: [{clusterTrustBundle: {path: 'b'}}]}}]},
+      ],
+      [
+        'PodCertificateRequest',
+        {volumes: [{name: 'p', projected: {sources: [{clusterTrustBundle: {}}]}}]},
+        {volumes: [{name: 'q', projected: {sources: [{podCertificate: {signerName: 's'}}]}}]},
+      ],
+    ]
+    for (const [gate, unused, used] of cases) {
+      const only = (g: string) => g !== gate
+      const dropped = dropDisabledPodSpecFields(spec(), only, unused)
+      expect(dropped.length, gate).toBeGreaterThan(0)
+      expect(new Set(dropped.map((d) => d.gate)), gate).toEqual(new Set([gate]))
+      expect(dropDisabledPodSpecFields(spec(), only, used), gate).toEqual([])
+    }
+  })
+
   it('a minor without a gate drops nothing for it (1.33 has no ContainerRestartRules); --feature-gates still decides', () => {
     expect(keptBy(33)('ContainerRestartRules')).toBe(true)
     expect(keptBy(34)('ContainerRestartRules')).toBe(false)

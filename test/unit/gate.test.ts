@@ -11,9 +11,11 @@ import {
   gateRow,
   gateSummary,
   judgeGate,
+  nextJudgementAt,
   warningRows,
 } from '../../src/status/gate.js'
 import type {RolloutState} from '../../src/status/index.js'
+import {NO_CONTROLLER_AFTER_MS, noControllerSigns} from '../../src/status/no-controller.js'
 import type {Blocker} from '../../src/status/types.js'
 
 const NOW = Date.parse('2026-12-05T12:00:00Z')
@@ -183,6 +185,62 @@ function row(name: string, phase: GateRow['phase'], reason: string, message = `$
 }
 
 const GATES = {values: {}}
+
+describe('nextJudgementAt: when time alone may change a judgement (the gate judges again then, not at every tick)', () => {
+  const at = (ms: number) => new Date(NOW + ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const next = (s: RolloutState, d = deployment(), hints = {}) =>
+    nextJudgementAt(d, s, NOW, DEFAULT_GATE_OPTIONS, hints)
+  const running = (deadline: string) =>
+    state({progress: {...state().progress, deadline, secondsLeft: (Date.parse(deadline) - NOW) / 1000}})
+
+  it('is undefined for a Deployment only its objects can move', () => {
+    expect(next(state())).toBeUndefined()
+  })
+
+  it('is a second past the progress deadline, or past an Unschedulable pod’s grace, whichever comes first', () => {
+    expect(next(running(at(30_000)))).toBe(NOW + 31_000)
+    const unschedulable = (since: number) =>
+      state({...running(at(120_000)), blockers: [blocker('Unschedulable', {since: at(since)})]})
+    // Scheduling failed 10 s ago: the 60 s grace ends in 50 s, before the deadline.
+    expect(next(unschedulable(-10_000))).toBe(NOW + 51_000)
+    // The grace is judged at NOW + 51 s: the gate fails it there (judgeGate's own rule).
+    expect(
+      judgeGate(deployment(), unschedulable(-10_000), NEW_RS, NOW + 51_000, DEFAULT_GATE_OPTIONS).phase,
+    ).toBe('Failed')
+    expect(judgeGate(deployment(), unschedulable(-10_000), NEW_RS, NOW, DEFAULT_GATE_OPTIONS).phase).toBe(
+      'Progressing',
+    )
+    // Passed long ago: nothing left to wait for but the next threshold (none here).
+    expect(next(running(at(-60_000)))).toBeUndefined()
+  })
+
+  it('wakes when the no-controller grace ends: an unobserved generation, a deadline left unmarked', () => {
+    const unobserved = {...deployment(), metadata: {...deployment().metadata, generation: 3}} as Deployment
+    const since = NOW - 60_000
+    const due = next(state(), unobserved, {generationUnobservedSince: since}) as number
+    expect(due).toBe(since + NO_CONTROLLER_AFTER_MS + 1000)
+    // noControllerSigns agrees: none just before the grace ends, one at the instant the gate judges again.
+    const hints = {generationUnobservedSince: since}
+    expect(noControllerSigns(unobserved, since + NO_CONTROLLER_AFTER_MS, hints)).toBeUndefined()
+    expect(noControllerSigns(unobserved, due, hints)?.sign).toBe('GenerationNotObserved')
+    const stuck = {
+      ...deployment({progressDeadlineSeconds: 600}),
+      status: {
+        observedGeneration: 2,
+        replicas: 2,
+        updatedReplicas: 1,
+        conditions: [
+          {type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', lastUpdateTime: at(-700_000)},
+        ],
+      },
+    } as Deployment
+    // Its deadline passed 100 s ago, unmarked: the sign shows 5 minutes after the deadline.
+    const unmarked = next(running(at(-100_000)), stuck) as number
+    expect(unmarked).toBe(NOW - 100_000 + NO_CONTROLLER_AFTER_MS + 1000)
+    expect(noControllerSigns(stuck, unmarked - 1000)).toBeUndefined()
+    expect(noControllerSigns(stuck, unmarked)?.sign).toBe('DeadlineNotMarked')
+  })
+})
 
 describe('the gate’s summary and outputs', () => {
   const rows = [

@@ -70,6 +70,29 @@ describe('JSON Lists read from the file a piece at a time', () => {
     expect(streamed(text, 1 << 20)?.[0]?.itemLines).toHaveLength(strings.length)
   })
 
+  it('reads pretty-printed items whole and still refuses what the byte scan refuses', () => {
+    const pretty = (item: string) =>
+      Buffer.from(`{\n "kind": "List",\n "items": [\n  {\n${item}\n  }\n ]\n}\n`)
+    // A repeated key, and one that an escaped colon would hide from a count of the text's colons.
+    for (const item of ['   "a": "x:y",\n   "a": "z"', '   "a": "y",\n   "a": "\\u003a"']) {
+      const bytes = pretty(item)
+      expect(whole(bytes)).toBe('error')
+      for (const chunk of [1, 7, 1 << 20]) expect(streamed(bytes, chunk)).toBeUndefined()
+    }
+    // Nested beyond the limit inside an item.
+    const deep = pretty(`   "a": ${'['.repeat(MAX_DEPTH)}${']'.repeat(MAX_DEPTH)}`)
+    expect(streamed(deep, 1 << 20)).toBeUndefined()
+    // A closing brace elsewhere than at the item's indentation, escapes and colons in strings,
+    // items after one read byte by byte: the same value and lines as the whole text.
+    const odd = Buffer.from(
+      '{"kind": "List", "items": [\n  {\n   "a": "\\u003a:\\"}", "b": {"c:": [1]}},\n  {\n   "d": "\\n  }"\n  },\n  {"e": 1},\n  {\n   "f": "é:"\n  }\n]}',
+    )
+    for (const chunk of [1, 5, 64, 1 << 20]) {
+      expect(streamed(odd, chunk)).toEqual(whole(odd))
+      expect(streamed(odd, chunk)?.[0]?.itemLines).toEqual([2, 4, 7, 8])
+    }
+  })
+
   it.each([
     {name: 'a second value after the List', given: '{"items": []} {"items": []}'},
     {name: 'a single object that is not a List', given: '{"kind": "Deployment", "spec": {}}'},

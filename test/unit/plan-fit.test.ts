@@ -1,9 +1,9 @@
-// plan's surge fit (src/plan/fit.ts): the new pods a rollout adds placed on the nodes as
+// plan's surge fit (src/sim/fit.ts): the new pods a rollout adds placed on the nodes as
 // kube-scheduler's filters pass them.
 
 import {describe, expect, it} from 'vitest'
 import type {PodTemplateSpec} from '../../src/controller/api/types.js'
-import {surgeFit} from '../../src/plan/fit.js'
+import {surgeFit} from '../../src/sim/fit.js'
 
 const node = (name: string, cpu: string, extra: Record<string, unknown> = {}) => ({
   metadata: {name, labels: {'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux'}},

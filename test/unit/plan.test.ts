@@ -312,19 +312,51 @@ describe('an autoscaler over the rollout (issue 27 item 5)', () => {
     ;(d.spec.template.spec?.containers?.[0] as {image: string}).image = 'nginx:1.28'
   }
 
-  it('above its target, it counts the surge pod too and asks for more: AutoscalerAmplifies', async () => {
-    const item = await planOf(await steady(), newImage, undefined, {autoscalers: [hpa(90)]})
-    expect(item.peakPods).toBe(4)
-    expect(item.autoscalers).toMatchObject([{name: 'web', now: 4, peak: {pods: 4, replicas: 5}}])
-    expect(item.risks.map((r) => r.code)).toContain('AutoscalerAmplifies')
+  // minReadySeconds 30: the surge pod is Ready (and sampled 15 s later) before it is available, so
+  // the old pods are still there: the autoscaler counts 4 ready pods for a Deployment of 3.
+  const slowAvailable = (d: Deployment) => {
+    newImage(d)
+    d.spec.minReadySeconds = 30
+  }
+
+  it('above its target, it counts the surge pod too and asks for more: the simulated Deployment grows, AutoscalerAmplifies', async () => {
+    const item = await planOf(await steady(), slowAvailable, undefined, {autoscalers: [hpa(90)]})
+    // +15 s: the surge pod is Ready but not yet sampled (cpu's initialization: unready), so on a
+    // scale-up it counts as 0% and the ratio turns: no change. +30 s: 4 sampled pods at 90% of 80%:
+    // ceil(1.125 × 4) = 5, within the default scale-up limit (max(3 + 4, 2 × 3)).
+    const hpaSteps = item.steps.filter((x) => x.role === 'autoscaler').map((x) => [x.atSeconds, x.from, x.to])
+    // Each sync counts every sampled pod, surge ones too, at 90% of 80%: ceil(1.125 × pods). The
+    // model keeps each pod at the utilization the status reports (it does not spread a fixed load
+    // over more pods), so the count ratchets up to maxReplicas while the rollout runs.
+    expect(hpaSteps).toEqual([
+      [30, 3, 5], // 4 pods: 3 old, the surge pod sampled 15 s after it became Ready
+      [60, 5, 8], // 7 pods
+      [90, 8, 12], // 10 pods
+      [120, 12, 15], // 13 pods
+      [150, 15, 17], // 15 pods
+      [180, 17, 20], // 17 pods: ceil(19.1), bounded by maxReplicas 20
+    ])
+    // The Deployment controller spreads each new size over its ReplicaSets at once (proportional scaling).
+    expect(item.steps.filter((x) => x.atSeconds === 30).map((x) => [x.role, x.from, x.to])).toEqual([
+      ['autoscaler', 3, 5],
+      ['new', 1, 2],
+      ['old', 3, 5],
+      ['old', 5, 4],
+      ['new', 2, 3],
+    ])
+    expect(item.autoscalers).toMatchObject([{name: 'web', now: 4, peak: {atSeconds: 180, replicas: 20}}])
     expect(item.risks.find((r) => r.code === 'AutoscalerAmplifies')?.message).toContain(
-      '4 pods at 90% cpu of a 80% target, it would ask for 5 replicas (4 without the surge)',
+      'it would ask for 20 replicas (4 without the surge)',
     )
+    // The rollout ends at the autoscaler's count, not the manifest's 3.
+    expect(item.steps.at(-1)).toMatchObject({role: 'new', to: 20})
+    expect(item.simulation.outcome).toBe('complete')
   })
 
-  it('with room to spare it does not', async () => {
-    const item = await planOf(await steady(), newImage, undefined, {autoscalers: [hpa(40)]})
-    expect(item.autoscalers).toMatchObject([{name: 'web', now: 2}])
+  it('with room to spare it does not: a scale-down waits for its 300 s stabilization window', async () => {
+    const item = await planOf(await steady(), slowAvailable, undefined, {autoscalers: [hpa(40)]})
+    expect(item.autoscalers).toMatchObject([{name: 'web', now: 2, steps: []}])
+    expect(item.steps.filter((x) => x.role === 'autoscaler')).toEqual([])
     expect(item.risks.map((r) => r.code)).not.toContain('AutoscalerAmplifies')
   })
 })

@@ -174,3 +174,38 @@ describe('the status model in the live view', () => {
     expect(text).toContain('next pass')
   })
 })
+
+describe('the three tools in the live view', () => {
+  it("shows the status model's kubectl, kstatus and Argo CD answers, all three or two at 40 columns, and where they part", async () => {
+    // Paused after a finished rollout: kubectl done, kstatus InProgress, Argo CD Suspended.
+    const d = deployment(
+      {
+        ...COMPLETE,
+        conditions: [{type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused'}],
+      },
+      {paused: true},
+    )
+    const {observation, state} = await at(d, [oldRS])
+    const frame = new FrameBuilder(5, {tools: true}).push({
+      time: NOW,
+      elapsed: 0,
+      observation,
+      events: [],
+      state,
+    })
+    // The state's own answers, not a second computation.
+    expect(frame.tools).toBe(state.tools)
+    expect(
+      new FrameBuilder().push({time: NOW, elapsed: 0, observation, events: [], state}).tools,
+    ).toBeUndefined()
+    const wide = frameToString(frame, 120).split('\n')
+    expect(wide).toContain('kubectl Done, kstatus InProgress, Argo CD Suspended')
+    expect(wide).toContainEqual(expect.stringMatching(/^they disagree: kubectl rollout status, which reads/))
+    const narrow = frameToString(frame, 40, 30).split('\n')
+    expect(narrow.every((l) => [...l].length <= 40)).toBe(true)
+    expect(narrow).toContain('kstatus InProgress, Argo CD Suspended')
+    expect(narrow).toContainEqual(expect.stringMatching(/^they disagree: .*…$/))
+    // The frame still fits its rows with the two lines more.
+    expect(frameToString(frame, 40, 12).split('\n').length).toBeLessThanOrEqual(12)
+  })
+})

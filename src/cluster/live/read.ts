@@ -152,7 +152,8 @@ export function malformed(item: unknown, resource: ListedResource): FieldError |
   const meta = item.metadata
   if (!isObject(meta))
     return meta == null ? required(['metadata']) : typeError(['metadata'], meta, 'an object')
-  for (const field of ['name', 'namespace'] as const) {
+  // Nodes are cluster-scoped: they have no namespace.
+  for (const field of resource === 'nodes' ? (['name'] as const) : (['name', 'namespace'] as const)) {
     const v = meta[field]
     if (typeof v !== 'string' || v === '') {
       return v == null || v === ''

@@ -137,8 +137,11 @@ function defaultTemplate(spec: Obj): void {
   defaultPodSpec(child(template, 'spec'))
 }
 
-/** apps/v1 SetDefaults_Deployment, plus the pod template's defaults. */
-export function defaultDeployment(d: Obj): void {
+/**
+ * upstream: apps/v1 SetDefaults_Deployment, plus the pod template's defaults: what the API server
+ * applies (the test API server calls it too).
+ */
+export function setDefaultsDeployment(d: Obj): void {
   const spec = child(d, 'spec')
   setIfAbsent(spec, 'replicas', 1)
   const strategy = child(spec, 'strategy')
@@ -151,15 +154,24 @@ export function defaultDeployment(d: Obj): void {
   setIfAbsent(spec, 'revisionHistoryLimit', 10)
   setIfAbsent(spec, 'progressDeadlineSeconds', 600)
   defaultTemplate(spec)
+}
+
+/** The defaults, and what a stored object always has: a generation and a status. */
+export function defaultDeployment(d: Obj): void {
+  setDefaultsDeployment(d)
   setIfAbsent(child(d, 'metadata'), 'generation', 1)
   setIfAbsent(d, 'status', {})
 }
 
-/** apps/v1 SetDefaults_ReplicaSet, plus the pod template's defaults. */
-export function defaultReplicaSet(rs: Obj): void {
+/** upstream: apps/v1 SetDefaults_ReplicaSet, plus the pod template's defaults. */
+export function setDefaultsReplicaSet(rs: Obj): void {
   const spec = child(rs, 'spec')
   setIfAbsent(spec, 'replicas', 1)
   defaultTemplate(spec)
+}
+
+export function defaultReplicaSet(rs: Obj): void {
+  setDefaultsReplicaSet(rs)
   setIfAbsent(child(rs, 'metadata'), 'generation', 1)
   setIfAbsent(rs, 'status', {})
 }

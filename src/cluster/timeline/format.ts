@@ -3,9 +3,11 @@
 //
 //   {"time":"2026-12-04T10:00:01.25Z","type":"MODIFIED","object":{...}}
 //
-// which is what `kubectl get -w --output-watch-events -o json` prints, plus the time. One more line
-// type says where a watch had to list again (after 410 Gone): the changes between its last event and
-// that list were not seen.
+// which is what `kubectl get -w --output-watch-events -o json` prints, plus the time. A change of an
+// object already in the file may instead be a delta line, `patch` (a JSON merge patch against that
+// object's previous line, found by `uid`) in place of `object` (./delta.ts). One more line type says
+// where a watch had to list again (after 410 Gone): the changes between its last event and that list
+// were not seen.
 
 /** The group of the project's own documents (docs/output.md); the timeline is its first v1alpha1 kind. */
 export const TIMELINE_API_VERSION = 'deployctl.kubectl.io/v1alpha1' as const
@@ -90,6 +92,29 @@ export function headerLine(h: TimelineHeader): string {
 
 export function changeLine(ms: number, type: ChangeType, object: unknown): string {
   return `${JSON.stringify({time: nanoTime(ms), type, object})}\n`
+}
+
+/**
+ * A delta line (./delta.ts): the change as a JSON merge patch against the previous line of the
+ * object with this uid, in place of `object`.
+ */
+export interface DeltaLine {
+  time: string
+  type: 'MODIFIED' | 'DELETED'
+  kind: string
+  uid: string
+  patch: Record<string, unknown>
+}
+
+export function deltaLine(
+  ms: number,
+  type: 'MODIFIED' | 'DELETED',
+  kind: string,
+  uid: string,
+  patch: Record<string, unknown>,
+): string {
+  const line: DeltaLine = {time: nanoTime(ms), type, kind, uid, patch}
+  return `${JSON.stringify(line)}\n`
 }
 
 export function relistLine(ms: number, kind: RecordedKind, since: number): string {

@@ -11,6 +11,7 @@
 
 import {InputError} from '../../errors.js'
 import {objectTimestamps} from '../world.js'
+import {applyMergePatch} from './delta.js'
 import {
   CHANGE_TYPES,
   type ChangeType,
@@ -175,6 +176,24 @@ export function parseTimelineFile(file: string, text: string): TimelineFile {
   let previous: number | undefined
   let initialList = true
   let streamKind: RecordedKind | undefined
+  /** The latest version of each object by uid: what a delta line (./delta.ts) patches. */
+  const lastByUid = new Map<string, Obj>()
+  const fromDelta = (v: Obj): Obj => {
+    if (!out.header) fail(file, lineNo, 'patch: a delta line is only read in a recording of rollout record')
+    if (typeof v.uid !== 'string' || v.uid === '')
+      fail(file, lineNo, 'uid: Required value: the uid of the object the patch applies to')
+    if (!isObject(v.patch))
+      fail(file, lineNo, 'patch: Invalid value: expected a JSON merge patch (an object)')
+    const base = lastByUid.get(v.uid)
+    if (!base) fail(file, lineNo, `uid: no earlier line of object ${v.uid} for the patch to apply to`)
+    if (v.kind !== undefined && v.kind !== base.kind)
+      fail(
+        file,
+        lineNo,
+        `kind: Invalid value: ${JSON.stringify(v.kind)}: object ${v.uid} is a ${String(base.kind)}`,
+      )
+    return applyMergePatch(base, v.patch) as Obj
+  }
   let from = 0
   while (from <= text.length) {
     const nl = text.indexOf('\n', from)
@@ -221,8 +240,13 @@ export function parseTimelineFile(file: string, text: string): TimelineFile {
         `type: Invalid value: ${JSON.stringify(type)}: expected ADDED, MODIFIED or DELETED (or a Timeline header on the first line)`,
       )
     }
-    const object = v.object
+    const object = v.object === undefined && v.patch !== undefined ? fromDelta(v) : v.object
     if (!isObject(object)) fail(file, lineNo, 'object: Required value: the object the event is about')
+    const uid = isObject(object.metadata) ? object.metadata.uid : undefined
+    if (typeof uid === 'string' && uid !== '') {
+      if (type === 'DELETED') lastByUid.delete(uid)
+      else lastByUid.set(uid, object)
+    }
     const kindName = object.kind
     if (typeof kindName !== 'string' || kindName === '') fail(file, lineNo, 'object.kind: Required value')
     const meta = object.metadata

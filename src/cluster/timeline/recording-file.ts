@@ -3,11 +3,21 @@
 // its bound, it is rewritten without the oldest intermediate pod updates, then Event updates: a
 // MODIFIED line of an object that a later line of the same object supersedes, so every object's
 // latest state, its creation and its deletion stay, as do every Deployment and ReplicaSet change
-// (what the controller reads and writes). The header counts what was dropped.
+// (what the controller reads and writes). The header counts what was dropped. A delta line whose
+// predecessor was dropped is written again against the line of its object that stays before it
+// (or whole, ./delta.ts), so every delta still follows a line of its object.
 
 import {closeSync, openSync, readSync, renameSync, writeSync} from 'node:fs'
 import {InputError} from '../../errors.js'
-import {type ChangeType, headerLine, nanoTime, type RecordedKind, type TimelineHeader} from './format.js'
+import {applyMergePatch, deltaOf} from './delta.js'
+import {
+  type ChangeType,
+  changeLine,
+  headerLine,
+  nanoTime,
+  type RecordedKind,
+  type TimelineHeader,
+} from './format.js'
 
 interface LineMeta {
   offset: number
@@ -17,6 +27,21 @@ interface LineMeta {
   time: number
   /** A later line of the same object follows. */
   superseded: boolean
+  /** The object's `Kind/namespace/name` (undefined for a RELIST line). */
+  key: string | undefined
+  /** A delta line: a patch against the object's line before it. */
+  delta: boolean
+}
+
+/** What append() is told about a line. */
+export interface LineInfo {
+  kind: RecordedKind | 'RELIST'
+  type: ChangeType | 'RELIST'
+  time: number
+  /** `Kind/namespace/name`; undefined for a RELIST line. */
+  key?: string
+  /** A delta line (./delta.ts). */
+  delta?: boolean
 }
 
 /** Compaction stops once the file is this fraction of the bound, so it does not run at every line. */
@@ -52,10 +77,7 @@ export class RecordingFile {
   }
 
   /** Appends one line; `key` names the object (undefined for a RELIST line). */
-  append(
-    line: string,
-    meta: {kind: RecordedKind | 'RELIST'; type: ChangeType | 'RELIST'; time: number; key?: string},
-  ): void {
+  append(line: string, meta: LineInfo): void {
     if (this.fd === undefined) throw new Error('the recording file is not open')
     const bytes = Buffer.byteLength(line)
     writeSync(this.fd, line)
@@ -67,6 +89,8 @@ export class RecordingFile {
       type: meta.type,
       time: meta.time,
       superseded: false,
+      key: meta.key,
+      delta: meta.delta === true,
     })
     this.size += bytes
     if (meta.key !== undefined) {
@@ -83,8 +107,15 @@ export class RecordingFile {
     this.fd = undefined
   }
 
-  /** Drops the oldest droppable pod updates, then Event updates, and rewrites the file. */
+  /**
+   * Drops the oldest droppable pod updates, then Event updates, and rewrites the file; again while
+   * the deltas written anew leave it over the bound.
+   */
   private compact(): void {
+    while (this.size > this.maxBytes) this.compactOnce()
+  }
+
+  private compactOnce(): void {
     const target = this.maxBytes * COMPACT_TO
     let size = this.size
     const drop = new Set<number>()
@@ -99,7 +130,7 @@ export class RecordingFile {
         this.compacted.through = Math.max(this.compacted.through, l.time)
       }
     }
-    if (size > this.maxBytes) {
+    if (size > this.maxBytes || drop.size === 0) {
       throw new InputError(
         `the recording ${this.path} reached --max-size (${this.maxBytes} bytes) and holds no more pod or Event updates to drop: give a larger --max-size or record fewer Deployments`,
       )
@@ -124,14 +155,44 @@ export class RecordingFile {
     const kept: LineMeta[] = []
     const moved = new Map<number, number>()
     const buffer = Buffer.alloc(64 * 1024)
+    // The objects some of whose lines go: followed line by line, so that the line after a dropped
+    // one can be written against the line that stays before it.
+    const followed = new Set<string>()
+    for (const i of drop) {
+      const key = this.lines[i]?.key
+      if (key !== undefined) followed.add(key)
+    }
+    const current = new Map<string, unknown>()
+    const lastKept = new Map<string, unknown>()
+    const afterDrop = new Set<string>()
     for (const [i, l] of this.lines.entries()) {
-      if (drop.has(i)) continue
-      const bytes = l.bytes <= buffer.length ? buffer : Buffer.alloc(l.bytes)
-      readSync(fd, bytes, 0, l.bytes, l.offset)
-      writeSync(out, bytes, 0, l.bytes)
+      const key = l.key !== undefined && followed.has(l.key) ? l.key : undefined
+      let bytes = l.bytes <= buffer.length ? buffer : Buffer.alloc(l.bytes)
+      let length = l.bytes
+      if (key !== undefined || !drop.has(i)) readSync(fd, bytes, 0, l.bytes, l.offset)
+      let delta = l.delta
+      if (key !== undefined) {
+        const v = JSON.parse(bytes.toString('utf8', 0, l.bytes)) as {object?: unknown; patch?: unknown}
+        const object = v.patch !== undefined ? applyMergePatch(current.get(key), v.patch) : v.object
+        current.set(key, object)
+        if (drop.has(i)) {
+          afterDrop.add(key)
+          continue
+        }
+        if (afterDrop.has(key) && l.delta) {
+          const type = l.type as 'MODIFIED' | 'DELETED'
+          const again = deltaOf(l.time, type, lastKept.get(key), object)
+          bytes = Buffer.from(again ?? changeLine(l.time, type, object))
+          length = bytes.length
+          delta = again !== undefined
+        }
+        afterDrop.delete(key)
+        lastKept.set(key, object)
+      } else if (drop.has(i)) continue
+      writeSync(out, bytes, 0, length)
       moved.set(i, kept.length)
-      kept.push({...l, offset})
-      offset += l.bytes
+      kept.push({...l, offset, bytes: length, delta})
+      offset += length
     }
     closeSync(out)
     closeSync(fd)

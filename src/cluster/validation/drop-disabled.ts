@@ -1,7 +1,9 @@
-// What an API server of the assumed minor does on create with pod-template fields whose feature
-// gate is off: it clears them (PrepareForCreate, before validation), so the template stored (and
-// hashed by the controller) lacks them. On create nothing is "in use" in an old object, so each
-// field goes whenever its gate is off.
+// What an API server of the assumed minor does with pod-template fields whose feature gate is off:
+// it clears them (PrepareForCreate / PrepareForUpdate, before validation), so the template stored
+// (and hashed by the controller) lacks them. On update (PUT, every PATCH, server-side apply) a
+// field stays when the old object already uses it (upstream's "...InUse" helpers): an object
+// written while the gate was on keeps working after it is turned off. On create there is no old
+// object, so each field goes whenever its gate is off.
 
 type Obj = Record<string, unknown>
 
@@ -29,10 +31,61 @@ function containers(spec: Obj): Array<[Obj, At]> {
   return out
 }
 
+const set = (v: unknown): boolean => v !== undefined && v !== null
+const nonEmpty = (v: unknown): boolean =>
+  (Array.isArray(v) && v.length > 0) || (isObject(v) && Object.keys(v).length > 0)
+
+/** A projected source of some volume of `spec` sets `field`. */
+const projectedInUse = (spec: Obj, field: string): boolean =>
+  list(spec.volumes).some(
+    (v) => isObject(v.projected) && list(v.projected.sources).some((s) => set(s[field])),
+  )
+
+// upstream: the "...InUse" helpers of pkg/api/pod/util.go — what in an old pod spec keeps a gated
+// field through an update while its gate is off.
+const IN_USE: Record<string, (old: Obj) => boolean> = {
+  // upstream: podLevelResourcesInUse — requests or limits, not an empty resources
+  PodLevelResources: (old) =>
+    isObject(old.resources) && (nonEmpty(old.resources.requests) || nonEmpty(old.resources.limits)),
+  // upstream: dynamicResourceAllocationInUse — the pod's claims (containers cannot name others)
+  DynamicResourceAllocation: (old) => nonEmpty(old.resourceClaims),
+  // upstream: setHostnameOverrideInUse
+  HostnameOverride: (old) => set(old.hostnameOverride),
+  // upstream: podFileKeyRefInUse
+  EnvFiles: (old) =>
+    containers(old).some(([c]) =>
+      list(c.env).some((e) => isObject(e.valueFrom) && set(e.valueFrom.fileKeyRef)),
+    ),
+  // upstream: imageVolumesInUse
+  ImageVolume: (old) => list(old.volumes).some((v) => set(v.image)),
+  // upstream: clusterTrustBundleProjectionInUse, podCertificateProjectionInUse
+  ClusterTrustBundleProjection: (old) => projectedInUse(old, 'clusterTrustBundle'),
+  PodCertificateRequest: (old) => projectedInUse(old, 'podCertificate'),
+  // upstream: containerRestartRulesInUse — an init container's policy other than Always or its
+  // rules, a regular container's policy (ephemeral containers are not looked at)
+  ContainerRestartRules: (old) =>
+    list(old.initContainers).some(
+      (c) => (set(c.restartPolicy) && c.restartPolicy !== 'Always') || nonEmpty(c.restartPolicyRules),
+    ) || list(old.containers).some((c) => set(c.restartPolicy)),
+  // upstream: workloadRefInUse
+  GenericWorkload: (old) => set(old.workloadRef),
+  // upstream: containerStopSignalsInUse
+  ContainerStopSignals: (old) =>
+    containers(old).some(([c]) => isObject(c.lifecycle) && set(c.lifecycle.stopSignal)),
+}
+
 // upstream: dropDisabledFields (pkg/api/pod/util.go), for the gates listed in docs/fidelity.md.
-/** Clears the fields of `spec` (a pod spec) whose gate is off; says which. */
-export function dropDisabledPodSpecFields(spec: unknown, enabled: (gate: string) => boolean): DroppedField[] {
+/**
+ * Clears the fields of `spec` (a pod spec) whose gate is off, unless `old` (the stored object's pod
+ * spec, on an update) already uses that gate's field; says which.
+ */
+export function dropDisabledPodSpecFields(
+  spec: unknown,
+  gateOn: (gate: string) => boolean,
+  old?: unknown,
+): DroppedField[] {
   if (!isObject(spec)) return []
+  const enabled = (gate: string): boolean => gateOn(gate) || (isObject(old) && (IN_USE[gate]?.(old) ?? false))
   const dropped: DroppedField[] = []
   const drop = (o: Obj, key: string, path: At, gate: string) => {
     if (o[key] === undefined) return

@@ -12,7 +12,9 @@ export default class RolloutRecord extends BaseCommand {
 the Events about any of those and the HorizontalPodAutoscalers that target them, one informer per kind, and appends \
 every change with the time it was received to FILE (-O): NDJSON, a Timeline header (cluster, context, server \
 version, selection, start), then one {"time", "type", "object"} line per change, as kubectl get -w \
---output-watch-events -o json prints them plus the time.
+--output-watch-events -o json prints them plus the time. A change of an object already in the file is written as a \
+delta line, {"time", "type", "kind", "uid", "patch"}: a JSON merge patch against that object's previous line, when \
+it gives back exactly the same object (--no-delta: every line whole).
 
 The recording starts with a full list, so it is complete from its first line; a watch that expires (410 Gone) lists \
 again and the recording marks where. Objects are written trimmed as the informer caches hold them; env values whose \
@@ -28,7 +30,7 @@ Ctrl-C; then it prints a summary of each rollout. Exit status: 0, or 1 when --un
 progress deadline.`
 
   static override usage = [
-    'rollout record NAME... [-n NS] -O FILE [--until-done | --duration D] [--max-size 256Mi] [--no-redact]',
+    'rollout record NAME... [-n NS] -O FILE [--until-done | --duration D] [--max-size 256Mi] [--no-redact] [--no-delta]',
     'rollout record (-l SELECTOR [-n NS] | -A) -O FILE [--until-done | --duration D]',
   ]
 
@@ -71,6 +73,12 @@ progress deadline.`
       default: DEFAULT_MAX_SIZE,
       description:
         'The most the file may hold, e.g. 256Mi, 50MB, 1Gi; past it the oldest pod updates are dropped first.',
+    }),
+    delta: Flags.boolean({
+      default: true,
+      allowNo: true,
+      description:
+        'Write a change of an object already in the file as a JSON merge patch against its previous line (--no-delta writes every object whole, as kubectl get -w prints it).',
     }),
     redact: Flags.boolean({
       default: true,

@@ -32,7 +32,13 @@ type Json = null | boolean | number | string | Json[] | {[k: string]: Json}
 function isZero(v: unknown): boolean {
   if (v == null || v === '' || v === 0 || v === false) return true
   if (Array.isArray(v)) return v.length === 0
-  if (typeof v === 'object') return Object.keys(v as object).length === 0
+  if (typeof v === 'object') return !hasOwnKeys(v as object)
+  return false
+}
+
+/** Whether `o` has an own enumerable key (Object.keys(o).length > 0 without the array). */
+function hasOwnKeys(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true
   return false
 }
 
@@ -57,7 +63,10 @@ export function semanticEqual(a: unknown, b: unknown, parentKey = ''): boolean {
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const quantities = QUANTITY_PARENTS.has(parentKey)
-    for (const k of Object.keys(a)) {
+    // for-in over own keys, not Object.keys: this runs for every ReplicaSet template on every pass,
+    // and the key arrays were most of what a pass allocated.
+    for (const k in a) {
+      if (!Object.hasOwn(a, k)) continue
       const bv = b[k]
       if (quantities && typeof a[k] === 'string' && typeof bv === 'string') {
         if (!quantityEqual(a[k] as string, bv)) return false
@@ -65,7 +74,9 @@ export function semanticEqual(a: unknown, b: unknown, parentKey = ''): boolean {
       }
       if (!semanticEqual(a[k], bv, k)) return false
     }
-    for (const k of Object.keys(b)) if (!(k in a) && !semanticEqual(undefined, b[k], k)) return false
+    for (const k in b) {
+      if (Object.hasOwn(b, k) && !(k in a) && !semanticEqual(undefined, b[k], k)) return false
+    }
     return true
   }
   if (typeof a === 'string' && typeof b === 'string' && parentKey === 'sizeLimit') return quantityEqual(a, b)

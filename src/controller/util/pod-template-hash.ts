@@ -521,37 +521,40 @@ export function podTemplateSpew(template: unknown, minor: KubeMinor = NEWEST_MIN
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 
-/** FNV-1a 32 over the UTF-8 bytes of s (lone surrogates as U+FFFD, as Go's JSON decoding leaves them). */
-function fnv1aString(s: string, h = FNV_OFFSET): number {
-  const step = (b: number) => {
-    h = Math.imul(h ^ b, FNV_PRIME)
-  }
-  for (let i = 0; i < s.length; i++) {
+/**
+ * FNV-1a 32 over the UTF-8 bytes of s (lone surrogates as U+FFFD, as Go's JSON decoding leaves them).
+ * The hash stays in a local that only this loop changes: a helper closing over it kept it in a heap
+ * context, which cost ~30% of the loop's time.
+ */
+function fnv1aString(s: string, seed = FNV_OFFSET): number {
+  let h = seed
+  const n = s.length
+  for (let i = 0; i < n; i++) {
     let c = s.charCodeAt(i)
     if (c < 0x80) {
       h = Math.imul(h ^ c, FNV_PRIME)
       continue
     }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
       const d = s.charCodeAt(i + 1)
       if (d >= 0xdc00 && d <= 0xdfff) {
         c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00)
         i++
-        step(0xf0 | (c >> 18))
-        step(0x80 | ((c >> 12) & 0x3f))
-        step(0x80 | ((c >> 6) & 0x3f))
-        step(0x80 | (c & 0x3f))
+        h = Math.imul(h ^ (0xf0 | (c >> 18)), FNV_PRIME)
+        h = Math.imul(h ^ (0x80 | ((c >> 12) & 0x3f)), FNV_PRIME)
+        h = Math.imul(h ^ (0x80 | ((c >> 6) & 0x3f)), FNV_PRIME)
+        h = Math.imul(h ^ (0x80 | (c & 0x3f)), FNV_PRIME)
         continue
       }
     }
     if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd
     if (c < 0x800) {
-      step(0xc0 | (c >> 6))
+      h = Math.imul(h ^ (0xc0 | (c >> 6)), FNV_PRIME)
     } else {
-      step(0xe0 | (c >> 12))
-      step(0x80 | ((c >> 6) & 0x3f))
+      h = Math.imul(h ^ (0xe0 | (c >> 12)), FNV_PRIME)
+      h = Math.imul(h ^ (0x80 | ((c >> 6) & 0x3f)), FNV_PRIME)
     }
-    step(0x80 | (c & 0x3f))
+    h = Math.imul(h ^ (0x80 | (c & 0x3f)), FNV_PRIME)
   }
   return h >>> 0
 }

@@ -5,6 +5,7 @@
 
 import type {RolloutState} from '../../status/index.js'
 import type {ReplicaSetSummary} from '../../status/observe.js'
+import type {ToolOutcome, ToolVerdicts} from '../../status/tools.js'
 import type {VerdictCode} from '../../status/types.js'
 import type {Divergence, SimEvent, WatchOutcome, WatchUpdate} from '../../status/update.js'
 
@@ -30,6 +31,8 @@ export interface WatchFrame {
   verdict: FrameVerdict
   /** kubectl rollout status's line. */
   status: string
+  /** What kubectl rollout status, kstatus and Argo CD answer (the status model's; live watch). */
+  tools?: ToolVerdicts
   time: number
   elapsed: number
   /** The progress deadline while it runs: when it falls and how long is left (negative once past). */
@@ -80,6 +83,28 @@ export function blockersOf(state: RolloutState): string[] {
   return out
 }
 
+/**
+ * The three tools' answers, as the gate's summary words them: `kubectl Waiting, kstatus InProgress,
+ * Argo CD Progressing`. `narrow` leaves kubectl's out (its own line says it), so that the longest
+ * pair (`kstatus Terminating, Argo CD Progressing`) fits 40 columns.
+ */
+export function toolParts(
+  t: ToolVerdicts,
+  narrow = false,
+): Array<{tool: string; status: string; outcome: ToolOutcome}> {
+  return [
+    ...(narrow ? [] : [{tool: 'kubectl', ...t.kubectl}]),
+    {tool: 'kstatus', ...t.kstatus},
+    {tool: 'Argo CD', ...t.argocd},
+  ].map(({tool, status, outcome}) => ({tool, status, outcome}))
+}
+
+export function toolsLine(t: ToolVerdicts, narrow = false): string {
+  return toolParts(t, narrow)
+    .map((p) => `${p.tool} ${p.status}`)
+    .join(', ')
+}
+
 /** Builds frames from successive updates, keeping the event history and the ETA samples. */
 export class FrameBuilder {
   private readonly events: TimedEvent[] = []
@@ -87,7 +112,11 @@ export class FrameBuilder {
   private first?: {time: number; available: number}
   private last?: WatchFrame
 
-  constructor(private readonly eventLimit = 5) {}
+  /** `tools`: frames carry the three tools' answers (the live watch shows them). */
+  constructor(
+    private readonly eventLimit = 5,
+    private readonly options: {tools?: boolean} = {},
+  ) {}
 
   push(u: WatchUpdate): WatchFrame {
     for (const e of u.events) this.events.push({...e, time: u.time})
@@ -112,6 +141,7 @@ export class FrameBuilder {
       blockers: blockersOf(u.state),
       events: [...this.events],
     }
+    if (this.options.tools) frame.tools = u.state.tools
     if (u.divergences) this.divergences.push(...u.divergences)
     if (this.divergences.length > 0) frame.divergences = this.divergences.slice(-3)
     if (u.next && u.next.length > 0 && !u.state.rolloutStatus.done) frame.next = u.next

@@ -5,6 +5,7 @@ import {podCount} from '../../status/pods.js'
 import type {WatchOutcome, WatchSummary, WatchUpdate} from '../../status/update.js'
 import {humanDuration} from '../../util/duration.js'
 import {escapeControl} from '../../util/terminal.js'
+import {toolsLine} from './frame.js'
 
 /** `HH:MM:SS` of an epoch ms, in UTC (milliseconds left out). */
 export function clock(ms: number): string {
@@ -61,6 +62,8 @@ export class LineWriter {
   private pushed = false
   /** The no-controller warning is printed once. */
   private warned = false
+  /** Live: the three tools' answers last printed. */
+  private lastTools: string | undefined
 
   /**
    * Live: the Deployment controller's Normal events are not listed (only Warnings are polled), so its
@@ -123,6 +126,8 @@ export class LineWriter {
     }
     for (const e of u.events) {
       if (e.source === 'deployment-controller') out.push(`${p} ${e.message}`)
+      else if (e.source === 'horizontal-pod-autoscaler')
+        out.push(`${p} ${kubectlRef(e.object)}: ${e.message}`)
       else if (e.type === 'Warning') out.push(`${p} ${kubectlRef(e.object)}: ${e.reason}: ${e.message}`)
     }
     const stuck = u.state.noController
@@ -138,6 +143,17 @@ export class LineWriter {
     if (!r.done && !r.error && r.message !== this.lastStatus) {
       this.lastStatus = r.message
       out.push(`${p} ${r.message}`)
+    }
+    // Live: what kubectl rollout status, kstatus and Argo CD answer, each time one of the answers (or
+    // kstatus's reason) changes; their messages follow the counts, which the lines above give.
+    if (this.live) {
+      const t = u.state.tools
+      const answers = toolsLine(t)
+      const key = `${answers} ${t.kstatus.reason ?? ''}`
+      if (key !== this.lastTools) {
+        this.lastTools = key
+        out.push(`${p} ${answers}${t.disagreement ? `: they disagree: ${t.disagreement}` : ''}`)
+      }
     }
     // One line each: a newline or an escape sequence inside an event's text is shown, not run.
     return out.map(escapeControl)

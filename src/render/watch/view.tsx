@@ -6,10 +6,11 @@
 import {Box, Text} from 'ink'
 import type {ReplicaSetSummary} from '../../status/observe.js'
 import {type PodState, type PodSummary, podCount} from '../../status/pods.js'
+import type {ToolOutcome, ToolVerdicts} from '../../status/tools.js'
 import type {WatchSummary} from '../../status/update.js'
 import {humanDuration} from '../../util/duration.js'
 import {terminalSafe} from '../../util/terminal.js'
-import type {TimedEvent, WatchFrame} from './frame.js'
+import {type TimedEvent, toolParts, type WatchFrame} from './frame.js'
 import {clock} from './lines.js'
 
 type Color = 'green' | 'cyan' | 'yellow' | 'red' | 'gray'
@@ -50,7 +51,44 @@ export function Bar({value, max, width, color}: BarProps) {
   )
 }
 
-function Header({frame}: {frame: WatchFrame}) {
+const OUTCOME_COLOR: Record<ToolOutcome, Color> = {
+  done: 'green',
+  waiting: 'yellow',
+  failed: 'red',
+  suspended: 'gray',
+  terminating: 'gray',
+}
+
+/** Below this width the tools' line leaves kubectl's answer to the status line above it. */
+const NARROW_TOOLS = 60
+
+/**
+ * What kubectl rollout status, kstatus and Argo CD answer, coloured by outcome (the words carry it
+ * without colour), and where they part, cut to the width (line mode gives the whole sentence).
+ */
+function Tools({tools: t, columns}: {tools: ToolVerdicts; columns: number}) {
+  const parts = toolParts(t, columns < NARROW_TOOLS)
+  return (
+    <>
+      <Text wrap="truncate-end">
+        {parts.map((p, i) => (
+          <Text key={p.tool}>
+            {i > 0 ? ', ' : ''}
+            {p.tool} <Text color={OUTCOME_COLOR[p.outcome]}>{p.status}</Text>
+          </Text>
+        ))}
+      </Text>
+      {t.disagreement ? <Text wrap="truncate-end">they disagree: {t.disagreement}</Text> : null}
+    </>
+  )
+}
+
+/** The header's lines: name, verdict, kubectl's status, and the tools' answers when the frame has them. */
+export function headerLines(frame: WatchFrame): number {
+  return 3 + (frame.tools ? (frame.tools.disagreement ? 2 : 1) : 0)
+}
+
+function Header({frame, columns}: {frame: WatchFrame; columns: number}) {
   const tone = TONE[frame.outcome && frame.outcome.kind !== 'complete' ? 'bad' : frame.verdict.tone]
   const strategy =
     frame.strategy === 'RollingUpdate'
@@ -89,6 +127,7 @@ function Header({frame}: {frame: WatchFrame}) {
         </Text>
       </Text>
       <Text wrap="truncate-end">{frame.status}</Text>
+      {frame.tools ? <Tools tools={frame.tools} columns={columns} /> : null}
     </Box>
   )
 }
@@ -244,7 +283,16 @@ export function layout(frame: WatchFrame, rows: number, footer: boolean): {podLi
   const divergences = frame.divergences && frame.divergences.length > 0 ? 2 + frame.divergences.length : 0
   // One line is kept free: ink's output ends with a newline.
   const fixed =
-    3 + 1 + withPods.length * 2 + collapsed + blockers + next + divergences + outcome + (footer ? 1 : 0) + 1
+    headerLines(frame) +
+    1 +
+    withPods.length * 2 +
+    collapsed +
+    blockers +
+    next +
+    divergences +
+    outcome +
+    (footer ? 1 : 0) +
+    1
   let events = Math.min(frame.events.length, 5)
   const podLines = (ev: number) => rows - fixed - (ev > 0 ? ev + 2 : 0)
   const mostPods = Math.max(0, ...withPods.map((rs) => rs.pods.length))
@@ -266,7 +314,7 @@ export function WatchView({frame: raw, columns = 100, rows = 60, footer}: WatchV
   const events = fit.events === 0 ? [] : frame.events.slice(-fit.events)
   return (
     <Box flexDirection="column" width={columns}>
-      <Header frame={frame} />
+      <Header frame={frame} columns={columns} />
       <Box flexDirection="column" marginTop={1}>
         {frame.replicaSets.map((rs) => (
           <ReplicaSetNode key={rs.name} rs={rs} max={max} barWidth={barWidth} podLimit={podLimit} />
