@@ -543,11 +543,15 @@ describe('messages by minor', () => {
     const tail =
       "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
     for (const minor of [33, 34]) {
-      expect(first(minor)).toMatch(/^spec\.template\.labels: Invalid value: "a\/b\/c": a qualified name must consist of/)
+      expect(first(minor)).toMatch(
+        /^spec\.template\.labels: Invalid value: "a\/b\/c": a qualified name must consist of/,
+      )
       expect(first(minor).endsWith(tail)).toBe(true)
     }
     for (const minor of [35, 36, 37]) {
-      expect(first(minor)).toMatch(/^spec\.template\.labels: Invalid value: "a\/b\/c": a valid label key must consist of/)
+      expect(first(minor)).toMatch(
+        /^spec\.template\.labels: Invalid value: "a\/b\/c": a valid label key must consist of/,
+      )
     }
   })
 })

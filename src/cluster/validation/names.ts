@@ -69,7 +69,8 @@ const LEGACY_LABEL_KEY_PREFIX = 'a qualified name '
 export function wordedFor<E extends {detail: string}>(minor: number | undefined, errs: E[]): E[] {
   if (minor === undefined || minor >= 35) return errs
   for (const e of errs) {
-    if (e.detail.includes(LABEL_KEY_PREFIX)) e.detail = e.detail.replace(LABEL_KEY_PREFIX, LEGACY_LABEL_KEY_PREFIX)
+    if (e.detail.includes(LABEL_KEY_PREFIX))
+      e.detail = e.detail.replace(LABEL_KEY_PREFIX, LEGACY_LABEL_KEY_PREFIX)
   }
   return errs
 }
