@@ -277,7 +277,7 @@ function rollingSteps(ctx: RolloutContext): Step[] {
     steps.push({
       step: 'scaleUp',
       outcome: `${newName} stays at ${replicas}`,
-      detail: `The new ReplicaSet already has spec.replicas (${replicas}).`,
+      detail: 'already at spec.replicas',
       numbers: {from: replicas, to: replicas},
     })
   }
@@ -493,7 +493,10 @@ function statusStep(ctx: RolloutContext, rollout: boolean): Step {
   if (availability) {
     const ok = availability.availableReplicas >= availability.minAvailable
     parts.push(
-      `Available=${ok ? 'True' : 'False'}: ${availability.availableReplicas} available ${ok ? '≥' : '<'} ${availability.minAvailable} (spec.replicas ${availability.replicas} − maxUnavailable ${availability.maxUnavailable}).`,
+      // Under RollingUpdate, explain's limits table already shows how minAvailable is reached.
+      ctx.d.spec.strategy?.type === RollingUpdateStrategyType
+        ? `Available=${ok ? 'True' : 'False'}: ${availability.availableReplicas} available ${ok ? '≥' : '<'} minAvailable ${availability.minAvailable}.`
+        : `Available=${ok ? 'True' : 'False'}: ${availability.availableReplicas} available ${ok ? '≥' : '<'} ${availability.minAvailable} (spec.replicas ${availability.replicas} − maxUnavailable ${availability.maxUnavailable}).`,
     )
   }
   let outcome = 'updates the status'
@@ -539,9 +542,7 @@ function statusStep(ctx: RolloutContext, rollout: boolean): Step {
           )
         } else {
           outcome = 'records no progress'
-          parts.push(
-            `Nothing moved since the status was written: Progressing stays ${cond?.reason ?? 'as it is'} (last progress ${cond?.lastUpdateTime ?? 'unknown'}).`,
-          )
+          parts.push(`Progressing stays ${cond?.reason ?? 'as it is'}: nothing moved since it was written.`)
         }
         break
       default:

@@ -112,8 +112,8 @@ async function renderExplanation(
   out.push(...renderTemplateDiff(e, w, heading))
 
   out.push('', heading(`The next pass (${kubernetesVersion}), check by check`))
-  out.push(...renderChecks(e.pass.checks, width))
   const f = e.pass.fenceposts
+  out.push(...renderChecks(e.pass.checks, width, f !== null && f !== undefined))
   if (f) {
     out.push('', heading(`RollingUpdate limits (spec.replicas ${f.replicas})`))
     const rows: Array<[string, number, string]> = [
@@ -166,7 +166,10 @@ async function renderExplanation(
   }
 
   out.push('', heading('Next'))
-  if (e.next.actions.length === 0) {
+  const requeue = `Requeue: ${e.next.requeueMessage}`
+  if (e.next.actions.length === 0 && e.next.events.length === 0) {
+    out.push(w(`Writes nothing. ${requeue}`, '  ', '    '))
+  } else if (e.next.actions.length === 0) {
     out.push(w('Writes nothing.'))
   } else {
     // As dry-run sync prints them: a status write names its endpoint (deployments/status).
@@ -192,7 +195,7 @@ async function renderExplanation(
       out.push(w(`${type}  ${ev.reason}  ${ev.message}`, '    ', '      '))
     }
   }
-  out.push(w(`Requeue: ${e.next.requeueMessage}`, '  ', '    '))
+  if (e.next.actions.length > 0 || e.next.events.length > 0) out.push(w(requeue, '  ', '    '))
   if (e.next.error !== null) out.push(style('red', w(`The pass ends in an error: ${e.next.error}`)))
   return out.join('\n')
 }
@@ -303,23 +306,49 @@ async function replicaSetTable(
     keyColumn: 1,
     noHeaders: options.noHeaders ?? false,
   })
-  return fitted.split === undefined
-    ? fitted.table
-    : `${fitted.table}
-
-${fitted.split}`
+  // The images listed apart follow the table directly: their own header sets them off.
+  return fitted.split === undefined ? fitted.table : `${fitted.table}\n${fitted.split}`
 }
 
-function renderChecks(checks: PassCheck[], width: number): string[] {
+/** The checks a pass goes through without stopping when their answer is a plain no. */
+const ROUTINE_NO: Partial<Record<PassCheck['check'], string>> = {
+  deleting: 'being deleted',
+  paused: 'paused',
+  rollback: 'asked to roll back',
+}
+
+function renderChecks(checks: PassCheck[], width: number, limitsShown: boolean): string[] {
   const qWidth = Math.max(...checks.map((c) => c.question.length))
-  return checks.map((c, i) => {
+  const routine = (c: PassCheck | undefined) =>
+    c !== undefined && ROUTINE_NO[c.check] !== undefined && c.answer === 'no' && !c.detail
+  const out: string[] = []
+  for (let i = 0; i < checks.length; i++) {
+    const c = checks[i]!
+    // Consecutive routine noes share one line (-o json keeps each check).
+    let j = i
+    while (routine(checks[j]) && routine(checks[j + 1])) j++
+    if (j > i) {
+      const what = checks.slice(i, j + 1).map((x) => ROUTINE_NO[x.check]!)
+      const list = `${what.slice(0, -1).join(', ')} or ${what[what.length - 1]}`
+      out.push(wrap(`no`, width, `  ${i + 1}-${j + 1}. Is it ${list}? `, '      '))
+      i = j
+      continue
+    }
     const head = `  ${i + 1}. ${c.question.padEnd(qWidth)}  `
-    const answer = c.detail ? `${c.answer}: ${c.detail}` : c.answer
+    // The limits table follows: the strategy's line points at it instead of naming them.
+    const detail =
+      c.check === 'strategy' && c.answer === 'RollingUpdate' && limitsShown
+        ? 'replace pods gradually (limits below)'
+        : c.detail
+    const answer = detail ? `${c.answer}: ${detail}` : c.answer
     // Long questions would leave too little room: wrap under the question then.
-    return head.length > width / 2
-      ? wrap(answer, width, `  ${i + 1}. ${c.question} `, '      ')
-      : wrap(answer, width, head)
-  })
+    out.push(
+      head.length > width / 2
+        ? wrap(answer, width, `  ${i + 1}. ${c.question} `, '      ')
+        : wrap(answer, width, head),
+    )
+  }
+  return out
 }
 
 function cleanupStep(c: NonNullable<Explanation['pass']['cleanup']>): Step {
@@ -395,7 +424,7 @@ function renderEvents(
     const pull = /^(Failed to pull image "[^"]*"): (.+)$/s.exec(g.message)
     // A short error is cheaper to repeat than to point at.
     return pull && pull[2]!.length > 40 && shown.some((m) => m.includes(pull[2]!))
-      ? `${pull[1]}: (the error under Blockers)`
+      ? 'Failed to pull image: the error under Blockers'
       : g.message
   }
   const out: string[] = []
@@ -437,10 +466,9 @@ export function eventSourceText(s: EventSource): string {
   if (s.concerning === 0)
     return `None of the ${s.total} ${s.total === 1 ? 'event' : 'events'} read from ${from} concerns this Deployment, its ReplicaSets or their pods.`
   const tail = `(${s.warnings} Warning, the newest at ${s.newest ?? 'an unknown time'}).`
-  // Every event given is about this rollout: said in one short line.
+  // Every event given is about this rollout: said in one short line (-o json says where from).
   if (s.concerning === s.total) {
-    const where = s.from === 'files' ? 'in the files' : 'listed from the cluster'
-    return `${s.total === 1 ? 'The event' : `All ${s.total} events`} ${where} ${s.total === 1 ? 'concerns' : 'concern'} this rollout ${tail}`
+    return `${s.total === 1 ? 'The event' : `All ${s.total} events`} ${s.total === 1 ? 'concerns' : 'concern'} this rollout: ${s.warnings} Warning, newest ${s.newest ?? 'unknown'}.`
   }
   return `${of} ${s.concerning === 1 ? 'concerns' : 'concern'} this Deployment, its ReplicaSets or their pods ${tail}`
 }

@@ -115,7 +115,7 @@ export function explainProgress(ctx: RolloutContext): ProgressClock {
   if (deadlineMs > now) {
     return clock(
       'Running',
-      `${limit}. ${last}: the deadline is ${at(deadlineMs)}. More updated, ready or available pods (or fewer old ones) before then restart the clock; otherwise the controller marks the rollout as failed.`,
+      `${limit}. ${last}${refreshed ? ':' : ', so'} the deadline is ${at(deadlineMs)}. More updated, ready or available pods (or fewer old ones) push it back.`,
       deadlineMs,
     )
   }

@@ -176,68 +176,140 @@ class NamespaceWorld {
 
 /** Replays the recording for one Deployment: its updates, its divergences, and how it ended. */
 export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult> {
-  const {timeline, namespace, name} = opts
-  const world = new NamespaceWorld()
-  const events = scalingEvents(timeline).filter((e) => e.namespace === namespace)
-  const byController = (w: RsWrite, t: number): boolean =>
-    w.size !== undefined &&
-    events.some((e) => e.replicaSet === w.name && e.to === w.size && Math.abs(e.time - t) <= EVENT_WINDOW_MS)
-  const updates: WatchUpdate[] = []
-  const deployments: Deployment[] = []
-  const divergences: Divergence[] = []
-  const from = opts.from ?? Number.NEGATIVE_INFINITY
-  let start: number | undefined
-  let seen = false
-  let lastState: WatchUpdate | undefined
-  /** The port's writes on each world since the controller's previous ReplicaSet write (newest last). */
-  let recent: {time: number; writes: RsWrite[]}[] = []
-  /** The port's writes on the current world. */
-  let current: RsWrite[] = []
-  /** What the port wants and the recording has not shown yet, by ReplicaSet: since when. */
-  const wishes = new Map<string, {write: RsWrite; since: number; reported: boolean}>()
-  /** Writes no world so far explains, waiting for a later one that does (EarlyWrite). */
-  let pending: {
-    write: RsWrite
-    time: number
-    change: TimelineChange
-    controller: boolean
-    near?: RsWrite
-    /** The ReplicaSet before the write (undefined for a creation). */
-    before?: ReplicaSet
-  }[] = []
-  let unobserved: {generation: number; since: number} | undefined
-  const newEvents: SimEvent[] = []
+  const [result] = await replayTimelines({
+    ...opts,
+    deployments: [{namespace: opts.namespace, name: opts.name}],
+  })
+  return result as ReplayResult
+}
 
-  /** Divergences found and not yet handed out: the next update (at or after their time) carries them. */
-  let unattached: Divergence[] = []
-  const diverge = (d: Divergence) => {
-    if (d.time < from) return
-    divergences.push(d)
-    unattached.push(d)
+export interface ReplayManyOptions extends Omit<ReplayOptions, 'namespace' | 'name'> {
+  deployments: readonly {namespace: string; name: string}[]
+  /** Check the recorded ReplicaSet writes against the port's (false: updates only, as the summary reads them). */
+  divergences?: boolean
+}
+
+/**
+ * Replays the recording for several Deployments in one pass over it: each change is applied once to
+ * its namespace's world and handed to the replays of that namespace's Deployments. Each result is
+ * what replayTimeline gives for that Deployment alone.
+ */
+export async function replayTimelines(opts: ReplayManyOptions): Promise<ReplayResult[]> {
+  const {timeline} = opts
+  const checks = opts.divergences ?? true
+  const byNamespace = new Map<string, {world: NamespaceWorld; replays: DeploymentReplay[]}>()
+  const scaling = checks ? scalingEvents(timeline) : []
+  const replays = opts.deployments.map((key) => {
+    let ns = byNamespace.get(key.namespace)
+    if (!ns) {
+      ns = {world: new NamespaceWorld(), replays: []}
+      byNamespace.set(key.namespace, ns)
+    }
+    const events = scaling.filter((e) => e.namespace === key.namespace)
+    const r = new DeploymentReplay(opts, key.namespace, key.name, ns.world, events, checks)
+    ns.replays.push(r)
+    return r
+  })
+  const changes = timeline.changes
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i] as TimelineChange
+    // The first list: what was there before the recording began, one object at a time. Its partial
+    // worlds are no state of the cluster: the first update is the world once it is all listed.
+    const listing = c.type === 'ADDED' && c.time <= timeline.start
+    const listingGoesOn = listing && (changes[i + 1]?.time ?? Number.POSITIVE_INFINITY) <= timeline.start
+    const ns = (c.object.metadata as {namespace?: string}).namespace ?? 'default'
+    const here = c.kind === 'HorizontalPodAutoscaler' ? undefined : byNamespace.get(ns)
+    if (checks) for (const r of replays) if (r.world !== here?.world) r.settle(c.time, false)
+    if (!here) continue
+    // Most changes concern one Deployment of the namespace: the others only keep track, synchronously.
+    for (const r of here.replays) if (r.beforeChange(c)) await r.startAt()
+    const {before} = here.world.apply(c)
+    for (const r of here.replays) {
+      const d = r.afterChange(c, before, listing, listingGoesOn)
+      if (d) await r.step(c, d, before, listing)
+    }
   }
-  const where = (c: TimelineChange) => `${c.file}:${c.line}`
+  return replays.map((r) => r.finish())
+}
 
-  const settle = (now: number, final: boolean) => {
-    for (const [rs, w] of wishes) {
+/** The replay of one Deployment, fed the changes of its namespace in order. */
+class DeploymentReplay {
+  private readonly updates: WatchUpdate[] = []
+  private readonly deployments: Deployment[] = []
+  private readonly divergences: Divergence[] = []
+  private readonly from: number
+  private start: number | undefined
+  private seen = false
+  private lastState: WatchUpdate | undefined
+  /** The port's writes on each world since the controller's previous ReplicaSet write (newest last). */
+  private recent: {time: number; writes: RsWrite[]}[] = []
+  /** The port's writes on the current world. */
+  private current: RsWrite[] = []
+  /** What the port wants and the recording has not shown yet, by ReplicaSet: since when. */
+  private readonly wishes = new Map<string, {write: RsWrite; since: number; reported: boolean}>()
+  /** Writes no world so far explains, waiting for a later one that does (EarlyWrite). */
+  private pending: Pending[] = []
+  private unobserved: {generation: number; since: number} | undefined
+  private readonly newEvents: SimEvent[] = []
+  /** Divergences found and not yet handed out: the next update (at or after their time) carries them. */
+  private unattached: Divergence[] = []
+  private readonly selected = {
+    d: undefined as Deployment | undefined,
+    key: undefined as string | undefined,
+    mine: (_o: Labeled): boolean => false,
+    replicaSets: new Map<string, ReplicaSet>(),
+    pods: new Map<string, Pod>(),
+  }
+  /** The Deployment before the change being applied. */
+  private d0: Deployment | undefined
+
+  constructor(
+    private readonly opts: Omit<ReplayOptions, 'namespace' | 'name'>,
+    private readonly namespace: string,
+    private readonly name: string,
+    readonly world: NamespaceWorld,
+    private readonly events: ScalingEvent[],
+    private readonly checks: boolean,
+  ) {
+    this.from = opts.from ?? Number.NEGATIVE_INFINITY
+  }
+
+  private byController(w: RsWrite, t: number): boolean {
+    return (
+      w.size !== undefined &&
+      this.events.some(
+        (e) => e.replicaSet === w.name && e.to === w.size && Math.abs(e.time - t) <= EVENT_WINDOW_MS,
+      )
+    )
+  }
+
+  private diverge(d: Divergence): void {
+    if (d.time < this.from) return
+    this.divergences.push(d)
+    this.unattached.push(d)
+  }
+
+  settle(now: number, final: boolean): void {
+    for (const [rs, w] of this.wishes) {
       if (w.reported || now - w.since <= MISSING_GRACE_MS) continue
       w.reported = true
-      diverge({
+      this.diverge({
         time: w.since,
         code: 'MissingWrite',
         replicaSet: rs,
         message: `the port would ${describe(w.write)} from ${iso(w.since)} on; the recording holds no such write in the ${Math.round((now - w.since) / 1000)}s after`,
       })
     }
-    pending = pending.filter((p) => {
+    this.pending = this.pending.filter((p) => {
       if (!final && now - p.time <= MISSING_GRACE_MS) return true
-      resolveUnexplained(p)
+      this.resolveUnexplained(p)
       return false
     })
   }
 
-  const resolveUnexplained = (p: (typeof pending)[number]) => {
+  private resolveUnexplained(p: Pending): void {
     const {write, time, change, near} = p
-    diverge(
+    this.diverge(
       near
         ? {
             time,
@@ -254,48 +326,47 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
     )
   }
 
-  type Labeled = {metadata: {labels?: Record<string, string>}}
-  const selected = {
-    d: undefined as Deployment | undefined,
-    key: undefined as string | undefined,
-    mine: (_o: Labeled): boolean => false,
-    replicaSets: new Map<string, ReplicaSet>(),
-    pods: new Map<string, Pod>(),
+  /** Before `c` is applied to the world: with --at, the world as it stood then is the first update. */
+  beforeChange(c: TimelineChange): boolean {
+    const {selected, from, opts} = this
+    const d0 = this.world.deployments.get(this.name)
+    this.d0 = d0
+    return this.start === undefined && c.time > from && from >= opts.timeline.start && !!d0 && !!selected.d
   }
-  const changes = timeline.changes
-  for (let i = 0; i < changes.length; i++) {
-    const c = changes[i] as TimelineChange
-    // The first list: what was there before the recording began, one object at a time. Its partial
-    // worlds are no state of the cluster: the first update is the world once it is all listed.
-    const listing = c.type === 'ADDED' && c.time <= timeline.start
-    const listingGoesOn = listing && (changes[i + 1]?.time ?? Number.POSITIVE_INFINITY) <= timeline.start
-    const ns = (c.object.metadata as {namespace?: string}).namespace ?? 'default'
-    if (c.kind === 'HorizontalPodAutoscaler' || ns !== namespace) {
-      settle(c.time, false)
-      continue
-    }
-    const d0 = world.deployments.get(name)
-    // --at: the world as it stood then is the first update, before the first change after it.
-    if (start === undefined && c.time > from && from >= timeline.start && d0 && selected.d) {
+
+  /** The first update of a replay from --at: the world as it stood then. */
+  async startAt(): Promise<void> {
+    const {selected, from, opts} = this
+    const d0 = this.d0
+    if (d0) {
       const replicaSets = [...selected.replicaSets.values()]
       const pods = [...selected.pods.values()]
       const {state} = await observeRollout(
-        {deployment: d0, replicaSets, pods},
+        {deployment: d0, replicaSets, pods, immutable: true},
         {now: from, gates: opts.gates},
       )
-      start = from
-      updates.push({
+      this.start = from
+      this.updates.push({
         time: from,
         elapsed: 0,
         observation: observe(d0, replicaSets, pods, from),
         events: [],
         state,
       })
-      deployments.push(d0)
+      this.deployments.push(d0)
     }
-    const {before} = world.apply(c)
-    const d = world.deployments.get(name) ?? d0
-    if (!d) continue
+  }
+
+  /** After `c` is applied to the world (`before`: the object it replaced). */
+  afterChange(
+    c: TimelineChange,
+    before: unknown,
+    listing: boolean,
+    listingGoesOn: boolean,
+  ): Deployment | undefined {
+    const {world, name, selected} = this
+    const d = world.deployments.get(name) ?? this.d0
+    if (!d) return undefined
     if (d !== selected.d) {
       // The Deployment's own objects, kept as changes come: rebuilt only when its selector changes.
       const key = JSON.stringify(d.spec.selector ?? null)
@@ -325,52 +396,21 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
         (involved.kind === 'ReplicaSet' && isMine(world.replicaSets.get(involved.name ?? ''), mine)) ||
         (involved.kind === 'Pod' && isMine(world.pods.get(involved.name ?? ''), mine))
       const prev = before as KubeEvent | undefined
-      if (relevant && !listing && (!prev || (e.count ?? 1) > (prev.count ?? 1))) newEvents.push(simEvent(e))
+      if (relevant && !listing && (!prev || (e.count ?? 1) > (prev.count ?? 1)))
+        this.newEvents.push(simEvent(e))
     }
-    settle(c.time, false)
-    if (listingGoesOn || (!relevant && !listing)) continue
+    if (this.checks) this.settle(c.time, false)
+    if (listingGoesOn || (!relevant && !listing)) return undefined
+    return d
+  }
+
+  /** A change of the Deployment's world (or the end of the first list): checks, then the update. */
+  async step(c: TimelineChange, d: Deployment, before: unknown, listing: boolean): Promise<void> {
+    const {world, name, selected, opts} = this
 
     // A recorded ReplicaSet write of this Deployment (not the first list): does the port agree?
-    if (c.kind === 'ReplicaSet' && !listing && ownedBy(c.object as unknown as ReplicaSet, d)) {
-      const write = recordedWrite(c, before as ReplicaSet | undefined)
-      if (write) {
-        // The writes no world explained so far stay unexplained: from here on the recorded world
-        // holds what the controller did after them, and the port's later wishes follow from that.
-        for (const p of pending) resolveUnexplained(p)
-        pending = []
-        wishes.delete(write.name)
-        const candidates = [...recent, {time: c.time, writes: current}]
-        const agrees = candidates.some((x) => x.writes.some((w) => same(w, write)))
-        if (agrees) {
-          const matched = candidates.filter((x) => x.writes.some((w) => same(w, write)))
-          recent = [matched.at(-1) as {time: number; writes: RsWrite[]}]
-        } else {
-          const controller = byController(write, c.time)
-          const near = candidates
-            .flatMap((x) => x.writes)
-            .reverse()
-            .find((w) => w.name === write.name)
-          if (!controller && write.verb !== 'delete') {
-            diverge({
-              time: c.time,
-              code: 'OtherWriter',
-              replicaSet: write.name,
-              message: `replicaset ${write.name} was ${write.verb === 'create' ? `created with ${write.size} replicas` : `scaled from ${write.from} to ${write.size}`} at ${iso(c.time)} (${where(c)}) without a ScalingReplicaSet event of the deployment controller, and the port would ${near ? describe(near) : 'not write it then'}: a manual edit or another controller`,
-            })
-          } else {
-            pending.push({
-              write,
-              time: c.time,
-              change: c,
-              controller,
-              ...(near ? {near} : {}),
-              ...(before ? {before: before as ReplicaSet} : {}),
-            })
-          }
-          recent = []
-        }
-      }
-    }
+    if (this.checks && c.kind === 'ReplicaSet' && !listing && ownedBy(c.object as unknown as ReplicaSet, d))
+      this.checkWrite(c, before as ReplicaSet | undefined)
 
     // The world after this change: the state the view shows, and the port's pass on it.
     const replicaSets = [...selected.replicaSets.values()]
@@ -378,25 +418,107 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
     const now = c.time
     const generation = d.metadata.generation ?? 0
     if (generation > (d.status?.observedGeneration ?? 0)) {
-      if (unobserved?.generation !== generation) unobserved = {generation, since: now}
-    } else unobserved = undefined
+      if (this.unobserved?.generation !== generation) this.unobserved = {generation, since: now}
+    } else this.unobserved = undefined
     if (!world.deployments.has(name)) {
-      seen = true
-      lastState = undefined
-      continue
+      this.seen = true
+      this.lastState = undefined
+      return
     }
-    seen = true
+    this.seen = true
+    // The recording's objects are never changed (the pass writes copies): no copy of them first.
     const {state, context} = await observeRollout(
-      {deployment: d, replicaSets, pods},
-      {now, gates: opts.gates, hints: unobserved ? {generationUnobservedSince: unobserved.since} : {}},
+      {deployment: d, replicaSets, pods, immutable: true},
+      {
+        now,
+        gates: opts.gates,
+        hints: this.unobserved ? {generationUnobservedSince: this.unobserved.since} : {},
+      },
     )
+    if (this.checks) await this.checkPort(d, replicaSets, pods, context.result, now)
+
+    if (now < this.from) {
+      this.newEvents.length = 0
+      return
+    }
+    this.start ??= now
+    const update: WatchUpdate = {
+      time: now,
+      elapsed: now - this.start,
+      observation: observe(d, replicaSets, pods, now),
+      events: this.newEvents.splice(0),
+      state,
+    }
+    if (this.unattached.length > 0) {
+      update.divergences = this.unattached
+      this.unattached = []
+    }
+    if (opts.describeNext && !state.rolloutStatus.done) {
+      const {nextInWords} = await import('../explain/next.js')
+      update.next = nextInWords(context, state.progress.state)
+    }
+    this.updates.push(update)
+    this.deployments.push(d)
+    this.lastState = update
+  }
+
+  /** A recorded ReplicaSet write: agrees with a world since the previous write, or is pending or a divergence. */
+  private checkWrite(c: TimelineChange, before: ReplicaSet | undefined): void {
+    const write = recordedWrite(c, before)
+    if (!write) return
+    // The writes no world explained so far stay unexplained: from here on the recorded world
+    // holds what the controller did after them, and the port's later wishes follow from that.
+    for (const p of this.pending) this.resolveUnexplained(p)
+    this.pending = []
+    this.wishes.delete(write.name)
+    const candidates = [...this.recent, {time: c.time, writes: this.current}]
+    const agrees = candidates.some((x) => x.writes.some((w) => same(w, write)))
+    if (agrees) {
+      const matched = candidates.filter((x) => x.writes.some((w) => same(w, write)))
+      this.recent = [matched.at(-1) as {time: number; writes: RsWrite[]}]
+      return
+    }
+    const controller = this.byController(write, c.time)
+    const near = candidates
+      .flatMap((x) => x.writes)
+      .reverse()
+      .find((w) => w.name === write.name)
+    if (!controller && write.verb !== 'delete') {
+      this.diverge({
+        time: c.time,
+        code: 'OtherWriter',
+        replicaSet: write.name,
+        message: `replicaset ${write.name} was ${write.verb === 'create' ? `created with ${write.size} replicas` : `scaled from ${write.from} to ${write.size}`} at ${iso(c.time)} (${where(c)}) without a ScalingReplicaSet event of the deployment controller, and the port would ${near ? describe(near) : 'not write it then'}: a manual edit or another controller`,
+      })
+    } else {
+      this.pending.push({
+        write,
+        time: c.time,
+        change: c,
+        controller,
+        ...(near ? {near} : {}),
+        ...(before ? {before} : {}),
+      })
+    }
+    this.recent = []
+  }
+
+  /** The port's writes on this world: kept for the next recorded write; pending writes it makes come early. */
+  private async checkPort(
+    d: Deployment,
+    replicaSets: ReplicaSet[],
+    pods: Pod[],
+    result: DeploymentResult,
+    now: number,
+  ): Promise<void> {
+    const {namespace, name, opts} = this
     const byName = new Map(replicaSets.map((rs) => [rs.metadata.name ?? '', rs]))
-    current = portWrites(context.result, byName)
-    recent.push({time: now, writes: current})
-    if (recent.length > WINDOW) recent.splice(0, recent.length - WINDOW)
+    this.current = portWrites(result, byName)
+    this.recent.push({time: now, writes: this.current})
+    if (this.recent.length > WINDOW) this.recent.splice(0, this.recent.length - WINDOW)
     // An unexplained write the port makes on a later world, had it not been made yet: it came early.
-    const early = new Set<(typeof pending)[number]>()
-    for (const p of pending) {
+    const early = new Set<Pending>()
+    for (const p of this.pending) {
       const world = withoutWrite(d, replicaSets, pods, p.write, p.before)
       const {runPasses} = await import('../pass/run.js')
       const outcome = await runPasses(world, {namespace, names: [name]}, {now, gates: opts.gates})
@@ -404,9 +526,9 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
       const was = new Map(world.replicaSets.map((rs) => [rs.metadata.name ?? '', rs]))
       if (item && portWrites(item, was).some((w) => same(w, p.write))) early.add(p)
     }
-    pending = pending.filter((p) => {
+    this.pending = this.pending.filter((p) => {
       if (!early.has(p)) return true
-      diverge({
+      this.diverge({
         time: p.time,
         code: 'EarlyWrite',
         replicaSet: p.write.name,
@@ -414,50 +536,46 @@ export async function replayTimeline(opts: ReplayOptions): Promise<ReplayResult>
       })
       return false
     })
-    for (const w of current) {
-      const had = wishes.get(w.name)
-      if (!had || !same(had.write, w)) wishes.set(w.name, {write: w, since: now, reported: false})
+    for (const w of this.current) {
+      const had = this.wishes.get(w.name)
+      if (!had || !same(had.write, w)) this.wishes.set(w.name, {write: w, since: now, reported: false})
     }
-    for (const rs of [...wishes.keys()]) if (!current.some((w) => w.name === rs)) wishes.delete(rs)
-
-    if (now < from) {
-      newEvents.length = 0
-      continue
-    }
-    start ??= now
-    const update: WatchUpdate = {
-      time: now,
-      elapsed: now - start,
-      observation: observe(d, replicaSets, pods, now),
-      events: newEvents.splice(0),
-      state,
-    }
-    if (unattached.length > 0) {
-      update.divergences = unattached
-      unattached = []
-    }
-    if (opts.describeNext && !state.rolloutStatus.done) {
-      const {nextInWords} = await import('../explain/next.js')
-      update.next = nextInWords(context, state.progress.state)
-    }
-    updates.push(update)
-    deployments.push(d)
-    lastState = update
+    for (const rs of [...this.wishes.keys()])
+      if (!this.current.some((w) => w.name === rs)) this.wishes.delete(rs)
   }
-  settle(timeline.end, true)
-  divergences.sort((a, b) => a.time - b.time)
-  const last = updates.at(-1)
-  if (last && unattached.length > 0) last.divergences = [...(last.divergences ?? []), ...unattached]
 
-  const end = endOfReplay(lastState, seen, name, opts)
-  return {updates, deployments, divergences, end}
+  /** The end of the recording: what is still unexplained, and how the rollout stood. */
+  finish(): ReplayResult {
+    if (this.checks) this.settle(this.opts.timeline.end, true)
+    this.divergences.sort((a, b) => a.time - b.time)
+    const last = this.updates.at(-1)
+    if (last && this.unattached.length > 0)
+      last.divergences = [...(last.divergences ?? []), ...this.unattached]
+    const end = endOfReplay(this.lastState, this.seen, this.name, this.opts)
+    return {updates: this.updates, deployments: this.deployments, divergences: this.divergences, end}
+  }
 }
+
+type Labeled = {metadata: {labels?: Record<string, string>}}
+
+/** A recorded write no world has explained yet. */
+interface Pending {
+  write: RsWrite
+  time: number
+  change: TimelineChange
+  controller: boolean
+  near?: RsWrite
+  /** The ReplicaSet before the write (undefined for a creation). */
+  before?: ReplicaSet
+}
+
+const where = (c: TimelineChange) => `${c.file}:${c.line}`
 
 function endOfReplay(
   last: WatchUpdate | undefined,
   seen: boolean,
   name: string,
-  opts: ReplayOptions,
+  opts: Pick<ReplayOptions, 'settled' | 'pausedOk'>,
 ): LiveEnd {
   if (!last) {
     const message = seen

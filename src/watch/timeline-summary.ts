@@ -9,7 +9,7 @@ import type {Deployment} from '../controller/api/types.js'
 import type {FeatureGates} from '../controller/interfaces.js'
 import type {Blocker} from '../status/types.js'
 import type {WatchUpdate} from '../status/update.js'
-import {replayTimeline} from './replay.js'
+import {type ReplayResult, replayTimelines} from './replay.js'
 
 export type RolloutOutcome = 'Complete' | 'ProgressDeadlineExceeded' | 'Superseded' | 'Unfinished'
 
@@ -64,14 +64,21 @@ export interface SummaryOptions {
   deployments: {namespace: string; name: string}[]
 }
 
-/** The rollouts of each Deployment, in order. */
+/** The rollouts of each Deployment, in order: one replay of the recording for all of them. */
 export async function summarizeTimeline(opts: SummaryOptions): Promise<RolloutSummary[]> {
-  const out: RolloutSummary[] = []
-  for (const key of opts.deployments) {
-    const r = await replayTimeline({timeline: opts.timeline, ...key, gates: opts.gates})
-    out.push(...rolloutsOf(key, r.updates, r.deployments, opts.timeline))
-  }
-  return out
+  const {timeline, gates, deployments} = opts
+  // The summary reads the replay's states only: the writes are not checked against the port's.
+  const replays = await replayTimelines({timeline, gates, deployments, divergences: false})
+  return deployments.flatMap((key, i) => rolloutsOfReplay(key, replays[i] as ReplayResult, timeline))
+}
+
+/** The rollouts of one Deployment's replay. */
+export function rolloutsOfReplay(
+  key: {namespace: string; name: string},
+  replay: ReplayResult,
+  timeline: Timeline,
+): RolloutSummary[] {
+  return rolloutsOf(key, replay.updates, replay.deployments, timeline)
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()

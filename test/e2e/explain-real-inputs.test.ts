@@ -201,7 +201,7 @@ describe('events from files', () => {
     ])
     const text = cli(['explain', 'api', '-f', STUCK, '-f', EVENTS, '-n', 'demo', ...NOW])
     expect(text.stdout.replace(/\s+/g, ' ')).toContain(
-      'Warning events All 3 events in the files concern this rollout (2 Warning, the newest at 2026-11-29T09:59:50Z). 10s (x40 over 11m) BackOff Pod/api-6f64564f4d-4wgmn: Back-off pulling image',
+      'Warning events All 3 events concern this rollout: 2 Warning, newest 2026-11-29T09:59:50Z. 10s (x40 over 11m) BackOff Pod/api-6f64564f4d-4wgmn: Back-off pulling image',
     )
     // Without Events in the files, explain says nothing about events (null), as before.
     const none = JSON.parse(cli(['explain', 'api', '-f', STUCK, '-n', 'demo', ...NOW, '-o', 'json']).stdout)
@@ -618,7 +618,7 @@ describe('snapshots people post', () => {
     const e = (JSON.parse(r.stdout) as ExplainResult).items[0]!
     const status = e.pass.steps.find((s) => s.step === 'status')
     expect(status?.outcome).toBe('starts the progress clock')
-    expect(status?.detail).not.toContain('Nothing moved since the status was written')
+    expect(status?.detail).not.toContain('nothing moved since it was written')
     expect(status?.detail).toContain('This pass writes Progressing=True, NewReplicaSetCreated')
     expect(e.next.actions.filter((a) => a.subresource === 'status').length).toBeGreaterThan(0)
   })

@@ -363,6 +363,12 @@ describe('explain text output', () => {
     expect(text.code).toBe(0)
     const lines = text.stdout.trimEnd().split('\n')
     expect(lines.length).toBeLessThanOrEqual(60)
+    // A terminal's usual 80 columns too (COLUMNS is the width explain wraps to off a terminal).
+    const narrow = cli(args, {env: {...TEXT_ENV, COLUMNS: '80'}})
+    expect(narrow.code).toBe(0)
+    const narrowLines = narrow.stdout.trimEnd().split('\n')
+    expect(narrowLines.length).toBeLessThanOrEqual(60)
+    for (const line of narrowLines) expect(line.length, line).toBeLessThanOrEqual(80)
     const blockers = lines.slice(lines.indexOf('Blockers') + 1, lines.indexOf('Warning events') - 1)
     expect(blockers[0]).toMatch(
       /^ {2}ImagePullBackOff\/ErrImagePull 12 pods \(web-754cf8b797-7fkzd and 11 more\): /,

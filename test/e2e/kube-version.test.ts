@@ -425,3 +425,55 @@ describe("a recording's serverVersion is the default minor for explain, dry-run 
     expect((JSON.parse(junk.stdout) as {kubernetesVersion: string}).kubernetesVersion).toBe('v1.37')
   })
 })
+
+describe('gate defaults that changed in 1.37 (file mode)', () => {
+  it('a projected clusterTrustBundle is dropped as a 1.36 API server drops it, and kept under 1.37 (GA, on)', () => {
+    const dir = tempFiles({
+      'ctb.yaml': [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: web, namespace: demo}',
+        'spec:',
+        '  replicas: 1',
+        '  selector: {matchLabels: {app: web}}',
+        '  template:',
+        '    metadata: {labels: {app: web}}',
+        '    spec:',
+        '      containers:',
+        '      - {name: app, image: nginx:1.27, volumeMounts: [{name: trust, mountPath: /trust}]}',
+        '      volumes:',
+        '      - name: trust',
+        '        projected:',
+        '          sources:',
+        '          - clusterTrustBundle: {signerName: example.com/signer, labelSelector: {}, path: bundle.pem}',
+        '',
+      ].join('\n'),
+    })
+    const file = join(dir, 'ctb.yaml')
+    const as36 = cli(['dry-run', 'sync', '-f', file, '--kube-version', '1.36', '-o', 'name'])
+    expect(as36.code).toBe(0)
+    expect(as36.stderr).toBe(
+      `warning: ${file}:16: Deployment demo/web: spec.template.spec.volumes[0].projected.sources[0].clusterTrustBundle: dropped, as an API server 1.36 does while the ClusterTrustBundleProjection feature gate is off (--feature-gates ClusterTrustBundleProjection=true keeps it)\n`,
+    )
+    const as37 = cli(['dry-run', 'sync', '-f', file, '--kube-version', '1.37', '-o', 'name'])
+    expect(as37.code).toBe(0)
+    expect(as37.stderr).toBe('')
+  })
+
+  it('a gate locked to its default in the minor cannot be turned off: exit 2, one line', () => {
+    const r = cli([
+      'dry-run',
+      'sync',
+      '-f',
+      EXAMPLE,
+      '-n',
+      'demo',
+      '--kube-version',
+      '1.36',
+      '--feature-gates',
+      'ImageVolume=false',
+    ])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('error: cannot set feature gate ImageVolume to false, feature is locked to true\n')
+  })
+})

@@ -954,7 +954,7 @@ describe('text rendering', () => {
     const {result} = await explainWorld(rollout({}, [{}]), {namespace: 'demo'}, {now: NOW, gates, events})
     const text = await renderExplainResult(result, {format: {kind: 'table'}, width: 100})
     expect(text).toContain(
-      'Warning events\n  The event listed from the cluster concerns this rollout (1 Warning, the newest at\n  2026-11-29T09:59:55Z).\n  5s (x3 over <unknown>)  BackOff  Pod/web-new222-n0: Back-off restarting failed container',
+      'Warning events\n  The event concerns this rollout: 1 Warning, newest 2026-11-29T09:59:55Z.\n  5s (x3 over <unknown>)  BackOff  Pod/web-new222-n0: Back-off restarting failed container',
     )
   })
 })

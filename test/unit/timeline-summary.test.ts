@@ -1,7 +1,8 @@
 // explain --timeline-summary and the end of rollout record: each rollout of a recording, read from the
 // replay's states. The fixtures are recordings of the test API server with `run` as its controller
 // (see test/unit/timeline-replay.test.ts): a rolling update, a rollout of an image that never pulls
-// past a 5s progress deadline, and one undone mid-way.
+// past a 5s progress deadline, and one undone mid-way; multi.ndjson is `rollout record -A` of three
+// Deployments in two namespaces rolling at once (written with delta lines).
 
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -9,7 +10,13 @@ import {describe, expect, it} from 'vitest'
 import {mergeTimelines, parseTimelineFile} from '../../src/cluster/timeline/read.js'
 import {parseFeatureGates} from '../../src/controller/features.js'
 import {renderTimelineSummary} from '../../src/render/timeline-summary.js'
-import {summarizeTimeline, timelineDeployments} from '../../src/watch/timeline-summary.js'
+import {replayTimeline, replayTimelines} from '../../src/watch/replay.js'
+import {
+  type RolloutSummary,
+  rolloutsOfReplay,
+  summarizeTimeline,
+  timelineDeployments,
+} from '../../src/watch/timeline-summary.js'
 
 const gates = parseFeatureGates(undefined)
 const FIXTURES = join(import.meta.dirname, '../fixtures/timeline')
@@ -72,5 +79,43 @@ describe('the summary of a recording', () => {
     expect(bad?.end).toBe(undo?.start)
     expect(bad?.message).toBe(`superseded by a new template at ${undo?.start}`)
     expect(bad?.blockedLongest[0]?.code).toBe('ImagePullBackOff')
+  })
+
+  it('one replay for every Deployment gives what one replay per Deployment gives (multi.ndjson: 3 Deployments in 2 namespaces, delta lines)', async () => {
+    // multi.ndjson: rollout record -A while web rolled, was rolled again and undone, api got an image
+    // that never pulls past a 6s deadline, and shop/cart rolled and was scaled from 4 to 6 mid-way.
+    for (const name of ['multi.ndjson', 'rollout.ndjson', 'undo.ndjson', 'bad-image.ndjson']) {
+      const timeline = mergeTimelines([parseTimelineFile(name, readFileSync(join(FIXTURES, name), 'utf8'))])
+      const deployments = timelineDeployments(timeline)
+      const perDeployment: RolloutSummary[] = []
+      for (const key of deployments) {
+        const replay = await replayTimeline({timeline, ...key, gates})
+        perDeployment.push(...rolloutsOfReplay(key, replay, timeline))
+      }
+      const onePass = await summarizeTimeline({timeline, gates, deployments})
+      expect(onePass).toEqual(perDeployment)
+      // With the checks on, the one pass replays each Deployment as its own replay does.
+      const all = await replayTimelines({timeline, gates, deployments})
+      for (const [i, key] of deployments.entries()) {
+        expect(JSON.stringify(all[i])).toBe(JSON.stringify(await replayTimeline({timeline, ...key, gates})))
+      }
+    }
+    const timeline = mergeTimelines([
+      parseTimelineFile('multi.ndjson', readFileSync(join(FIXTURES, 'multi.ndjson'), 'utf8')),
+    ])
+    const rollouts = await summarizeTimeline({timeline, gates, deployments: timelineDeployments(timeline)})
+    expect(
+      rollouts.map((r) => `${r.deployment.namespace}/${r.deployment.name} ${r.revision} ${r.outcome}`),
+    ).toEqual([
+      'default/api 2 ProgressDeadlineExceeded',
+      'default/web 2 Complete',
+      'default/web 3 Superseded',
+      'default/web 4 Complete',
+      'shop/cart 2 Complete',
+    ])
+    expect(rollouts.find((r) => r.deployment.name === 'api')?.longestStall?.blocker?.code).toBe(
+      'ImagePullBackOff',
+    )
+    expect(rollouts.find((r) => r.deployment.name === 'cart')?.peakPods).toBeGreaterThanOrEqual(6)
   })
 })
