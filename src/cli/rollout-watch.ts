@@ -497,7 +497,8 @@ export class RolloutWatchOptions extends PassOptions {
       update: (u) => {
         last = u
         seen.push(u)
-        this.io.out(ndjsonLine(updateJson(u, step++)))
+        // Live: what kubectl rollout status, kstatus and Argo CD answer, as explain's items carry it.
+        this.io.out(ndjsonLine({...updateJson(u, step++), tools: u.state.tools}))
       },
       finish: (outcome) => {
         const now = Date.now()
