@@ -3,6 +3,7 @@
 import type {FieldError} from './field.js'
 import {invalid} from './field.js'
 import {isObject, type Obj, str, validateObjectMeta} from './meta.js'
+import {wordedFor} from './names.js'
 import {type ValidationOptions, validatePodSpec} from './pod.js'
 
 // upstream: ValidatePodCreate (validatePodMetadataAndSpec, validateContainersOnlyForPod)
@@ -28,5 +29,5 @@ export function validatePod(p: Obj, opts: ValidationOptions = {}): FieldError[] 
       detail: 'Forbidden: cannot be set on create',
     })
   }
-  return errs
+  return wordedFor(opts.minor, errs)
 }

@@ -33,6 +33,8 @@ import {validateVolumes} from './volumes.js'
 
 /** What validation needs to know about the API server it stands in for. */
 export interface ValidationOptions {
+  /** The Kubernetes minor whose words the messages take (the newest when absent). */
+  minor?: number
   /** Whether a feature gate is on (the minor's default, or --feature-gates). */
   enabled?: (gate: string) => boolean
 }
