@@ -88,7 +88,15 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
   const recording = new Map<string, Step[]>()
 
   beforeAll(async () => {
-    server = await startApiServer({simulate: {podReadyAfterMs: 200, terminateAfterMs: 200}})
+    // Nodes enough for the 20 applications and their surge at once (each node 4 CPUs, 16Gi): on
+    // the default 3 the pods wait for room, and the rollouts take a scheduler's back-off longer.
+    server = await startApiServer({
+      simulate: {
+        podReadyAfterMs: 200,
+        terminateAfterMs: 200,
+        nodes: Array.from({length: 8}, (_, i) => `node-${i + 1}`),
+      },
+    })
     env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
     server.store.onChange((c) => {
       if (c.def.resource !== 'replicasets' || c.type === 'DELETED') return
@@ -101,8 +109,9 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
       if (from === to) return
       steps.push(`${o.metadata.name} ${from}->${to}`)
     })
-    // The controller runs as long as the test may (its 5 minutes on a busy machine).
-    run = new RunProcess(['-A'], env, 330_000)
+    // The controller runs as long as the test may (its 5 minutes on a busy machine), without the
+    // client's 20 requests a second: 55 rollouts at once would otherwise queue behind it.
+    run = new RunProcess(['-A', '--kube-api-qps=-1'], env, 330_000)
     await run.started()
     dir = mkdtempSync(join(tmpdir(), 'deployctl-plan-real-'))
   }, 60_000)

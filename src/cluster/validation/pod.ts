@@ -2,7 +2,6 @@
 // for the checks that decide whether a template or a pod could exist at all. What is checked and
 // what is knowingly not: docs/fidelity.md, "Validation of input".
 
-import {isIP} from 'node:net'
 import {
   type PodContext,
   validateContainers,
@@ -61,9 +60,11 @@ function validateSubdomainField(v: unknown, path: Path, errs: FieldError[]): voi
   if (s !== '') validateSubdomain(s, path, errs)
 }
 
+// node:net is fetched on first use: loading it at start-up costs every file-mode call (and
+// test/e2e/startup.test.ts holds file mode to not loading it).
 // upstream: netutils.ParseIPSloppy (IPv4 octets may have leading zeros)
 function isSloppyIP(v: string): boolean {
-  if (isIP(v) !== 0) return true
+  if (process.getBuiltinModule('node:net').isIP(v) !== 0) return true
   const parts = v.split('.')
   return parts.length === 4 && parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255)
 }
