@@ -42,7 +42,7 @@ function ownNamespace(app: RealApp): RealApp {
         .replace(/^(kind: Namespace[\s\S]*^ {2}name): ingress-nginx$/m, '$1: ingress-nginx-cloud'),
     )
     .join('---')
-  return {...app, text}
+  return {...app, text, objects: objectsOf(text)}
 }
 
 /**
@@ -50,16 +50,14 @@ function ownNamespace(app: RealApp): RealApp {
  * the namespace it is applied into written on its Deployments, so that one `plan -f DIR` reads them all.
  */
 function bumped(app: RealApp): string {
-  const items = objectsOf(app.text)
-    .filter(Boolean)
-    .map((d: Any) => {
-      if (d.kind !== 'Deployment') return d
-      if (app.namespace) d.metadata.namespace = app.namespace
-      for (const c of d.spec.template.spec.containers) {
-        c.image = /:[^/]+$/.test(c.image.split('@')[0]) ? `${c.image}-bump` : `${c.image}:v1`
-      }
-      return d
-    })
+  const items = (structuredClone(app.objects) as Any[]).filter(Boolean).map((d: Any) => {
+    if (d.kind !== 'Deployment') return d
+    if (app.namespace) d.metadata.namespace = app.namespace
+    for (const c of d.spec.template.spec.containers) {
+      c.image = /:[^/]+$/.test(c.image.split('@')[0]) ? `${c.image}-bump` : `${c.image}:v1`
+    }
+    return d
+  })
   return JSON.stringify({apiVersion: 'v1', kind: 'List', items})
 }
 
@@ -159,7 +157,7 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
     const apps = realApps()
       .map(ownNamespace)
       .map((app) => {
-        const deployments = objectsOf(app.text).filter((o) => o?.kind === 'Deployment')
+        const deployments = app.objects.filter((o) => o?.kind === 'Deployment')
         const namespaces = new Set(deployments.map((d) => d?.metadata?.namespace ?? app.namespace))
         const keys = deployments.map((d) => `${[...namespaces][0]}/${d?.metadata?.name}`)
         return {...app, namespaces, keys, nsFlag: app.namespace ? ['-n', app.namespace] : []}
