@@ -495,6 +495,16 @@ describe('rollout watch (live)', () => {
     const tools = (JSON.parse(explained.stdout) as {items: Array<{tools: {disagreement: string}}>}).items[0]
       ?.tools
     expect(tools?.disagreement).toMatch(/^kubectl rollout status, which reads only the counts/)
+    // -o json: each step carries the same answers as explain's item.
+    const json = await cliAsync(['rollout', 'watch', NAME, '-o', 'json'], {env})
+    expect(json.code).toBe(0)
+    const steps = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {kind: string; tools?: unknown})
+      .filter((o) => o.kind === 'Step')
+    expect(steps.length).toBeGreaterThan(0)
+    for (const step of steps) expect(step.tools).toEqual(tools)
 
     const lines = await cliAsync(['rollout', 'watch', NAME, '--line-mode'], {env})
     expect(lines.code).toBe(0)
