@@ -19,7 +19,7 @@
 // Measured: the file's size and lines (and the bounded one's, with what it compacted);
 // `rollout watch NAME -f FILE --replay -o json` of one Deployment (wall time, peak RSS) against the
 // baseline of JSON.parse of every line on the same Node; `explain -A -f FILE --timeline-summary`
-// (every rollout of all 50, one replay each).
+// (every rollout of all 50, in one replay pass over the file).
 //
 //   tsx bench/timeline.ts [--quick] [--out FILE] [--keep RECORDING]
 

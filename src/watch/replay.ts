@@ -221,9 +221,13 @@ export async function replayTimelines(opts: ReplayManyOptions): Promise<ReplayRe
     const here = c.kind === 'HorizontalPodAutoscaler' ? undefined : byNamespace.get(ns)
     if (checks) for (const r of replays) if (r.world !== here?.world) r.settle(c.time, false)
     if (!here) continue
-    for (const r of here.replays) await r.beforeChange(c)
+    // Most changes concern one Deployment of the namespace: the others only keep track, synchronously.
+    for (const r of here.replays) if (r.beforeChange(c)) await r.startAt()
     const {before} = here.world.apply(c)
-    for (const r of here.replays) await r.afterChange(c, before, listing, listingGoesOn)
+    for (const r of here.replays) {
+      const d = r.afterChange(c, before, listing, listingGoesOn)
+      if (d) await r.step(c, d, before, listing)
+    }
   }
   return replays.map((r) => r.finish())
 }
@@ -323,11 +327,18 @@ class DeploymentReplay {
   }
 
   /** Before `c` is applied to the world: with --at, the world as it stood then is the first update. */
-  async beforeChange(c: TimelineChange): Promise<void> {
+  beforeChange(c: TimelineChange): boolean {
     const {selected, from, opts} = this
     const d0 = this.world.deployments.get(this.name)
     this.d0 = d0
-    if (this.start === undefined && c.time > from && from >= opts.timeline.start && d0 && selected.d) {
+    return this.start === undefined && c.time > from && from >= opts.timeline.start && !!d0 && !!selected.d
+  }
+
+  /** The first update of a replay from --at: the world as it stood then. */
+  async startAt(): Promise<void> {
+    const {selected, from, opts} = this
+    const d0 = this.d0
+    if (d0) {
       const replicaSets = [...selected.replicaSets.values()]
       const pods = [...selected.pods.values()]
       const {state} = await observeRollout(
@@ -347,15 +358,15 @@ class DeploymentReplay {
   }
 
   /** After `c` is applied to the world (`before`: the object it replaced). */
-  async afterChange(
+  afterChange(
     c: TimelineChange,
     before: unknown,
     listing: boolean,
     listingGoesOn: boolean,
-  ): Promise<void> {
-    const {world, name, selected, opts} = this
+  ): Deployment | undefined {
+    const {world, name, selected} = this
     const d = world.deployments.get(name) ?? this.d0
-    if (!d) return
+    if (!d) return undefined
     if (d !== selected.d) {
       // The Deployment's own objects, kept as changes come: rebuilt only when its selector changes.
       const key = JSON.stringify(d.spec.selector ?? null)
@@ -389,7 +400,13 @@ class DeploymentReplay {
         this.newEvents.push(simEvent(e))
     }
     if (this.checks) this.settle(c.time, false)
-    if (listingGoesOn || (!relevant && !listing)) return
+    if (listingGoesOn || (!relevant && !listing)) return undefined
+    return d
+  }
+
+  /** A change of the Deployment's world (or the end of the first list): checks, then the update. */
+  async step(c: TimelineChange, d: Deployment, before: unknown, listing: boolean): Promise<void> {
+    const {world, name, selected, opts} = this
 
     // A recorded ReplicaSet write of this Deployment (not the first list): does the port agree?
     if (this.checks && c.kind === 'ReplicaSet' && !listing && ownedBy(c.object as unknown as ReplicaSet, d))

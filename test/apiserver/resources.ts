@@ -6,7 +6,11 @@ import {
   defaultPod as setDefaultsPod,
   setDefaultsReplicaSet,
 } from '../../src/cluster/load/defaults.js'
-import {isDNS1123Label, isDNS1123Subdomain} from '../../src/cluster/validation/index.js'
+import {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  type ValidationOptions,
+} from '../../src/cluster/validation/index.js'
 import {type FieldError, fieldErr} from './errors.js'
 import {formatLabelSelector, fromLabelSelector} from './selectors.js'
 import {child, humanDuration, isObj, num, type Obj, str} from './util.js'
@@ -56,7 +60,7 @@ export interface ResourceDef {
   resetForStatus(next: Obj, old: Obj): void
   /** What PrepareForCreate clears: `status` for most kinds, a fresh pending status for pods. */
   prepareForCreate(o: Obj): void
-  validate(o: Obj, old?: Obj): FieldError[]
+  validate(o: Obj, old?: Obj, opts?: ValidationOptions): FieldError[]
   table?: {columns: TableColumn[]; cells(o: Obj, now: number): unknown[]}
 }
 

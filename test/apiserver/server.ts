@@ -564,13 +564,16 @@ class ApiServerImpl {
     }
     const podSpec = podSpecOf(o)
     if (podSpec === undefined) return
-    const gates = (this.gates ??= parseFeatureGates(
-      undefined,
-      resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor,
-    ))
-    dropDisabledPodSpecFields(podSpec, (gate) => keepsGatedFields(gates, gate, new Set()), podSpecOf(old))
+    dropDisabledPodSpecFields(podSpec, this.validationOptions().enabled, podSpecOf(old))
   }
   private gates: ParsedFeatureGates | undefined
+
+  /** What validation knows of this server: its minor's feature gates. */
+  private validationOptions(): {minor: number; enabled: (gate: string) => boolean} {
+    const minor = resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor
+    const gates = (this.gates ??= parseFeatureGates(undefined, minor))
+    return {minor, enabled: (gate) => keepsGatedFields(gates, gate, new Set())}
+  }
 
   private dispatch(ctx: Ctx, r: Route) {
     switch (r.type) {
@@ -1318,7 +1321,7 @@ class ApiServerImpl {
     if (fields && !fields.apply && TRACKED.has(def.resource)) {
       trackUpdate(undefined, o, {manager: fields.manager, now: rfc3339()})
     }
-    const errs = def.validate(o)
+    const errs = def.validate(o, undefined, this.validationOptions())
     if (errs.length) throw invalid(def.kind, def.group, str(md.name) ?? '', errs)
     if (this.store.get(def, r.namespace, md.name as string))
       throw alreadyExists(this.gr(def), md.name as string)
@@ -1380,7 +1383,7 @@ class ApiServerImpl {
         md.uid = randomUUID()
         delete md.resourceVersion
         def.default(next)
-        const errs = def.validate(next)
+        const errs = def.validate(next, undefined, this.validationOptions())
         if (errs.length) throw invalid(def.kind, def.group, name, errs)
         return {obj: dryRun ? next : this.store.write(def, next), code: 201}
       }
@@ -1441,7 +1444,7 @@ class ApiServerImpl {
           ...(r.subresource ? {subresource: r.subresource} : {}),
         })
     }
-    const errs = status ? validateStatus(def, next, old) : def.validate(next, old)
+    const errs = status ? validateStatus(def, next, old) : def.validate(next, old, this.validationOptions())
     if (errs.length) throw invalid(def.kind, def.group, name, errs)
     if (!status && def.generation !== 'none') {
       const specChanged = !semanticEqual(next.spec, old.spec)

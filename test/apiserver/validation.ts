@@ -3,6 +3,7 @@
 
 import {
   type FieldError as SharedFieldError,
+  type ValidationOptions,
   validateDeployment,
   validatePod,
   validateReplicaSet,
@@ -17,16 +18,18 @@ function asCauses(errs: SharedFieldError[]): FieldError[] {
 }
 
 /** The create or update validation of apps/v1 Deployments and ReplicaSets (the selector is immutable). */
-export function appsValidator(kind: 'Deployment' | 'ReplicaSet'): (o: Obj, old?: Obj) => FieldError[] {
-  return (o, old) => {
-    const errs = kind === 'Deployment' ? validateDeployment(o) : validateReplicaSet(o)
+export function appsValidator(
+  kind: 'Deployment' | 'ReplicaSet',
+): (o: Obj, old?: Obj, opts?: ValidationOptions) => FieldError[] {
+  return (o, old, opts) => {
+    const errs = kind === 'Deployment' ? validateDeployment(o, opts) : validateReplicaSet(o, opts)
     if (old) validateSelectorUnchanged(o, old, errs)
     return asCauses(errs)
   }
 }
 
-export function podValidator(o: Obj): FieldError[] {
-  return asCauses(validatePod(o))
+export function podValidator(o: Obj, old?: Obj, opts?: ValidationOptions): FieldError[] {
+  return asCauses(validatePod(o, opts, old === undefined))
 }
 
 export function statusUpdateValidator(kind: 'Deployment' | 'ReplicaSet', o: Obj, old: Obj): FieldError[] {

@@ -205,13 +205,18 @@ suite('post-mortems of rollouts recorded on the moving test cluster', () => {
     expect(r.code).toBe(0)
   }, 90_000)
 
-  it('a scale during a rollout: proportional scaling replays with no divergence', async () => {
+  it('a scale during a rollout: proportional scaling replays with no divergence (recorded --no-delta: every line whole)', async () => {
     await deploy('grow', 3)
-    const {result, file} = await record('grow', ['--until-done'], async () => {
+    const {result, file} = await record('grow', ['--until-done', '--no-delta'], async () => {
       await kubectl('set', 'image', 'deploy/grow', 'nginx=nginx:1.28')
       await kubectl('scale', 'deploy/grow', '--replicas=8')
     })
     expect(result.code).toBe(0)
+    const [, ...lines] = readFileSync(file, 'utf8').trimEnd().split('\n')
+    expect(
+      lines.filter((l) => !/^\{"time":"[^"]+","type":"(ADDED|MODIFIED|DELETED)","object":\{/.test(l)),
+    ).toEqual([])
+    expect(lines.some((l) => l.includes('"type":"MODIFIED"'))).toBe(true)
     const r = replay('grow', file)
     expect(r.stdout).toContain('replay: no divergence')
     expect(r.stdout).toContain('deployment "grow" successfully rolled out')

@@ -2,7 +2,7 @@
 // words them, and the same refusal from the file loader and from the test API server.
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {defaultDeployment} from '../../src/cluster/load/defaults.js'
+import {defaultDeployment, defaultPod} from '../../src/cluster/load/defaults.js'
 import {loadWorldFromText} from '../../src/cluster/load/from-text.js'
 import {fieldErrorText, validateDeployment, validatePod} from '../../src/cluster/validation/index.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
@@ -149,9 +149,15 @@ describe('validation messages', () => {
   })
 
   it('a pod needs a restart policy of the three', () => {
-    const pod = {metadata: {name: 'p', namespace: 'default'}, spec: {containers: [{name: 'a', image: 'x'}]}}
+    // Defaulted as the API server defaults before it validates, but for an explicit empty policy.
+    const pod: Obj = {
+      metadata: {name: 'p', namespace: 'default'},
+      spec: {containers: [{name: 'a', image: 'x'}]},
+    }
+    defaultPod(pod)
+    ;(pod.spec as Obj).restartPolicy = ''
     expect(validatePod(pod).map(fieldErrorText)).toEqual(['spec.restartPolicy: Required value'])
-    const bad = {...pod, spec: {...pod.spec, restartPolicy: 'Sometimes'}}
+    const bad = {...pod, spec: {...(pod.spec as Obj), restartPolicy: 'Sometimes'}}
     expect(validatePod(bad).map(fieldErrorText)).toEqual([
       'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
     ])

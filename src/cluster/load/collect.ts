@@ -438,9 +438,10 @@ export class Collector {
       )
     }
     if (this.mode !== 'ignore') {
-      if (kind === 'Deployment') errs.push(...validateDeployment(obj))
-      else if (kind === 'ReplicaSet') errs.push(...validateReplicaSet(obj))
-      else errs.push(...validatePod(obj))
+      const opts = {minor: this.apiServer.minor, enabled: (g: string) => this.apiServer.enabled(g)}
+      if (kind === 'Deployment') errs.push(...validateDeployment(obj, opts))
+      else if (kind === 'ReplicaSet') errs.push(...validateReplicaSet(obj, opts))
+      else errs.push(...validatePod(obj, opts))
     }
     for (const e of errs) {
       if (this.mode === 'strict') this.fail(o, `${label}: ${fieldErrorText(e)}`, e.path)

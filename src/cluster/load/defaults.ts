@@ -108,6 +108,16 @@ function defaultVolume(v: unknown): void {
     if (isObject(src)) setIfAbsent(src, 'defaultMode', 0o644)
   }
   if (isObject(v.hostPath)) setIfAbsent(v.hostPath, 'type', '')
+  // SetDefaults_ObjectFieldSelector: every fieldRef, the downward API volume's items' too.
+  const downward = [v.downwardAPI]
+  if (isObject(v.projected) && Array.isArray(v.projected.sources)) {
+    for (const s of v.projected.sources) if (isObject(s)) downward.push(s.downwardAPI)
+  }
+  for (const d of downward) {
+    if (!isObject(d) || !Array.isArray(d.items)) continue
+    for (const item of d.items)
+      if (isObject(item) && isObject(item.fieldRef)) setIfZero(item.fieldRef, 'apiVersion', 'v1')
+  }
 }
 
 /** core/v1 SetDefaults_PodSpec and what the generated defaulters apply below it. */

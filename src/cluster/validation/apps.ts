@@ -22,8 +22,8 @@ import {
   validateLabels,
   validateObjectMeta,
 } from './meta.js'
-import {isValidPercent} from './names.js'
-import {validatePodSpec} from './pod.js'
+import {isValidPercent, wordedFor} from './names.js'
+import {type ValidationOptions, validatePodSpec} from './pod.js'
 
 const ATOI_RE = /^[+-]?[0-9]+$/
 
@@ -34,6 +34,7 @@ function validateTemplateForReplicaSet(
   selector: Obj | undefined,
   path: Path,
   errs: FieldError[],
+  opts: ValidationOptions,
 ): void {
   const meta = isObject(template.metadata) ? template.metadata : {}
   const labels = isObject(meta.labels) ? meta.labels : {}
@@ -53,7 +54,12 @@ function validateTemplateForReplicaSet(
   validateLabels(meta.labels, [...path, 'labels'], errs)
   validateAnnotations(meta.annotations, [...path, 'annotations'], errs)
   const spec = isObject(template.spec) ? template.spec : {}
-  validatePodSpec(spec, [...path, 'spec'], errs)
+  validatePodSpec(spec, [...path, 'spec'], errs, opts)
+  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) {
+    errs.push(
+      forbidden([...path, 'spec', 'ephemeralContainers'], 'ephemeral containers not allowed in pod template'),
+    )
+  }
   if (spec.restartPolicy !== 'Always') {
     errs.push(notSupported([...path, 'spec', 'restartPolicy'], spec.restartPolicy ?? '', ['Always']))
   }
@@ -68,7 +74,7 @@ function validateTemplateForReplicaSet(
 }
 
 /** The selector and template checks ValidateDeploymentSpec and ValidateReplicaSetSpec share. */
-function validateSelectorAndTemplate(spec: Obj, errs: FieldError[]): void {
+function validateSelectorAndTemplate(spec: Obj, errs: FieldError[], opts: ValidationOptions): void {
   const sel = spec.selector
   let converts = true
   if (!isObject(sel)) errs.push(required(['spec', 'selector']))
@@ -83,7 +89,7 @@ function validateSelectorAndTemplate(spec: Obj, errs: FieldError[]): void {
     return
   }
   const template = isObject(spec.template) ? spec.template : {}
-  validateTemplateForReplicaSet(template, isObject(sel) ? sel : undefined, ['spec', 'template'], errs)
+  validateTemplateForReplicaSet(template, isObject(sel) ? sel : undefined, ['spec', 'template'], errs, opts)
 }
 
 function percentValue(v: unknown): number | undefined {
@@ -145,12 +151,12 @@ function validateStrategy(strategy: Obj, errs: FieldError[]): void {
 }
 
 // upstream: ValidateDeployment (ValidateObjectMeta + ValidateDeploymentSpec)
-export function validateDeployment(d: Obj): FieldError[] {
+export function validateDeployment(d: Obj, opts: ValidationOptions = {}): FieldError[] {
   const errs: FieldError[] = []
   validateObjectMeta(isObject(d.metadata) ? d.metadata : {}, errs)
   const spec = isObject(d.spec) ? d.spec : {}
   nonNegative(spec.replicas, ['spec', 'replicas'], errs)
-  validateSelectorAndTemplate(spec, errs)
+  validateSelectorAndTemplate(spec, errs, opts)
   validateStrategy(isObject(spec.strategy) ? spec.strategy : {}, errs)
   nonNegative(spec.minReadySeconds, ['spec', 'minReadySeconds'], errs)
   nonNegative(spec.revisionHistoryLimit, ['spec', 'revisionHistoryLimit'], errs)
@@ -167,18 +173,18 @@ export function validateDeployment(d: Obj): FieldError[] {
       )
     }
   }
-  return errs
+  return wordedFor(opts.minor, errs)
 }
 
 // upstream: ValidateReplicaSet (ValidateObjectMeta + ValidateReplicaSetSpec)
-export function validateReplicaSet(rs: Obj): FieldError[] {
+export function validateReplicaSet(rs: Obj, opts: ValidationOptions = {}): FieldError[] {
   const errs: FieldError[] = []
   validateObjectMeta(isObject(rs.metadata) ? rs.metadata : {}, errs)
   const spec = isObject(rs.spec) ? rs.spec : {}
   nonNegative(spec.replicas, ['spec', 'replicas'], errs)
   nonNegative(spec.minReadySeconds, ['spec', 'minReadySeconds'], errs)
-  validateSelectorAndTemplate(spec, errs)
-  return errs
+  validateSelectorAndTemplate(spec, errs, opts)
+  return wordedFor(opts.minor, errs)
 }
 
 /** The selector as the immutability check compares it (semantic equality: nil and empty alike). */

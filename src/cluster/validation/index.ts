@@ -11,4 +11,5 @@ export {
 } from './apps.js'
 export {type ErrorType, type FieldError, fieldErrorText, formatPath} from './field.js'
 export {isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue} from './names.js'
+export type {ValidationOptions} from './pod.js'
 export {validatePod} from './pod-object.js'
