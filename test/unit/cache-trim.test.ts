@@ -153,7 +153,7 @@ describe('a cold list', () => {
   })
 })
 
-describe('SharedParts (the gate\'s first lists share equal parts)', () => {
+describe("SharedParts (the gate's first lists share equal parts)", () => {
   it('keeps each distinct nested part once, and every object reads as it was', () => {
     const parts = new SharedParts()
     const rs = replicaSet({name: 'web-abc', replicas: 2})
@@ -167,7 +167,7 @@ describe('SharedParts (the gate\'s first lists share equal parts)', () => {
     // Values unchanged, key order included.
     expect(JSON.stringify(shared)).toBe(JSON.stringify(pods))
     // The top level is never replaced: each object stays itself.
-    shared.forEach((p, i) => expect(p).toBe(copies[i]))
+    for (const [i, p] of shared.entries()) expect(p).toBe(copies[i])
     // Equal parts are one object; different ones stay apart.
     expect(shared[1]?.spec).toBe(shared[0]?.spec)
     expect(shared[2]?.metadata.ownerReferences).toBe(shared[0]?.metadata.ownerReferences)
