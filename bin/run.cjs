@@ -12,7 +12,15 @@ if (major < 22 || (major === 22 && minor < 19)) {
 }
 // Node's compile cache: the V8 bytecode of dist/ kept between calls (in the OS temp directory,
 // per Node version, or in NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
-require('node:module').enableCompileCache()
+// dist/'s own CommonJS files go through a code cache made after a call has run, in the same
+// directory (src/startup/code-cache.cjs: it also holds the functions a call compiles as it runs).
+const compileCache = require('node:module').enableCompileCache()
+if (compileCache.directory) {
+  require('../dist/startup/code-cache.cjs').install(
+    require('node:path').join(__dirname, '..', 'dist'),
+    compileCache.directory,
+  )
+}
 ;(process.argv[2] === '__complete'
   ? complete(process.argv.slice(3))
   : require('../dist/main.cjs').execute({dir: __dirname})

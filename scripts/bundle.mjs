@@ -6,6 +6,7 @@
 // when a command needs them. Type checking is `npm run typecheck`; esbuild only strips types.
 // The output is CommonJS wherever Node allows it (pass 2 below); docs/benchmarks.md has
 // the start-up each step bought.
+import {createHash} from 'node:crypto'
 import {copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {basename, dirname, join, relative} from 'node:path'
@@ -69,6 +70,28 @@ const OCLIF_PATCHES = {
     {
       from: '(0, theme_1.colorize)(this.config?.theme?.commandSummary, description),',
       to: 'this.wrap((0, theme_1.colorize)(this.config?.theme?.commandSummary, description), 0),',
+    },
+  ],
+  // oclif's help (its formatters, wrap-ansi, ts-path and node:fs/promises with it) loaded on every
+  // start through three static requires; only --help, a topic, or an error oclif handles itself use
+  // it. They load it on first use instead (~5 ms of a small-file call). main.js's argv helpers
+  // come from help/util.js, which config.js loads anyway.
+  'main.js': [
+    {
+      from: 'const help_1 = require("./help");',
+      to: 'const help_1 = { get loadHelpClass() { return require("./help").loadHelpClass; }, get getHelpFlagAdditions() { return require("./help/util").getHelpFlagAdditions; }, get normalizeArgv() { return require("./help/util").normalizeArgv; } };',
+    },
+  ],
+  'flags.js': [
+    {
+      from: 'const help_1 = require("./help");',
+      to: 'const help_1 = { get loadHelpClass() { return require("./help").loadHelpClass; } };',
+    },
+  ],
+  'errors/index.js': [
+    {
+      from: 'var handle_1 = require("./handle");\nObject.defineProperty(exports, "handle", { enumerable: true, get: function () { return handle_1.handle; } });',
+      to: 'Object.defineProperty(exports, "handle", { enumerable: true, get: function () { return require("./handle").handle; } });',
     },
   ],
   // Help wraps at word boundaries, never inside a word (wrap-ansi's `hard` cut long words at the
@@ -139,7 +162,10 @@ const esm = await build({
 })
 
 mkdirSync(join('dist', 'startup'), {recursive: true})
-copyFileSync(join('src', 'startup', 'import-esm.cjs'), join('dist', 'startup', 'import-esm.cjs'))
+for (const f of ['import-esm.cjs', 'code-cache.cjs'])
+  copyFileSync(join('src', 'startup', f), join('dist', 'startup', f))
+// The code cache's key (src/startup/code-cache.cjs): a hash of every file written below.
+const buildHash = createHash('sha256')
 
 // Pass 2: every file becomes CommonJS (.cjs) unless it has to stay ESM (.mjs). Node loads
 // CommonJS through its synchronous loader; its ESM loader resolves, reads and links each file
@@ -241,7 +267,9 @@ for (const [rel, out] of outputs) {
   mkdirSync(dirname(target), {recursive: true})
   writeFileSync(target, `${code}//# sourceMappingURL=${basename(target)}.map\n`)
   writeFileSync(`${target}.map`, result.map)
+  buildHash.update(`${target}\0${code}\0`)
 }
+writeFileSync(join('dist', 'startup', 'build-id'), `${buildHash.digest('hex').slice(0, 16)}\n`)
 
 /**
  * esbuild escapes non-ASCII characters in strings but leaves them in regular expression literals and

@@ -569,12 +569,10 @@ class ApiServerImpl {
   private gates: ParsedFeatureGates | undefined
 
   /** What validation knows of this server: its minor's feature gates. */
-  private validationOptions(): {enabled: (gate: string) => boolean} {
-    const gates = (this.gates ??= parseFeatureGates(
-      undefined,
-      resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor,
-    ))
-    return {enabled: (gate) => keepsGatedFields(gates, gate, new Set())}
+  private validationOptions(): {minor: number; enabled: (gate: string) => boolean} {
+    const minor = resolveKubeVersion(serverVersion(this.opts.kubeVersion).gitVersion, '/version').minor
+    const gates = (this.gates ??= parseFeatureGates(undefined, minor))
+    return {minor, enabled: (gate) => keepsGatedFields(gates, gate, new Set())}
   }
 
   private dispatch(ctx: Ctx, r: Route) {

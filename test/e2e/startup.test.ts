@@ -1,7 +1,8 @@
 // What a file-mode call loads. Start-up time is the benchmark's business (npm run bench); these
 // tests keep the decisions behind it from quietly coming undone: no ES module, none of the Node
 // modules that only live mode, colours or DEBUG need, the stand-ins for oclif's on-demand packages
-// still doing their job when they are needed, and Node's compile cache switched on.
+// still doing their job when they are needed, and the code cache (Node's compile cache beside it)
+// switched on.
 
 import {spawnSync} from 'node:child_process'
 import {closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -89,34 +90,46 @@ describe('a file-mode call', () => {
     expect(r.stdout).toMatch(/\u001b\[1mVERSION/)
   })
 
-  it("keeps the bundle's compiled code in Node's compile cache, unless NODE_DISABLE_COMPILE_CACHE", () => {
-    /** The dist/ files whose code a call left in the compile cache of the temp directory `tmp`. */
-    const cached = (env: NodeJS.ProcessEnv = {}) => {
-      const tmp = mkdtempSync(join(tmpdir(), 'deployctl-cc-'))
-      try {
-        return cachedFiles(tmp, env)
-      } finally {
-        rmSync(tmp, {recursive: true, force: true})
-      }
-    }
-    const cachedFiles = (tmp: string, env: NodeJS.ProcessEnv) => {
+  it("keeps the bundle's code, with the functions a call compiled, in a code cache beside Node's compile cache", () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'deployctl-cc-'))
+    try {
       const {NODE_COMPILE_CACHE: _, ...rest} = process.env
-      const r = spawnSync(process.execPath, [BIN, ...small], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: {...rest, TMPDIR: tmp, NODE_ENV: 'production', NO_COLOR: '1', ...env},
-      })
-      expect(r.status).toBe(0)
-      let dirs: string[]
-      try {
-        dirs = readdirSync(join(tmp, 'node-compile-cache'))
-      } catch {
-        return 0
+      const run = (env: NodeJS.ProcessEnv = {}) => {
+        const r = spawnSync(process.execPath, [BIN, ...small, '--now', '2026-11-29T10:05:00Z'], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: {...rest, TMPDIR: tmp, NODE_ENV: 'production', NO_COLOR: '1', ...env},
+        })
+        expect(r.stderr).toBe('')
+        expect(r.status).toBe(0)
+        return r.stdout
       }
-      // One directory per Node version and V8 flags, one file per compiled module.
-      return dirs.flatMap((d) => readdirSync(join(tmp, 'node-compile-cache', d))).length
+      const base = join(tmp, 'node-compile-cache')
+      /** The code cache's files (src/startup/code-cache.cjs): one directory per Node version and build. */
+      const cacheFiles = () => {
+        let dirs: string[]
+        try {
+          dirs = readdirSync(base).filter((d) => d.startsWith('kubectl-deployctl-'))
+        } catch {
+          return []
+        }
+        return dirs.flatMap((d) => readdirSync(join(base, d)).map((f) => join(base, d, f)))
+      }
+      run({NODE_DISABLE_COMPILE_CACHE: '1'})
+      expect(cacheFiles()).toEqual([])
+
+      const first = run()
+      const files = cacheFiles()
+      expect(files.length).toBeGreaterThan(10)
+      expect(files.some((f) => f.endsWith('main.cjs'))).toBe(true)
+      // A call with the cache prints the same; a cache V8 rejects (here, not a cache at all) is
+      // made again, and the call still prints the same.
+      expect(run()).toBe(first)
+      for (const f of files) writeFileSync(f, 'not a code cache')
+      expect(run()).toBe(first)
+      expect(files.filter((f) => readFileSync(f, 'utf8') === 'not a code cache')).toEqual([])
+    } finally {
+      rmSync(tmp, {recursive: true, force: true})
     }
-    expect(cached()).toBeGreaterThan(10)
-    expect(cached({NODE_DISABLE_COMPILE_CACHE: '1'})).toBe(0)
   })
 })

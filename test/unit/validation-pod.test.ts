@@ -527,9 +527,43 @@ describe('TestValidatePodSpec', () => {
     ])
   })
 
+  it('ephemeral containers: refused when a pod is created, kept on a pod that exists (kubectl debug)', () => {
+    const pod: Obj = {
+      metadata: {name: 'p', namespace: 'default'},
+      spec: {containers: [{name: 'a', image: 'x'}], ephemeralContainers: [{name: 'debug', image: 'busybox'}]},
+    }
+    defaultPod(pod)
+    expect(validatePod(pod, {}, true).map(fieldErrorText)).toEqual([
+      'spec.ephemeralContainers: Forbidden: cannot be set on create',
+    ])
+    expect(validatePod(pod).map(fieldErrorText)).toEqual([])
+  })
+
   it('ephemeral containers are not allowed in a pod template', () => {
     expect(errors({ephemeralContainers: [{name: 'debug', image: 'busybox'}]})).toEqual([
       `${T}.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template`,
     ])
+  })
+})
+
+describe('messages by minor', () => {
+  it('a label key of three parts: "a qualified name" up to 1.34, "a valid label key" from 1.35 (content.IsLabelKey)', () => {
+    const d = deployment({})
+    ;((d.spec as Obj).template as Obj).metadata = {labels: {app: 'web', 'a/b/c': 'x'}}
+    defaultDeployment(d)
+    const first = (minor: number) => fieldErrorText(validateDeployment(structuredClone(d), {minor})[0]!)
+    const tail =
+      "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+    for (const minor of [33, 34]) {
+      expect(first(minor)).toMatch(
+        /^spec\.template\.labels: Invalid value: "a\/b\/c": a qualified name must consist of/,
+      )
+      expect(first(minor).endsWith(tail)).toBe(true)
+    }
+    for (const minor of [35, 36, 37]) {
+      expect(first(minor)).toMatch(
+        /^spec\.template\.labels: Invalid value: "a\/b\/c": a valid label key must consist of/,
+      )
+    }
   })
 })

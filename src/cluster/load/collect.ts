@@ -438,7 +438,7 @@ export class Collector {
       )
     }
     if (this.mode !== 'ignore') {
-      const opts = {enabled: (g: string) => this.apiServer.enabled(g)}
+      const opts = {minor: this.apiServer.minor, enabled: (g: string) => this.apiServer.enabled(g)}
       if (kind === 'Deployment') errs.push(...validateDeployment(obj, opts))
       else if (kind === 'ReplicaSet') errs.push(...validateReplicaSet(obj, opts))
       else errs.push(...validatePod(obj, opts))

@@ -22,7 +22,7 @@ import {
   validateLabels,
   validateObjectMeta,
 } from './meta.js'
-import {isValidPercent} from './names.js'
+import {isValidPercent, wordedFor} from './names.js'
 import {type ValidationOptions, validatePodSpec} from './pod.js'
 
 const ATOI_RE = /^[+-]?[0-9]+$/
@@ -173,7 +173,7 @@ export function validateDeployment(d: Obj, opts: ValidationOptions = {}): FieldE
       )
     }
   }
-  return errs
+  return wordedFor(opts.minor, errs)
 }
 
 // upstream: ValidateReplicaSet (ValidateObjectMeta + ValidateReplicaSetSpec)
@@ -184,7 +184,7 @@ export function validateReplicaSet(rs: Obj, opts: ValidationOptions = {}): Field
   nonNegative(spec.replicas, ['spec', 'replicas'], errs)
   nonNegative(spec.minReadySeconds, ['spec', 'minReadySeconds'], errs)
   validateSelectorAndTemplate(spec, errs, opts)
-  return errs
+  return wordedFor(opts.minor, errs)
 }
 
 /** The selector as the immutability check compares it (semantic equality: nil and empty alike). */

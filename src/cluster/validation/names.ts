@@ -60,6 +60,21 @@ export function isDNS1123Label(v: string): string[] {
   return errs
 }
 
+// The words IsQualifiedName (content.IsLabelKey from 1.35) starts its message with for a key of
+// more than two parts; up to 1.34 they were "a qualified name " (wordedFor rewrites them).
+const LABEL_KEY_PREFIX = 'a valid label key '
+const LEGACY_LABEL_KEY_PREFIX = 'a qualified name '
+
+/** Errors worded as the API server of `minor` words them (the label-key message, see above). */
+export function wordedFor<E extends {detail: string}>(minor: number | undefined, errs: E[]): E[] {
+  if (minor === undefined || minor >= 35) return errs
+  for (const e of errs) {
+    if (e.detail.includes(LABEL_KEY_PREFIX))
+      e.detail = e.detail.replace(LABEL_KEY_PREFIX, LEGACY_LABEL_KEY_PREFIX)
+  }
+  return errs
+}
+
 // upstream: validation.IsQualifiedName
 export function isQualifiedName(v: string): string[] {
   const errs: string[] = []
@@ -73,7 +88,7 @@ export function isQualifiedName(v: string): string[] {
     else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`)
   } else {
     return [
-      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `${LABEL_KEY_PREFIX}${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ]
   }
   if (name.length === 0) errs.push('name part must be non-empty')
@@ -220,4 +235,7 @@ function memoized(check: (v: string) => string[]): (v: string) => string[] {
 }
 
 export const qualifiedNameMemo = memoized(isQualifiedName)
+export const dns1123LabelMemo = memoized(isDNS1123Label)
+export const dns1123SubdomainMemo = memoized(isDNS1123Subdomain)
+export const portNameMemo = memoized(isValidPortName)
 export const labelValueMemo = memoized(isValidLabelValue)

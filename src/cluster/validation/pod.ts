@@ -2,7 +2,6 @@
 // for the checks that decide whether a template or a pod could exist at all. What is checked and
 // what is knowingly not: docs/fidelity.md, "Validation of input".
 
-import {isIP} from 'node:net'
 import {
   type PodContext,
   validateContainers,
@@ -22,9 +21,9 @@ import {
 import {isObject, type Obj, str, validateLabelSelector, validateLabels} from './meta.js'
 import {
   inclusiveRangeError,
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isQualifiedName,
+  dns1123LabelMemo as isDNS1123Label,
+  dns1123SubdomainMemo as isDNS1123Subdomain,
+  qualifiedNameMemo as isQualifiedName,
   isValidLabelValue,
   isValidUserID,
 } from './names.js'
@@ -33,6 +32,8 @@ import {validateVolumes} from './volumes.js'
 
 /** What validation needs to know about the API server it stands in for. */
 export interface ValidationOptions {
+  /** The Kubernetes minor whose words the messages take (the newest when absent). */
+  minor?: number
   /** Whether a feature gate is on (the minor's default, or --feature-gates). */
   enabled?: (gate: string) => boolean
 }
@@ -59,9 +60,11 @@ function validateSubdomainField(v: unknown, path: Path, errs: FieldError[]): voi
   if (s !== '') validateSubdomain(s, path, errs)
 }
 
+// node:net is fetched on first use: loading it at start-up costs every file-mode call (and
+// test/e2e/startup.test.ts holds file mode to not loading it).
 // upstream: netutils.ParseIPSloppy (IPv4 octets may have leading zeros)
 function isSloppyIP(v: string): boolean {
-  if (isIP(v) !== 0) return true
+  if (process.getBuiltinModule('node:net').isIP(v) !== 0) return true
   const parts = v.split('.')
   return parts.length === 4 && parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255)
 }

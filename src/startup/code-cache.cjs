@@ -1,0 +1,80 @@
+// A V8 code cache of dist/ made after a call has run, not before (bin/run.cjs installs it).
+//
+// Node's compile cache (module.enableCompileCache) serializes each file's code right after compiling
+// it, when V8 has compiled only the file's top level: every function that a call then runs is parsed
+// and compiled again on every call (~20 ms of CPU in a small-file dry-run, docs/benchmarks.md). This
+// compiles dist/'s CommonJS files as Node does (the same wrapper and arguments) but keeps each script,
+// and at exit writes V8's code cache of the scripts that had none, now holding the functions the
+// call compiled. V8 checks a cache against its own version, flags and the source's length, and
+// rejects the rest; the directory is per Node version and per build (dist/startup/build-id, a hash of
+// dist/ written by scripts/bundle.mjs), so that a rebuilt file of the same length never meets the
+// cache of its old text. Writes go to a temporary name first, then are renamed: concurrent calls
+// never read half a file.
+'use strict'
+
+const Module = require('node:module')
+const fs = require('node:fs')
+const path = require('node:path')
+const vm = require('node:vm')
+
+/**
+ * Compile `dist`'s .cjs files (below `dist`, except dist/startup) through the cache in `base` (Node's
+ * compile cache directory). Returns false when there is no build id (a dist/ not built by
+ * scripts/bundle.mjs).
+ */
+exports.install = (dist, base) => {
+  let id
+  try {
+    id = fs.readFileSync(path.join(dist, 'startup', 'build-id'), 'utf8').trim()
+  } catch {
+    return false
+  }
+  const dir = path.join(base, `kubectl-deployctl-${process.version}-${process.arch}-${id}`)
+  const prefix = dist + path.sep
+  const skip = path.join(dist, 'startup') + path.sep
+  const fresh = [] // [cache file, script] of the scripts compiled without a cache
+  const compile = Module.prototype._compile
+  Module.prototype._compile = function (content, filename, format) {
+    if (!filename.startsWith(prefix) || filename.startsWith(skip) || !filename.endsWith('.cjs')) {
+      return compile.call(this, content, filename, format)
+    }
+    const file = path.join(dir, path.relative(dist, filename).replaceAll(path.sep, '~'))
+    let cachedData
+    try {
+      cachedData = fs.readFileSync(file)
+    } catch {}
+    const script = new vm.Script(Module.wrap(content), {
+      filename,
+      cachedData,
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    })
+    if (cachedData === undefined || script.cachedDataRejected) fresh.push([file, script])
+    const fn = script.runInThisContext({displayErrors: true})
+    return fn.call(this.exports, this.exports, requireOf(this), this, filename, path.dirname(filename))
+  }
+  process.on('exit', () => {
+    if (fresh.length === 0) return
+    try {
+      fs.mkdirSync(dir, {recursive: true})
+      for (const [file, script] of fresh) {
+        const tmp = `${file}.${process.pid}`
+        fs.writeFileSync(tmp, script.createCachedData())
+        fs.renameSync(tmp, file)
+      }
+    } catch {
+      // A cache that cannot be written (read-only or full temp directory) is only slower.
+    }
+  })
+  return true
+}
+
+/** The `require` a CommonJS module gets (Node's makeRequireFunction, for what dist/ uses). */
+function requireOf(mod) {
+  const require = (id) => mod.require(id)
+  require.resolve = (request, options) => Module._resolveFilename(request, mod, false, options)
+  require.resolve.paths = (request) => Module._resolveLookupPaths(request, mod)
+  require.main = process.mainModule
+  require.extensions = Module._extensions
+  require.cache = Module._cache
+  return require
+}
