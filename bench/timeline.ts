@@ -218,7 +218,8 @@ function divergencesIn(stdout: string): {byCode: Record<string, number>; first: 
   const first: unknown[] = []
   for (const l of stdout.trimEnd().split('\n')) {
     const v = JSON.parse(l) as {divergences?: {code: string}[]}
-    for (const d of v.divergences ?? []) {
+    // The End line carries their count, the Steps the divergences.
+    for (const d of Array.isArray(v.divergences) ? v.divergences : []) {
       byCode[d.code] = (byCode[d.code] ?? 0) + 1
       if (first.length < 5) first.push(d)
     }

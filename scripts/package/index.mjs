@@ -245,10 +245,14 @@ log(
   `wrote ${join(out, 'deployctl.yaml')} (${built.length} platforms; not built: ${notBuilt.map((p) => `${p.os}/${p.arch}`).join(', ') || 'none'})`,
 )
 
-/** A reproducible tar.gz: fixed times and owners, the files' modes as set above. */
+/**
+ * A reproducible tar.gz: fixed times and owners, the files' modes as set above. zlib's default
+ * level 6: on the 121 MiB linux/amd64 runtime, level 9 took 2.8x the CPU (8.5 s against 3.0 s)
+ * for an archive 0.5% smaller (43.6 against 43.8 MiB); the release is packaged on every test run.
+ */
 function writeTarGz(file, cwd, files) {
   tar.c(
-    {file, cwd, gzip: {level: 9}, portable: true, mtime: releaseTime(), sync: true, noDirRecurse: true},
+    {file, cwd, gzip: {level: 6}, portable: true, mtime: releaseTime(), sync: true, noDirRecurse: true},
     files,
   )
 }

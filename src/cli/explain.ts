@@ -9,6 +9,8 @@ import type {ExplainResult} from '../explain/types.js'
 import type {ObjectRef} from '../pass/selection.js'
 import type {KubeEvent} from '../status/types.js'
 import {escapeControl} from '../util/terminal.js'
+import type {IO} from './base-command.js'
+import {ConfigOptions, SelectionOptions} from './flag-groups.js'
 import {type PassFlags, PassOptions, terminalWidth} from './pass-options.js'
 
 export type ExplainFlags = Omit<PassFlags, 'context'> & {
@@ -26,9 +28,12 @@ export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, 
 }
 
 export class ExplainOptions extends PassOptions {
-  protected override acceptsRefs = true
-  /** Blockers are read from pods: a live read lists them for every Deployment. */
-  protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
+  constructor(io: IO) {
+    // rs/NAME and pod/NAME start from that object; blockers are read from pods, so a live read
+    // lists them for every Deployment.
+    super(io, {acceptsRefs: true, livePods: 'always'})
+  }
+
   /** The terminal's width when stdout is one (process.stdout.columns). */
   columns: number | undefined
 
@@ -255,7 +260,11 @@ export class ExplainOptions extends PassOptions {
 
   /** A copy of these options that reads one context. */
   private forContext(context: string): ExplainOptions {
-    const one = Object.assign(Object.create(Object.getPrototypeOf(this)) as ExplainOptions, this)
+    // The connection and selection groups are its own (the other groups are read only).
+    const one = Object.assign(Object.create(Object.getPrototypeOf(this)) as ExplainOptions, this, {
+      configFlags: Object.assign(new ConfigOptions(), this.configFlags),
+      selectionFlags: Object.assign(new SelectionOptions(), this.selectionFlags),
+    })
     one.connectionFlags = {...this.connectionFlags, context}
     one.selection = {...this.selection}
     one.contexts = []

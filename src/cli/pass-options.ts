@@ -14,12 +14,20 @@ import {NotFoundError, UsageError} from '../errors.js'
 import type {DeploymentResult, SyncResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
-import {isStructured, type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
+import {isStructured, type OutputFormat, type OutputKind} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
 import type {SyncDocument} from '../status/item.js'
 import {parseDuration, parseRFC3339} from '../util/duration.js'
 import {escapeControl} from '../util/terminal.js'
 import type {IO} from './base-command.js'
+import {
+  ConfigOptions,
+  FileNameOptions,
+  PrintOptions,
+  type SelectionFlagValues,
+  SelectionOptions,
+  type ValidateMode,
+} from './flag-groups.js'
 import {Progress, progressWanted, withProgress} from './progress.js'
 import type {TimelineFlagValues} from './timeline-flags.js'
 import {TimelineOptions} from './timeline-options.js'
@@ -34,28 +42,14 @@ function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`
 }
 
-/** The values of the flag groups of flags.ts, as oclif parses them. */
-export interface InputFlagValues {
-  filename?: string[]
-  recursive: boolean
-  validate: string
-}
+export type {InputFlagValues, OutputFlagValues, SelectionFlagValues, ValidateMode} from './flag-groups.js'
 
-export interface SelectionFlagValues {
-  namespace?: string
-  'all-namespaces': boolean
-  selector?: string
-}
+import type {InputFlagValues, OutputFlagValues} from './flag-groups.js'
 
 export interface ClockFlagValues {
   now?: string
   'feature-gates'?: string
   'kube-version'?: string
-}
-
-export interface OutputFlagValues {
-  output?: string
-  'no-headers'?: boolean
 }
 
 /** --exit-code (flags.ts exitCodeFlag), on the commands that take it. */
@@ -77,49 +71,99 @@ export interface LiveSession {
   connection: Connection
 }
 
-export type ValidateMode = 'strict' | 'warn' | 'ignore'
+/**
+ * What a command's pass options differ in, given when they are made (not overridden by subclasses):
+ * the -o formats it prints, whether its arguments may name ReplicaSets and pods, which pods a live
+ * read lists, whether the loader keeps objects as written.
+ */
+export interface PassSpec {
+  /** The -o formats the command prints, and its default. */
+  outputs?: readonly OutputKind[]
+  defaultOutput?: OutputKind
+  /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
+  acceptsRefs?: boolean
+  /** Which pods a live read lists (default: only for Recreate Deployments, which the pass needs). */
+  livePods?: PodsToRead
+  /** Keep each loaded object as written (World.raw): what the files said, before defaults. */
+  keepRaw?: boolean
+  /** Named Deployments missing from the input are an error (plan reports them itself: false). */
+  namesSelectFromWorld?: boolean
+}
 
 export class PassOptions {
-  files: string[] = []
-  recursive = false
-  validate: ValidateMode = 'strict'
-  selection: Selection = {}
+  // The flag groups (flag-groups.ts), each completed and validated by itself.
+  readonly fileNames = new FileNameOptions()
+  readonly selectionFlags = new SelectionOptions()
+  readonly configFlags = new ConfigOptions()
+  readonly printFlags: PrintOptions
+
+  get files(): string[] {
+    return this.fileNames.files
+  }
+  get recursive(): boolean {
+    return this.fileNames.recursive
+  }
+  get validate(): ValidateMode {
+    return this.fileNames.validate
+  }
+  get selection(): Selection {
+    return this.selectionFlags.selection
+  }
+  set selection(s: Selection) {
+    this.selectionFlags.selection = s
+  }
+  get connectionFlags(): ConnectionFlags {
+    return this.configFlags.connectionFlags
+  }
+  set connectionFlags(c: ConnectionFlags) {
+    this.configFlags.connectionFlags = c
+  }
+  get output(): OutputFormat {
+    return this.printFlags.output
+  }
+  set output(o: OutputFormat) {
+    this.printFlags.output = o
+  }
+  get noHeaders(): boolean {
+    return this.printFlags.noHeaders
+  }
+
   now = 0
   /** --now as written (undefined: the current time). */
   clock: Clock | undefined
   gates!: ParsedFeatureGates
   /** The Kubernetes minor acted as: --kube-version, else with -f the newest, live the server's. */
   kubeVersion!: KubeVersionChoice
-  connectionFlags: ConnectionFlags = {}
   verbosity = 0
   /** Set by load() in live mode (no -f). */
   live: LiveSession | undefined
-  /** Which pods a live read lists: the pass needs them only for Recreate Deployments. */
-  protected livePods: PodsToRead = 'recreate-only'
-  output: OutputFormat = {kind: 'table'}
-  noHeaders = false
+  /** Which pods a live read lists. */
+  protected readonly livePods: PodsToRead
   /** --exit-code: kubectl diff's exit statuses (passExitCode). */
   exitCode = false
-  /** The -o formats the command prints, and its default. */
-  protected outputKinds: readonly OutputKind[] = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath']
-  protected defaultOutput: OutputKind = 'table'
-
-  /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
-  protected acceptsRefs = false
-  /** Keep each loaded object as written (World.raw): what the files said, before defaults. */
-  protected keepRaw = false
+  protected readonly acceptsRefs: boolean
+  protected readonly keepRaw: boolean
+  protected readonly namesSelectFromWorld: boolean
   /** The objects named on the command line, when the command accepts more than Deployments. */
   refs: ObjectRef[] = []
   /** --at, and the moment of a timeline input. */
   readonly timeline = new TimelineOptions()
 
-  constructor(protected readonly io: IO) {}
+  constructor(
+    protected readonly io: IO,
+    spec: PassSpec = {},
+  ) {
+    this.printFlags = new PrintOptions(spec.outputs, spec.defaultOutput)
+    this.livePods = spec.livePods ?? 'recreate-only'
+    this.acceptsRefs = spec.acceptsRefs ?? false
+    this.keepRaw = spec.keepRaw ?? false
+    this.namesSelectFromWorld = spec.namesSelectFromWorld ?? true
+  }
 
   /** Completes every group, as kubectl's Complete() fills an options struct from its flag sets. */
   async complete(flags: PassFlags, args: readonly string[]): Promise<void> {
-    Object.assign(this, completeInput(flags))
-    this.namespaceGiven = flags.namespace !== undefined
-    this.selection = await completeSelection(flags, this.acceptsRefs ? [] : args)
+    this.fileNames.complete(flags)
+    await this.selectionFlags.complete(flags, this.acceptsRefs ? [] : args)
     if (this.acceptsRefs) {
       const {parseRefs} = await import('../pass/selection.js')
       this.refs = parseRefs(args)
@@ -130,22 +174,18 @@ export class PassOptions {
     await this.timeline.complete(flags)
     if (this.clock?.kind === 'relative' && this.isLive)
       this.noteClock('the current time', this.now - this.clock.offsetMs)
-    this.connectionFlags = await completeConnection(flags)
-    Object.assign(this, completeOutput(flags, this.outputKinds, this.defaultOutput))
+    await this.configFlags.complete(flags)
+    this.printFlags.complete(flags)
     this.verbosity = flags.v ?? 0
     this.exitCode = flags['exit-code'] === true
   }
 
   async validateOptions(): Promise<void> {
-    const {validateSelection} = await import('../pass/selection.js')
-    validateSelection(this.selection)
+    await this.selectionFlags.validate(this.io)
     if (this.refs.length > 0 && (this.selection.names ?? []).length === 0) {
       // A pod or ReplicaSet is named in one namespace, as a Deployment is.
+      const {validateSelection} = await import('../pass/selection.js')
       validateSelection({...this.selection, names: this.refs.map((r) => r.name)})
-    }
-    if (this.selection.allNamespaces && this.selection.namespace) {
-      // kubectl lets -A win silently; saying so avoids a surprising selection.
-      this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.selection.namespace}\n`)
     }
   }
 
@@ -153,8 +193,6 @@ export class PassOptions {
     return this.files.length === 0
   }
 
-  /** -n was given; without it, files select from every namespace their objects name (fileNamespace). */
-  private namespaceGiven = false
   private defaultFileNamespace: string | undefined
 
   /**
@@ -184,7 +222,7 @@ export class PassOptions {
       await this.actAsRecordedVersion(world.timeline.timeline.header?.serverVersion)
     } else if (!this.isLive) {
       // kubectl get -f: without -n, each object in its own namespace, not only the default one's.
-      if (!this.namespaceGiven && !this.selection.allNamespaces)
+      if (!this.selectionFlags.namespaceGiven && !this.selection.allNamespaces)
         this.selection = {...this.selection, inputNamespaces: true}
       if (this.clock?.kind === 'relative') await this.anchorClock(world, this.clock)
     }
@@ -296,7 +334,6 @@ export class PassOptions {
   private notFound: Error[] = []
 
   /** Whether NAME arguments select from the loaded world (not so for plan, whose are in PROPOSED). */
-  protected namesSelectFromWorld = true
 
   /**
    * Named Deployments that are missing: kubectl's NotFound (the server's, from a cluster), with
@@ -547,34 +584,14 @@ export function terminalWidth(
 
 // --- the flag groups, completed ----------------------------------------------------------------
 
-export function completeInput(flags: InputFlagValues): {
-  files: string[]
-  recursive: boolean
-  validate: ValidateMode
-} {
-  return {
-    files: flags.filename ?? [],
-    recursive: flags.recursive,
-    validate:
-      flags.validate === 'true'
-        ? 'strict'
-        : flags.validate === 'false'
-          ? 'ignore'
-          : (flags.validate as ValidateMode),
-  }
-}
-
+/** The selection group alone (commands that are not a pass: rollout record). */
 export async function completeSelection(
   flags: SelectionFlagValues,
   args: readonly string[],
 ): Promise<Selection> {
-  const {parseNames} = await import('../pass/selection.js')
-  return {
-    names: parseNames(args),
-    namespace: flags.namespace,
-    allNamespaces: flags['all-namespaces'],
-    labelSelector: flags.selector,
-  }
+  const group = new SelectionOptions()
+  await group.complete(flags, args)
+  return group.selection
 }
 
 export async function completeClock(flags: ClockFlagValues): Promise<{
@@ -671,20 +688,11 @@ export function parseClock(text: string): Clock {
   return {kind: 'absolute', ms}
 }
 
+/** The connection group alone (commands that are not a pass: rollout record). */
 export async function completeConnection(flags: ConnectionFlags): Promise<ConnectionFlags> {
-  const {connectionFlagsOf, parseRequestTimeout} = await import('../cluster/live/kubeconfig.js')
-  const connection = connectionFlagsOf(flags)
-  if (connection['request-timeout'] !== undefined) parseRequestTimeout(connection['request-timeout'])
-  return connection
-}
-
-export function completeOutput(
-  flags: OutputFlagValues,
-  kinds: readonly OutputKind[],
-  defaultKind: OutputKind,
-): {output: OutputFormat; noHeaders: boolean} {
-  const given = flags.output === undefined || flags.output === '' ? defaultKind : flags.output
-  return {output: parseOutput(given, kinds), noHeaders: flags['no-headers'] === true}
+  const group = new ConfigOptions()
+  await group.complete(flags)
+  return group.connectionFlags
 }
 
 /** The loader's question "does the API server keep this gate's fields?" (controller/features.ts). */

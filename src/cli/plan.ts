@@ -6,7 +6,7 @@ import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
 import type {ApplyMode, ClusterContext, PlanResult, Proposal} from '../plan/index.js'
-import type {OutputKind} from '../render/output.js'
+import type {IO} from './base-command.js'
 import {outputWidth} from './explain.js'
 import {type PassFlags, PassOptions} from './pass-options.js'
 
@@ -24,16 +24,11 @@ export const SERVER_SIDE_FIELD_MANAGER = 'kubectl'
 export const APPLY_MODES = ['client', 'server', 'replace'] as const
 
 export class PlanOptions extends PassOptions {
-  protected override outputKinds: readonly OutputKind[] = [
-    'table',
-    'wide',
-    'json',
-    'yaml',
-    'name',
-    'jsonpath',
-  ]
-  protected override livePods: 'always' | 'never' | 'recreate-only' = 'always'
-  protected override namesSelectFromWorld = false
+  constructor(io: IO) {
+    // Names missing from the files are reported by plan itself (what would be created).
+    super(io, {livePods: 'always', namesSelectFromWorld: false})
+  }
+
   proposedFiles: string[] = []
   fieldManager = DEFAULT_FIELD_MANAGER
   apply: ApplyMode = 'client'

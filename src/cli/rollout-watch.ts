@@ -6,7 +6,6 @@ import type {Connection} from '../cluster/live/kubeconfig.js'
 import type {World} from '../cluster/world.js'
 import type {IntOrString} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
-import type {OutputKind} from '../render/output.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
 import type {GateOptions} from '../status/gate.js'
@@ -81,7 +80,6 @@ export function holdsSnapshot(world: World): boolean {
 }
 
 export class RolloutWatchOptions extends PassOptions {
-  protected override outputKinds: readonly OutputKind[] = ['table', 'json', 'yaml', 'name', 'jsonpath']
   name = ''
   namespace = 'default'
   nowGiven = false
@@ -108,14 +106,13 @@ export class RolloutWatchOptions extends PassOptions {
   }
   logLines = 20
   junit: string | undefined
-  protected override keepRaw = true
   replayRecorded = false
 
   constructor(
     io: IO,
     private readonly terminal?: Terminal,
   ) {
-    super(io)
+    super(io, {outputs: ['table', 'json', 'yaml', 'name', 'jsonpath'], keepRaw: true})
   }
 
   /** --context repeated or --all-contexts: the gate covers each (empty: one cluster). */

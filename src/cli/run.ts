@@ -1,11 +1,11 @@
 // `run`: be the Deployment controller. Flags become options here (complete, validate); the loop
 // itself (informers, queue, workers) lives in src/run and is imported only when it starts.
 
-import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import type {ParsedFeatureGates} from '../controller/features.js'
 import {UsageError} from '../errors.js'
 import type {IO} from './base-command.js'
 import type {ControllerFlags, ControllerProcessOptions} from './controller-flags.js'
+import {ConfigOptions, SelectionOptions} from './flag-groups.js'
 import type {KubeVersionChoice} from './pass-options.js'
 
 export interface RunFlags extends Partial<ControllerFlags> {
@@ -39,9 +39,9 @@ export interface SignalSource {
 }
 
 export class RunOptions {
-  allNamespaces = false
-  namespace: string | undefined
-  labelSelector: string | undefined
+  // The flag groups it shares with the other commands (flag-groups.ts): -n/-A/-l and the connection.
+  readonly selectionFlags = new SelectionOptions()
+  readonly configFlags = new ConfigOptions()
   gates!: ParsedFeatureGates
   kubeVersion!: KubeVersionChoice
   workers = 5
@@ -50,7 +50,6 @@ export class RunOptions {
   onceSynced = false
   force = false
   verbosity = 0
-  connectionFlags: ConnectionFlags = {}
   process!: ControllerProcessOptions
   version = '0.0.0'
 
@@ -63,9 +62,7 @@ export class RunOptions {
   async complete(flags: RunFlags, version?: string): Promise<void> {
     if (version) this.version = version
     const {parseFeatureGates} = await import('../controller/features.js')
-    this.allNamespaces = flags['all-namespaces']
-    this.namespace = flags.namespace
-    this.labelSelector = flags.selector
+    await this.selectionFlags.complete(flags, [])
     const {completeKubeVersion} = await import('./pass-options.js')
     this.kubeVersion = await completeKubeVersion(flags['kube-version'])
     this.gates = parseFeatureGates(flags['feature-gates'], this.kubeVersion.minor)
@@ -75,12 +72,11 @@ export class RunOptions {
     this.onceSynced = flags['once-synced']
     this.force = flags.force
     this.verbosity = flags.v ?? 0
-    const {connectionFlagsOf} = await import('../cluster/live/kubeconfig.js')
     // A controller runs unattended: no request may hang it (--help says so).
-    this.connectionFlags = {
-      ...connectionFlagsOf(flags),
+    await this.configFlags.complete({
+      ...flags,
       'request-timeout': flags['request-timeout'] ?? RUN_REQUEST_TIMEOUT,
-    }
+    })
     const {controllerProcessOptions} = await import('./controller-flags.js')
     this.process = await controllerProcessOptions({
       'leader-elect': flags['leader-elect'] ?? false,
@@ -103,20 +99,10 @@ export class RunOptions {
     if (!Number.isInteger(this.workers) || this.workers < 1) {
       throw new UsageError('--concurrent-deployment-syncs must be at least 1')
     }
-    if (this.labelSelector !== undefined) {
-      const {parseSelectorFlag} = await import('../pass/selection.js')
-      parseSelectorFlag(this.labelSelector)
-    }
-    if (this.connectionFlags['request-timeout'] !== undefined) {
-      const {parseRequestTimeout} = await import('../cluster/live/kubeconfig.js')
-      parseRequestTimeout(this.connectionFlags['request-timeout'])
-    }
+    await this.selectionFlags.validate(this.io)
     // kubectl's client dry run sends nothing; taking and renewing a Lease is a write.
     if (this.clientDryRun && this.process.leaderElection) {
       throw new UsageError('--leader-elect cannot be used with --dry-run=client (the Lease is a write)')
-    }
-    if (this.allNamespaces && this.namespace) {
-      this.io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.namespace}\n`)
     }
   }
 
@@ -126,7 +112,7 @@ export class RunOptions {
     const {createLogger} = await import('../run/log.js')
     const {parseBindAddress} = await import('../run/serve.js')
     const {runManager} = await import('../run/manager.js')
-    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
+    const connection = await connect(this.configFlags.connectionFlags, (line) => this.io.err(`${line}\n`))
     const logger = createLogger({
       format: this.process.logFormat,
       verbosity: this.verbosity,
@@ -146,7 +132,7 @@ export class RunOptions {
       version: `v1.${this.kubeVersion.minor}`,
       from: this.kubeVersion.from,
     })
-    const namespace = this.allNamespaces ? undefined : connection.namespace
+    const namespace = this.selectionFlags.selection.allNamespaces ? undefined : connection.namespace
     const le = this.process.leaderElection
     let leaderElection: import('../run/manager.js').LeaderElectionSettings | undefined
     if (le) {
@@ -167,7 +153,7 @@ export class RunOptions {
       conn: connection,
       loop: {
         namespace,
-        labelSelector: this.labelSelector,
+        labelSelector: this.selectionFlags.selection.labelSelector,
         workers: this.workers,
         serverDryRun: this.serverDryRun,
         clientDryRun: this.clientDryRun,

@@ -330,7 +330,8 @@ function renderChecks(checks: PassCheck[], width: number, limitsShown: boolean):
     if (j > i) {
       const what = checks.slice(i, j + 1).map((x) => ROUTINE_NO[x.check]!)
       const list = `${what.slice(0, -1).join(', ')} or ${what[what.length - 1]}`
-      out.push(wrap(`no`, width, `  ${i + 1}-${j + 1}. Is it ${list}? `, '      '))
+      // Prose, wrapped at word boundaries on a narrow terminal.
+      out.push(wrap(`${i + 1}-${j + 1}. Is it ${list}? no`, width, '  ', '      '))
       i = j
       continue
     }

@@ -6,6 +6,7 @@
 
 import type {ApiClient} from '../cluster/live/api.js'
 import {Informer, objectKey} from '../cluster/live/cache/informer.js'
+import {SharedParts} from '../cluster/live/cache/trim.js'
 import type {Connection} from '../cluster/live/kubeconfig.js'
 import {collectionPath, objectPath} from '../cluster/live/read.js'
 import type {KubeEvent} from '../cluster/world.js'
@@ -118,6 +119,8 @@ export class LiveGate {
   private timer: {handle: NodeJS.Timeout; at: number} | undefined
   private timeout: LongTimer | undefined
   private synced = false
+  /** Equal parts of the first lists' objects, shared until the caches have synced. */
+  private parts: SharedParts | undefined = new SharedParts()
   private ended = false
   private working = false
   private again = false
@@ -136,6 +139,9 @@ export class LiveGate {
       api: this.opts.api,
       conn: this.opts.conn,
       namespace,
+      // The first lists' objects share their equal parts (pods of a ReplicaSet, a Deployment's
+      // templates): the caches hold each once. Dropped once synced; later events are kept whole.
+      transform: <T extends KubeObject>(o: T): T => (this.parts ? this.parts.share(o) : o),
       ...(this.opts.warn ? {warn: this.opts.warn} : {}),
       ...(this.opts.debug ? {debug: this.opts.debug} : {}),
     }
@@ -249,6 +255,7 @@ export class LiveGate {
         return done
       }
       this.synced = true
+      this.parts = undefined
     } catch (err) {
       // The timeout (or Ctrl-C) ended it while the first lists ran: that is the end.
       if (this.ended) return done

@@ -29,14 +29,14 @@ export function objectsOf(text: string): Meta[] {
 }
 
 /** The namespace to apply a file into: none when its objects name theirs, else one named after it. */
-export function namespaceFor(file: string, text: string): string | undefined {
-  if (objectsOf(text).some((o) => o?.metadata?.namespace)) return undefined
+export function namespaceFor(file: string, objects: Meta[]): string | undefined {
+  if (objects.some((o) => o?.metadata?.namespace)) return undefined
   return file.replace(/\.yaml$/, '').replace(/[^a-z0-9-]/g, '-')
 }
 
-/** The Deployments a manifest file defines, as namespace/name. */
-export function deploymentsOf(text: string, namespace: string | undefined): string[] {
-  return objectsOf(text)
+/** The Deployments of a manifest file's objects, as namespace/name. */
+export function deploymentsOf(objects: Meta[], namespace: string | undefined): string[] {
+  return objects
     .filter((o) => o?.kind === 'Deployment')
     .map((o) => `${o?.metadata?.namespace ?? namespace ?? 'default'}/${o?.metadata?.name}`)
 }
@@ -45,6 +45,8 @@ export interface RealApp {
   file: string
   /** As its project applies it (coredns rendered). */
   text: string
+  /** Its objects, parsed once (argocd's 2 MB take a while): null for an empty document. */
+  objects: Meta[]
   /**
    * The namespace to `kubectl apply -n` it into, as one installs an application: none when its
    * objects name theirs (guestbook and microservices-demo both define a Deployment "frontend").
@@ -60,6 +62,7 @@ export function realApps(): RealApp[] {
     .map((file) => {
       let text = readFileSync(join(REAL_MANIFESTS, file), 'utf8')
       if (file === 'coredns.yaml.sed.yaml') text = renderCoreDns(text)
-      return {file, text, namespace: namespaceFor(file, text)}
+      const objects = objectsOf(text)
+      return {file, text, objects, namespace: namespaceFor(file, objects)}
     })
 }

@@ -295,10 +295,18 @@ export class SimulatedCluster {
     for (const plan of this.plans.values()) consider(nextPodEventAt(plan))
     for (const at of this.retries.values()) consider(at)
     // upstream: the ReplicaSet controller requeues a ReplicaSet when a pod's minReadySeconds pass.
-    const pods = this.access.list('pods') as unknown as Pod[]
+    // The pods are read (copied) only in the namespaces of such ReplicaSets: this runs after every
+    // change, and copying every pod of a large cluster each time was most of the server's work.
+    const podsIn = new Map<string, Pod[]>()
     this.availabilityChecks.clear()
     for (const rs of this.access.list('replicasets') as unknown as ReplicaSet[]) {
       if ((rs.spec.minReadySeconds ?? 0) === 0) continue
+      const ns = rs.metadata.namespace ?? ''
+      let pods = podsIn.get(ns)
+      if (!pods) {
+        pods = this.access.list('pods', ns) as unknown as Pod[]
+        podsIn.set(ns, pods)
+      }
       const at = nextAvailableAt(rs, podsOwnedBy(rs, pods), now)
       if (at === undefined) continue
       this.availabilityChecks.set(`${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}`, at)

@@ -28,8 +28,8 @@ export function appsValidator(
   }
 }
 
-export function podValidator(o: Obj, _old?: Obj, opts?: ValidationOptions): FieldError[] {
-  return asCauses(validatePod(o, opts))
+export function podValidator(o: Obj, old?: Obj, opts?: ValidationOptions): FieldError[] {
+  return asCauses(validatePod(o, opts, old === undefined))
 }
 
 export function statusUpdateValidator(kind: 'Deployment' | 'ReplicaSet', o: Obj, old: Obj): FieldError[] {

@@ -42,7 +42,7 @@ function ownNamespace(app: RealApp): RealApp {
         .replace(/^(kind: Namespace[\s\S]*^ {2}name): ingress-nginx$/m, '$1: ingress-nginx-cloud'),
     )
     .join('---')
-  return {...app, text}
+  return {...app, text, objects: objectsOf(text)}
 }
 
 /**
@@ -50,16 +50,14 @@ function ownNamespace(app: RealApp): RealApp {
  * the namespace it is applied into written on its Deployments, so that one `plan -f DIR` reads them all.
  */
 function bumped(app: RealApp): string {
-  const items = objectsOf(app.text)
-    .filter(Boolean)
-    .map((d: Any) => {
-      if (d.kind !== 'Deployment') return d
-      if (app.namespace) d.metadata.namespace = app.namespace
-      for (const c of d.spec.template.spec.containers) {
-        c.image = /:[^/]+$/.test(c.image.split('@')[0]) ? `${c.image}-bump` : `${c.image}:v1`
-      }
-      return d
-    })
+  const items = (structuredClone(app.objects) as Any[]).filter(Boolean).map((d: Any) => {
+    if (d.kind !== 'Deployment') return d
+    if (app.namespace) d.metadata.namespace = app.namespace
+    for (const c of d.spec.template.spec.containers) {
+      c.image = /:[^/]+$/.test(c.image.split('@')[0]) ? `${c.image}-bump` : `${c.image}:v1`
+    }
+    return d
+  })
   return JSON.stringify({apiVersion: 'v1', kind: 'List', items})
 }
 
@@ -88,7 +86,15 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
   const recording = new Map<string, Step[]>()
 
   beforeAll(async () => {
-    server = await startApiServer({simulate: {podReadyAfterMs: 200, terminateAfterMs: 200}})
+    // Nodes enough for the 20 applications and their surge at once (each node 4 CPUs, 16Gi): on
+    // the default 3 the pods wait for room, and the rollouts take a scheduler's back-off longer.
+    server = await startApiServer({
+      simulate: {
+        podReadyAfterMs: 200,
+        terminateAfterMs: 200,
+        nodes: Array.from({length: 8}, (_, i) => `node-${i + 1}`),
+      },
+    })
     env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
     server.store.onChange((c) => {
       if (c.def.resource !== 'replicasets' || c.type === 'DELETED') return
@@ -101,8 +107,9 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
       if (from === to) return
       steps.push(`${o.metadata.name} ${from}->${to}`)
     })
-    // The controller runs as long as the test may (its 5 minutes on a busy machine).
-    run = new RunProcess(['-A'], env, 330_000)
+    // The controller runs as long as the test may (its 5 minutes on a busy machine), without the
+    // client's 20 requests a second: 55 rollouts at once would otherwise queue behind it.
+    run = new RunProcess(['-A', '--kube-api-qps=-1'], env, 330_000)
     await run.started()
     dir = mkdtempSync(join(tmpdir(), 'deployctl-plan-real-'))
   }, 60_000)
@@ -150,7 +157,7 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
     const apps = realApps()
       .map(ownNamespace)
       .map((app) => {
-        const deployments = objectsOf(app.text).filter((o) => o?.kind === 'Deployment')
+        const deployments = app.objects.filter((o) => o?.kind === 'Deployment')
         const namespaces = new Set(deployments.map((d) => d?.metadata?.namespace ?? app.namespace))
         const keys = deployments.map((d) => `${[...namespaces][0]}/${d?.metadata?.name}`)
         return {...app, namespaces, keys, nsFlag: app.namespace ? ['-n', app.namespace] : []}

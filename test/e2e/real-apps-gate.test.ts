@@ -31,10 +31,10 @@ describe.skipIf(!HAS_KUBECTL)('the gate over real applications', () => {
     run = new RunProcess(['-A'], env)
     await run.started()
     dir = mkdtempSync(join(tmpdir(), 'deployctl-real-apps-'))
-    for (const {file, text, namespace} of realApps()) {
+    for (const {file, text, objects, namespace} of realApps()) {
       writeFileSync(join(dir, file), text)
       files.push({file, namespace})
-      for (const key of deploymentsOf(text, namespace)) expected.add(key)
+      for (const key of deploymentsOf(objects, namespace)) expected.add(key)
     }
     // kube-prometheus's setup step creates the namespace its manifests go into.
     const namespaces = ['monitoring', ...files.flatMap((f) => (f.namespace ? [f.namespace] : []))]

@@ -12,6 +12,7 @@ import {
   type FieldShape,
   keepFields,
   POD_FIELDS_FOR_CONTROLLER,
+  SharedParts,
   trimPodForController,
 } from '../../src/cluster/live/cache/trim.js'
 import {connect} from '../../src/cluster/live/kubeconfig.js'
@@ -149,5 +150,48 @@ describe('a cold list', () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("SharedParts (the gate's first lists share equal parts)", () => {
+  it('keeps each distinct nested part once, and every object reads as it was', () => {
+    const parts = new SharedParts()
+    const rs = replicaSet({name: 'web-abc', replicas: 2})
+    const pods = [0, 1, 2].map((i) => {
+      const p = buildPod({name: `web-abc-${i}`, owner: rs})
+      p.spec = {containers: [{name: 'app', image: 'nginx:1', ports: [{containerPort: 80}]}]}
+      return p
+    })
+    const copies = pods.map((p) => structuredClone(p))
+    const shared = copies.map((p) => parts.share(p))
+    // Values unchanged, key order included.
+    expect(JSON.stringify(shared)).toBe(JSON.stringify(pods))
+    // The top level is never replaced: each object stays itself.
+    for (const [i, p] of shared.entries()) expect(p).toBe(copies[i])
+    // Equal parts are one object; different ones stay apart.
+    expect(shared[1]?.spec).toBe(shared[0]?.spec)
+    expect(shared[2]?.metadata.ownerReferences).toBe(shared[0]?.metadata.ownerReferences)
+    expect(shared[1]?.metadata).not.toBe(shared[0]?.metadata)
+    // The same pod again adds nothing: every nested part, metadata included, is kept already.
+    const kept = parts.size
+    const again = parts.share(structuredClone(pods[0]))
+    expect(parts.size).toBe(kept)
+    expect(again?.metadata).toBe(shared[0]?.metadata)
+  })
+
+  it('tells apart parts that differ only in key order, types, nesting or length', () => {
+    const parts = new SharedParts()
+    const a = parts.share({x: {a: 1, b: 2}, y: [1, 2], z: {n: '1'}, w: [[1]], v: [null]})
+    const b = parts.share({x: {b: 2, a: 1}, y: [1, 2, 3], z: {n: 1}, w: [[1, 1]], v: [false]})
+    expect(b.x).not.toBe(a.x)
+    expect(Object.keys(b.x)).toEqual(['b', 'a'])
+    expect(b.y).toEqual([1, 2, 3])
+    expect(b.z.n).toBe(1)
+    expect(b.w).toEqual([[1, 1]])
+    expect(b.v).toEqual([false])
+    const c = parts.share({x: {a: 1, b: 2}, y: [1, 2], z: {n: '1'}, w: [[1]], v: [null]})
+    for (const k of ['x', 'y', 'z', 'w', 'v'] as const) expect(c[k]).toBe(a[k])
+    parts.clear()
+    expect(parts.size).toBe(0)
   })
 })

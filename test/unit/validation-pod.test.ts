@@ -527,6 +527,18 @@ describe('TestValidatePodSpec', () => {
     ])
   })
 
+  it('ephemeral containers: refused when a pod is created, kept on a pod that exists (kubectl debug)', () => {
+    const pod: Obj = {
+      metadata: {name: 'p', namespace: 'default'},
+      spec: {containers: [{name: 'a', image: 'x'}], ephemeralContainers: [{name: 'debug', image: 'busybox'}]},
+    }
+    defaultPod(pod)
+    expect(validatePod(pod, {}, true).map(fieldErrorText)).toEqual([
+      'spec.ephemeralContainers: Forbidden: cannot be set on create',
+    ])
+    expect(validatePod(pod).map(fieldErrorText)).toEqual([])
+  })
+
   it('ephemeral containers are not allowed in a pod template', () => {
     expect(errors({ephemeralContainers: [{name: 'debug', image: 'busybox'}]})).toEqual([
       `${T}.ephemeralContainers: Forbidden: ephemeral containers not allowed in pod template`,

@@ -16,13 +16,13 @@ import {
 import {isObject, type Obj, str} from './meta.js'
 import {
   isConfigMapKey,
-  isDNS1123Label,
-  isDNS1123Subdomain,
+  dns1123LabelMemo as isDNS1123Label,
+  dns1123SubdomainMemo as isDNS1123Subdomain,
   isDNS1123SubdomainPrefix,
   isHTTPHeaderName,
-  isQualifiedName,
+  qualifiedNameMemo as isQualifiedName,
   isRelaxedEnvVarName,
-  isValidPortName,
+  portNameMemo as isValidPortName,
   isValidPortNum,
   isValidUserID,
 } from './names.js'

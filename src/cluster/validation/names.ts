@@ -235,4 +235,7 @@ function memoized(check: (v: string) => string[]): (v: string) => string[] {
 }
 
 export const qualifiedNameMemo = memoized(isQualifiedName)
+export const dns1123LabelMemo = memoized(isDNS1123Label)
+export const dns1123SubdomainMemo = memoized(isDNS1123Subdomain)
+export const portNameMemo = memoized(isValidPortName)
 export const labelValueMemo = memoized(isValidLabelValue)

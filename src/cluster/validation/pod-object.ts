@@ -7,7 +7,11 @@ import {wordedFor} from './names.js'
 import {type ValidationOptions, validatePodSpec} from './pod.js'
 
 // upstream: ValidatePodCreate (validatePodMetadataAndSpec, validateContainersOnlyForPod)
-export function validatePod(p: Obj, opts: ValidationOptions = {}): FieldError[] {
+/**
+ * `create`: the pod is being created (the test API server), so ephemeral containers are refused;
+ * a pod read from a file is one that exists, and `kubectl debug` may have added them since.
+ */
+export function validatePod(p: Obj, opts: ValidationOptions = {}, create = false): FieldError[] {
   const errs: FieldError[] = []
   validateObjectMeta(isObject(p.metadata) ? p.metadata : {}, errs)
   const spec = isObject(p.spec) ? p.spec : {}
@@ -22,7 +26,7 @@ export function validatePod(p: Obj, opts: ValidationOptions = {}): FieldError[] 
       }
     })
   }
-  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) {
+  if (create && Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) {
     errs.push({
       path: ['spec', 'ephemeralContainers'],
       type: 'FieldValueForbidden',

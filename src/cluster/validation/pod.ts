@@ -21,9 +21,9 @@ import {
 import {isObject, type Obj, str, validateLabelSelector, validateLabels} from './meta.js'
 import {
   inclusiveRangeError,
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isQualifiedName,
+  dns1123LabelMemo as isDNS1123Label,
+  dns1123SubdomainMemo as isDNS1123Subdomain,
+  qualifiedNameMemo as isQualifiedName,
   isValidLabelValue,
   isValidUserID,
 } from './names.js'

@@ -9,7 +9,7 @@ import {
 } from '../../controller/util/quantity.js'
 import {duplicate, type FieldError, forbidden, invalid, notFound, type Path, required} from './field.js'
 import {isObject, str} from './meta.js'
-import {isDNS1123Label, isQualifiedName} from './names.js'
+import {dns1123LabelMemo as isDNS1123Label, qualifiedNameMemo as isQualifiedName} from './names.js'
 
 /**
  * Decoded quantities by their text, frozen and shared: a snapshot repeats a few ("100m", "128Mi")
@@ -142,6 +142,20 @@ function validateContainerResourceName(name: string, path: Path, errs: FieldErro
   }
 }
 
+/** Resource names repeat in every container: their verdicts are kept (bounded), with no path. */
+const containerNameMemo = new Map<string, FieldError[]>()
+
+function validateContainerResourceNameMemo(name: string, path: Path, errs: FieldError[]): void {
+  let found = containerNameMemo.get(name)
+  if (found === undefined) {
+    found = []
+    validateContainerResourceName(name, [], found)
+    if (containerNameMemo.size >= DECODED_MAX) containerNameMemo.clear()
+    containerNameMemo.set(name, found)
+  }
+  for (const e of found) errs.push({...e, path})
+}
+
 // upstream: ValidateResourceQuantityValue (ValidateNonnegativeQuantity, and whole numbers of an
 // extended resource)
 function validateQuantityValue(name: string, q: ParsedQuantity, path: Path, errs: FieldError[]): void {
@@ -177,7 +191,7 @@ export function validateResourceRequirements(
   if (!isObject(resources)) return
   const limPath = [...path, 'limits']
   const reqPath = [...path, 'requests']
-  const nameCheck = container ? validateContainerResourceName : validateResourceName
+  const nameCheck = container ? validateContainerResourceNameMemo : validateResourceName
   let limCpuOrMemory = false
   let reqCpuOrMemory = false
   let limHugePages = false

@@ -19,7 +19,7 @@ import {
   required,
 } from './field.js'
 import {isObject, type Obj, str, validateLabelSelector} from './meta.js'
-import {isDNS1123Label, isDNS1123Subdomain} from './names.js'
+import {dns1123LabelMemo as isDNS1123Label, dns1123SubdomainMemo as isDNS1123Subdomain} from './names.js'
 import {isNegative, quantity} from './resources.js'
 
 const FILE_MODE_MSG = 'must be a number between 0 and 0777 (octal), both inclusive'
