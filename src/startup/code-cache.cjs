@@ -38,7 +38,8 @@ exports.install = (dist, base) => {
     if (!filename.startsWith(prefix) || filename.startsWith(skip) || !filename.endsWith('.cjs')) {
       return compile.call(this, content, filename, format)
     }
-    const file = path.join(dir, path.relative(dist, filename).replaceAll(path.sep, '~'))
+    // Not path.relative() or join(): they resolve against the working directory on every call.
+    const file = `${dir}${path.sep}${filename.slice(prefix.length).replaceAll(path.sep, '~')}`
     let cachedData
     try {
       cachedData = fs.readFileSync(file)
