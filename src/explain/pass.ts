@@ -62,7 +62,7 @@ export function explainPass(ctx: RolloutContext): PassExplain {
 // --- the checks of syncDeployment ------------------------------------------------------------------
 
 function passChecks(ctx: RolloutContext, branch: string | undefined): PassCheck[] {
-  const {d, facts, view} = ctx
+  const {d, facts} = ctx
   const checks: PassCheck[] = []
   let ended = false
   const add = (check: CheckName, question: string, answer: string, detail: string) => {
