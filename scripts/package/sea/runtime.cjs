@@ -3,7 +3,7 @@
 // own modules, so this file gives the bundle what bin/run.cjs gets from the file system:
 // - oclif finds package.json and its manifest under a root that does not exist on disk (ROOT): the
 //   package.json is passed to oclif as loadOptions.pjson, and the manifest read is answered from
-//   the bundle (the one fs/promises readFile oclif does under ROOT);
+//   the bundle (the one file read oclif does under ROOT);
 // - oclif's require() of a command file under ROOT gets the bundled module;
 // - the one ES module chunk (ink's, whose yoga-layout awaits at top level, so it cannot be part of
 //   a CommonJS bundle) is written once to a private, content-addressed directory and import()ed;
@@ -82,22 +82,32 @@ exports.start = function start(app) {
     },
   }
 
-  // oclif reads its manifest with fs/promises' readFile (through a property access at each call).
+  // oclif reads its manifest under the root: synchronously in the npm build (scripts/bundle.mjs
+  // patches its util/fs.js), with fs/promises' readFile in oclif as published. Both are looked up
+  // on the module at each call, so both are answered here; nothing else exists under the root.
+  const underRoot = (file) => typeof file === 'string' && file.startsWith(state.root + path.sep)
+  const virtualFile = (file) => {
+    if (path.relative(state.root, file) === 'oclif.manifest.json') return manifestText
+    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), {
+      code: 'ENOENT',
+      errno: -2,
+      syscall: 'open',
+      path: file,
+    })
+  }
+  const readFileSync = fs.readFileSync
+  fs.readFileSync = function seaReadFileSync(file, ...rest) {
+    return underRoot(file) ? virtualFile(file) : readFileSync.call(this, file, ...rest)
+  }
   const fsp = require('node:fs/promises')
   const readFile = fsp.readFile
   fsp.readFile = function seaReadFile(file, ...rest) {
-    if (typeof file === 'string' && file.startsWith(state.root + path.sep)) {
-      const name = path.relative(state.root, file)
-      if (name === 'oclif.manifest.json') return Promise.resolve(manifestText)
-      const err = Object.assign(new Error(`ENOENT: no such file or directory, open '${file}'`), {
-        code: 'ENOENT',
-        errno: -2,
-        syscall: 'open',
-        path: file,
-      })
+    if (!underRoot(file)) return readFile.call(this, file, ...rest)
+    try {
+      return Promise.resolve(virtualFile(file))
+    } catch (err) {
       return Promise.reject(err)
     }
-    return readFile.call(this, file, ...rest)
   }
 
   const run = (args) => {
@@ -161,7 +171,14 @@ function warmUp(lines, run) {
     for (const k of ['stdout', 'stderr']) Object.defineProperty(process, k, saved[k])
   }
   let chain = Promise.resolve()
-  for (const args of lines) chain = chain.then(() => run(args))
+  // Every line must succeed: a failing one (an unknown command, a missing example) would leave
+  // nothing useful compiled in the snapshot and pass unnoticed, since its output is dropped.
+  for (const args of lines)
+    chain = chain
+      .then(() => run(args))
+      .then(() => {
+        if (process.exitCode) throw new Error(`\`${args.join(' ')}\` exited ${process.exitCode}`)
+      })
   chain
     .then(() => {
       restore()
