@@ -19,6 +19,12 @@ export interface SurgeFit {
   nodes: number
   /** The scheduler's message for the first pod that does not fit (`0/3 nodes are available: 3 Insufficient cpu.`). */
   reason?: string
+  /**
+   * Present (true) when no node could take that pod even with every pod gone from it (upstream:
+   * every node's status UnschedulableAndUnresolvable, e.g. no node advertises a GPU it requests):
+   * old pods leaving does not help.
+   */
+  unresolvable?: true
 }
 
 /**
@@ -269,9 +275,13 @@ export class NodeFit {
 
   /**
    * Binds `count` pods of this spec (a cohort) to one node, or says why not: `refusal` is the
-   * scheduler's whole message, `reasons` its filters' part (`0/3 nodes are available: 3 Insufficient cpu.`).
+   * scheduler's whole message, `reasons` its filters' part (`0/3 nodes are available: 3 Insufficient cpu.`),
+   * `unresolvable` whether no node could take it even empty.
    */
-  place(pod: {spec?: unknown}, count = 1): {node: string} | {refusal: string; reasons: string} {
+  place(
+    pod: {spec?: unknown},
+    count = 1,
+  ): {node: string} | {refusal: string; reasons: string; unresolvable: boolean} {
     const spec = obj(pod.spec)
     const need = podResourceRequests(spec)
     const refusals = this.free.map((n) => refusal(n, spec, need, count, this.options))
@@ -293,7 +303,11 @@ export class NodeFit {
       ),
     )
     const reasons = `0/${n} nodes are available: ${histogram(all.flatMap((x) => x.reasons))}.`
-    return {reasons, refusal: `${reasons} preemption: 0/${n} nodes are available: ${preemption}.`}
+    return {
+      reasons,
+      refusal: `${reasons} preemption: 0/${n} nodes are available: ${preemption}.`,
+      unresolvable: all.every((x) => !x.resolvable),
+    }
   }
 }
 
@@ -310,14 +324,18 @@ export function surgeFit(
 ): SurgeFit {
   const fitter = new NodeFit(nodes, pods, () => 1, options)
   let fit = 0
-  let reason: string | undefined
   for (let i = 0; i < needed; i++) {
     const placed = fitter.place({spec: template.spec})
     if ('reasons' in placed) {
-      reason = placed.reasons
-      break
+      return {
+        needed,
+        fit,
+        nodes: nodes.length,
+        reason: placed.reasons,
+        ...(placed.unresolvable ? {unresolvable: true as const} : {}),
+      }
     }
     fit++
   }
-  return {needed, fit, nodes: nodes.length, ...(reason ? {reason} : {})}
+  return {needed, fit, nodes: nodes.length}
 }

@@ -380,6 +380,8 @@ describe('surgeFit with an extended resource', () => {
       fit: 0,
       nodes: 3,
       reason: '0/3 nodes are available: 3 Insufficient nvidia.com/gpu.',
+      // No node has one to free: old pods leaving does not help.
+      unresolvable: true,
     })
   })
 
@@ -393,7 +395,8 @@ describe('surgeFit with an extended resource', () => {
       reason: '0/3 nodes are available: 1 Insufficient memory, 3 Insufficient nvidia.com/gpu.',
     })
     const running = {spec: {nodeName: 'gpu-1', ...gpuTemplate.spec}, status: {phase: 'Running'}}
-    expect(surgeFit(gpuTemplate, 1, nodes, [running]).fit).toBe(0)
+    expect(surgeFit(gpuTemplate, 1, nodes, [running])).toMatchObject({fit: 0})
+    expect(surgeFit(gpuTemplate, 1, nodes, [running]).unresolvable).toBeUndefined()
     expect(surgeFit(gpuTemplate, 1, [...nodes, big('gpu-2', '1')], [running]).fit).toBe(1)
   })
 
@@ -403,6 +406,7 @@ describe('surgeFit with an extended resource', () => {
       reasons: '0/2 nodes are available: 2 Insufficient nvidia.com/gpu.',
       refusal:
         '0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+      unresolvable: true,
     })
     const running = {spec: {nodeName: 'gpu-1', ...gpuTemplate.spec}, status: {phase: 'Running'}}
     const taken = new NodeFit([big('n1'), big('gpu-1', '1')], [running]).place(gpuTemplate)
