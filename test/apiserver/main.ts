@@ -22,6 +22,13 @@ function usage(msg: string): never {
 
 function load(file: string): unknown[] {
   const text = readFileSync(file, 'utf8')
+  if (/^\s*[{[]/.test(text)) {
+    // JSON (a snapshot, kubectl get -o json): one JSON.parse, not a YAML document tree of it (which
+    // takes ~40x the file's size in memory). Ill-formed JSON falls through to YAML's messages.
+    try {
+      return [JSON.parse(text) as unknown]
+    } catch {}
+  }
   const out: unknown[] = []
   for (const doc of parseAllDocuments(text, {version: '1.1'})) {
     if (doc.errors.length) usage(`${file}: ${doc.errors[0]?.message}`)

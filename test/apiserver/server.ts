@@ -869,18 +869,20 @@ class ApiServerImpl {
     if (ctx.query.get('resourceVersionMatch') === 'Exact' && rv && Number(rv) < this.store.compactedRV) {
       throw expired(`too old resource version: ${rv} (${this.store.compactedRV + 1})`)
     }
-    const all = this.store
-      .list(def, r.namespace)
-      .filter((o) => matchesLabels(label, labelsOf(o)) && matchesFields(field, def.selectableFields(o)))
-      .filter((o) => start === '' || keyFor(def, o) >= start)
     const limit = Number(ctx.query.get('limit') ?? '0')
-    let items = all
+    // One page costs its own objects, not the resource's (a real API server's watch cache).
+    const {items, more, remaining} = this.store.page(
+      def,
+      r.namespace,
+      start,
+      Math.max(limit || 0, 0),
+      (o) => matchesLabels(label, labelsOf(o)) && matchesFields(field, def.selectableFields(o)),
+    )
     const listMeta: Obj = {resourceVersion: String(listRV)}
-    if (limit > 0 && all.length > limit) {
-      items = all.slice(0, limit)
+    if (more) {
       const last = items[items.length - 1] as Obj
       listMeta.continue = encodeContinue(listRV, `${keyFor(def, last)}\u0000`)
-      if (label.length === 0 && field.length === 0) listMeta.remainingItemCount = all.length - limit
+      if (label.length === 0 && field.length === 0) listMeta.remainingItemCount = remaining
     }
     if (ctx.want.as === 'table')
       return this.send(ctx, 200, this.tableOf(ctx.want, includeOf(ctx), def, items, listMeta))
