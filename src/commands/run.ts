@@ -3,7 +3,7 @@ import {BaseCommand, processIO} from '../cli/base-command.js'
 import {apiClientFlags, leaderElectionFlags, loggingFlags, servingFlags} from '../cli/controller-flags.js'
 import {clockFlags, connectionFlags, globalFlags, MAX_WORKERS} from '../cli/flags.js'
 import {RunOptions} from '../cli/run.js'
-import {capYoungGeneration} from '../run/young-generation.js'
+import {capYoungGeneration} from '../util/young-generation.js'
 
 /**
  * A controller reads the cluster (no -f, no --now): the gates, the connection and -v. Its requests
