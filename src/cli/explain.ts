@@ -10,8 +10,8 @@ import type {ObjectRef} from '../pass/selection.js'
 import type {KubeEvent} from '../status/types.js'
 import {escapeControl} from '../util/terminal.js'
 import type {IO} from './base-command.js'
-import {ConfigOptions, SelectionOptions} from './flag-groups.js'
-import {type PassFlags, PassOptions, terminalWidth} from './pass-options.js'
+import {ConfigOptions, SelectionOptions, terminalWidth} from './flag-groups.js'
+import {type PassFlags, PassOptions} from './pass-options.js'
 
 export type ExplainFlags = Omit<PassFlags, 'context'> & {
   summary?: boolean
@@ -241,7 +241,7 @@ export class ExplainOptions extends PassOptions {
     const {summarizeContexts} = await import('../explain/summary.js')
     const results = await Promise.all(
       this.contexts.map(async (context) => {
-        const one = this.forContext(context)
+        const one = this.copyForContext(context)
         try {
           const world = await one.load()
           const summary = await one.summarize(world)
@@ -259,7 +259,7 @@ export class ExplainOptions extends PassOptions {
   }
 
   /** A copy of these options that reads one context. */
-  private forContext(context: string): ExplainOptions {
+  private copyForContext(context: string): ExplainOptions {
     // The connection and selection groups are its own (the other groups are read only).
     const one = Object.assign(Object.create(Object.getPrototypeOf(this)) as ExplainOptions, this, {
       configFlags: Object.assign(new ConfigOptions(), this.configFlags),
