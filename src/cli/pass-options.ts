@@ -1,6 +1,7 @@
-// What the commands that run a pass have in common, as kubectl's option structs: complete() turns
-// flags into values, validate() checks them, then load() and pass() do the work. Heavy modules
-// (the loader, the controller) are imported inside those steps, never at the top.
+// What the commands that run a pass share: PassInput, the input a command's options hold as a field
+// (made from the command's own flag group objects), and the clock flags completed. complete() turns
+// flags into values, validateOptions() checks them, then load() and pass() do the work. Heavy
+// modules (the loader, the controller) are imported inside those steps, never at the top.
 
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
@@ -14,7 +15,6 @@ import {NotFoundError, UsageError} from '../errors.js'
 import type {DeploymentResult, SyncResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
-import {isStructured, type OutputFormat, type OutputKind} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
 import type {SyncDocument} from '../status/item.js'
 import {parseDuration, parseRFC3339} from '../util/duration.js'
@@ -23,7 +23,6 @@ import type {IO} from './base-command.js'
 import {
   ConfigOptions,
   FileNameOptions,
-  PrintOptions,
   type SelectionFlagValues,
   SelectionOptions,
   type ValidateMode,
@@ -569,17 +568,7 @@ export class PassInput {
   }
 }
 
-// --- the flag groups, completed ----------------------------------------------------------------
-
-/** The selection group alone (commands that are not a pass: rollout record). */
-export async function completeSelection(
-  flags: SelectionFlagValues,
-  args: readonly string[],
-): Promise<Selection> {
-  const group = new SelectionOptions()
-  await group.complete(flags, args)
-  return group.selection
-}
+// --- the clock group, completed ----------------------------------------------------------------
 
 export async function completeClock(flags: ClockFlagValues): Promise<{
   now: number
@@ -675,13 +664,6 @@ export function parseClock(text: string): Clock {
   return {kind: 'absolute', ms}
 }
 
-/** The connection group alone (commands that are not a pass: rollout record). */
-export async function completeConnection(flags: ConnectionFlags): Promise<ConnectionFlags> {
-  const group = new ConfigOptions()
-  await group.complete(flags)
-  return group.connectionFlags
-}
-
 /** The loader's question "does the API server keep this gate's fields?" (controller/features.ts). */
 export async function gatedFieldsKept(gates: ParsedFeatureGates): Promise<(gate: string) => boolean> {
   const {explicitGates, keepsGatedFields} = await import('../controller/features.js')
@@ -696,44 +678,5 @@ export async function gatedFieldsKept(gates: ParsedFeatureGates): Promise<(gate:
       known.set(gate, kept)
     }
     return kept
-  }
-}
-
-/**
- * The former base class of the pass commands, until each holds its groups and a PassInput itself
- * (removed once the last one does).
- */
-export class PassOptions extends PassInput {
-  readonly printFlags: PrintOptions
-  exitCode = false
-
-  constructor(io: IO, spec: PassSpec & {outputs?: readonly OutputKind[]; defaultOutput?: OutputKind} = {}) {
-    super(io, {}, spec)
-    this.printFlags = new PrintOptions(spec.outputs, spec.defaultOutput)
-  }
-
-  override async complete(flags: PassFlags, args: readonly string[]): Promise<void> {
-    await super.complete(flags, args)
-    this.printFlags.complete(flags)
-    this.exitCode = flags['exit-code'] === true
-  }
-
-  get output(): OutputFormat {
-    return this.printFlags.output
-  }
-  get noHeaders(): boolean {
-    return this.printFlags.noHeaders
-  }
-
-  override pass(world: World): Promise<PassOutcome> {
-    return super.pass(world, isStructured(this.output))
-  }
-
-  override passExitCode(items: readonly DeploymentResult[]): Promise<number> {
-    return super.passExitCode(items, this.exitCode)
-  }
-
-  print(doc: {items: unknown[]}, table: Parameters<PrintOptions['print']>[2]): Promise<void> {
-    return this.printFlags.print(this.io, doc, table)
   }
 }
