@@ -91,6 +91,12 @@ export class PrintOptions {
     }) => Promise<string>,
   ): Promise<void> {
     const {isStructured, renderStructured} = await import('../render/output.js')
+    if (this.output.kind === 'json') {
+      // Written a piece at a time: the whole text of a large document is never held at once.
+      const {jsonChunks} = await import('../render/document.js')
+      for (const chunk of jsonChunks(doc)) io.out(chunk)
+      return
+    }
     if (isStructured(this.output)) {
       io.out(await renderStructured(doc, this.output))
       return

@@ -489,7 +489,7 @@ export class RolloutWatchOptions implements CommandOptions<RolloutWatchFlags> {
           lines.push(writer.note(u, `${r.message} (the live watch ended here, exit 1)`))
         exceeded = r.error
       }
-      lines.push(writer.replaySummary(divergences.length))
+      lines.push(writer.replaySummary(divergences))
       lines.push(...writer.finish(outcome))
       this.io.out(`${lines.join('\n')}\n`)
       if (outcome.kind !== 'complete' && outcome.kind !== 'paused')

@@ -418,7 +418,9 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
   if (fit && fit.fit < fit.needed) {
     item.risks.push({
       code: 'SurgeUnschedulable',
-      message: `${fit.fit} of ${fit.needed} surge pods fit on the ${fit.nodes} nodes (${fit.reason ?? ''}): the rest stay Pending until old pods are gone or nodes are added, and the rollout waits for them`,
+      message: fit.unresolvable
+        ? `${fit.fit} of ${fit.needed} surge pods fit on the ${fit.nodes} nodes (${fit.reason ?? ''}): no node can take one however many old pods leave, so the rest stay Pending until nodes that can are added, and the rollout waits for them`
+        : `${fit.fit} of ${fit.needed} surge pods fit on the ${fit.nodes} nodes (${fit.reason ?? ''}): the rest stay Pending until old pods are gone or nodes are added, and the rollout waits for them`,
     })
   }
   return item

@@ -1,5 +1,5 @@
 // `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]]
-//  [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
+//  [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s] [--gpu-nodes N]]`
 // --generate serves a synthetic cluster of N Deployments with their ReplicaSets and pods (about 14
 // objects per Deployment), written by ../shared/bench/gen-cluster.mjs, the generator the benchmarks use.
 // Starts the test API server, prints `listening on URL` and `kubeconfig: PATH`, runs until SIGINT/SIGTERM.
@@ -15,13 +15,20 @@ import type {SimulateOptions} from './simulate.js'
 
 function usage(msg: string): never {
   process.stderr.write(
-    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]] [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
+    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]] [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s] [--gpu-nodes N]]\n`,
   )
   process.exit(2)
 }
 
 function load(file: string): unknown[] {
   const text = readFileSync(file, 'utf8')
+  if (/^\s*[{[]/.test(text)) {
+    // JSON (a snapshot, kubectl get -o json): one JSON.parse, not a YAML document tree of it (which
+    // takes ~40x the file's size in memory). Ill-formed JSON falls through to YAML's messages.
+    try {
+      return [JSON.parse(text) as unknown]
+    } catch {}
+  }
   const out: unknown[] = []
   for (const doc of parseAllDocuments(text, {version: '1.1'})) {
     if (doc.errors.length) usage(`${file}: ${doc.errors[0]?.message}`)
@@ -129,6 +136,10 @@ for (let i = 0; i < args.length; i++) {
     case '--terminate-after':
       simulation.terminateAfterMs = duration(flag, value())
       break
+    case '--gpu-nodes':
+      // A GPU node pool beside node-1..3: gpu-1..gpu-N, one nvidia.com/gpu each.
+      simulation.gpuNodes = Array.from({length: count(flag, value(), 0)}, (_, i) => `gpu-${i + 1}`)
+      break
     case '-h':
     case '--help':
       usage('test API server')
@@ -143,7 +154,7 @@ if (generated) {
   objects.push(...generate(generated.deployments, generated.namespaces, generated.seed))
 }
 if (!simulate && Object.keys(simulation).length > 0)
-  usage('--pod-ready-after and --terminate-after need --simulate')
+  usage('--pod-ready-after, --terminate-after and --gpu-nodes need --simulate')
 const server = await startApiServer({
   kubeVersion,
   port,

@@ -68,12 +68,7 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors.js'
-import {
-  type ClusterAccess,
-  DEFAULT_SIMULATED_NODES,
-  SimulatedCluster,
-  type SimulateOptions,
-} from './simulate.js'
+import {type ClusterAccess, SimulatedCluster, type SimulateOptions, simulatedNodeNames} from './simulate.js'
 import {type Change, defFor, keyFor, resolveResource, Store} from './store.js'
 import {
   child,
@@ -405,9 +400,10 @@ class ApiServerImpl {
       // name is kept as given).
       const sim = opts.simulate === true ? {} : opts.simulate
       const gitVersion = serverVersion(opts.kubeVersion).gitVersion
-      for (const [i, name] of (sim.nodes ?? DEFAULT_SIMULATED_NODES).entries()) {
+      const gpu = new Set(sim.gpuNodes ?? [])
+      for (const [i, name] of simulatedNodeNames(sim).entries()) {
         if (this.store.get('nodes', undefined, name) === undefined)
-          this.seed(simulatedNode(name, i, Date.now(), gitVersion))
+          this.seed(simulatedNode(name, i, Date.now(), gitVersion, gpu.has(name) ? {gpus: 1} : {}))
       }
     }
     this.store.onChange((c) => {
@@ -873,18 +869,20 @@ class ApiServerImpl {
     if (ctx.query.get('resourceVersionMatch') === 'Exact' && rv && Number(rv) < this.store.compactedRV) {
       throw expired(`too old resource version: ${rv} (${this.store.compactedRV + 1})`)
     }
-    const all = this.store
-      .list(def, r.namespace)
-      .filter((o) => matchesLabels(label, labelsOf(o)) && matchesFields(field, def.selectableFields(o)))
-      .filter((o) => start === '' || keyFor(def, o) >= start)
     const limit = Number(ctx.query.get('limit') ?? '0')
-    let items = all
+    // One page costs its own objects, not the resource's (a real API server's watch cache).
+    const {items, more, remaining} = this.store.page(
+      def,
+      r.namespace,
+      start,
+      Math.max(limit || 0, 0),
+      (o) => matchesLabels(label, labelsOf(o)) && matchesFields(field, def.selectableFields(o)),
+    )
     const listMeta: Obj = {resourceVersion: String(listRV)}
-    if (limit > 0 && all.length > limit) {
-      items = all.slice(0, limit)
+    if (more) {
       const last = items[items.length - 1] as Obj
       listMeta.continue = encodeContinue(listRV, `${keyFor(def, last)}\u0000`)
-      if (label.length === 0 && field.length === 0) listMeta.remainingItemCount = all.length - limit
+      if (label.length === 0 && field.length === 0) listMeta.remainingItemCount = remaining
     }
     if (ctx.want.as === 'table')
       return this.send(ctx, 200, this.tableOf(ctx.want, includeOf(ctx), def, items, listMeta))

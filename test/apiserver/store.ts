@@ -36,6 +36,8 @@ export function resolveResource(name: string): ResourceDef {
 export class Store {
   private rv: number
   private readonly data = new Map<string, Map<string, Obj>>()
+  /** Each bucket's keys in order, made when a list pages through it; dropped when a key comes or goes. */
+  private readonly sortedKeys = new Map<string, string[]>()
   private history: Change[] = []
   /** Changes with rv <= compactedRV are no longer retained; watching from before it gets 410. */
   compactedRV: number
@@ -93,6 +95,44 @@ export class Store {
     return out.sort((a, b) => cmp(keyFor(def, a), keyFor(def, b)))
   }
 
+  /**
+   * One page of a list, as an API server serving from its watch cache reads it: the stored objects
+   * themselves (to be serialised, never changed) from key `start` on, `limit` of those `keep` takes
+   * (0: all), without copying or walking the rest of the resource. `more`: another object follows;
+   * `remaining`: how many objects follow (only meaningful when `keep` takes every object).
+   */
+  page(
+    def: ResourceDef,
+    namespace: string | undefined,
+    start: string,
+    limit: number,
+    keep: (o: Obj) => boolean,
+  ): {items: Obj[]; more: boolean; remaining: number} {
+    const k = keyOf(def)
+    const bucket = this.bucket(def)
+    let keys = this.sortedKeys.get(k)
+    if (!keys) {
+      keys = [...bucket.keys()].sort()
+      this.sortedKeys.set(k, keys)
+    }
+    const prefix = namespace && def.namespaced ? `${namespace}/` : ''
+    // '0' follows '/': every key of the namespace sorts before `${namespace}0`.
+    const end = prefix ? lowerBound(keys, `${namespace}0`) : keys.length
+    let i = lowerBound(keys, start > prefix ? start : prefix)
+    const items: Obj[] = []
+    let more = false
+    for (; i < end; i++) {
+      const o = bucket.get(keys[i] as string) as Obj
+      if (!keep(o)) continue
+      if (limit > 0 && items.length === limit) {
+        more = true
+        break
+      }
+      items.push(o)
+    }
+    return {items, more, remaining: end - i}
+  }
+
   /** A resource this store serves, by any of the names resolveResource takes. */
   resolve(name: string): ResourceDef {
     const found = this.kinds.resolve(name)
@@ -118,6 +158,7 @@ export class Store {
     obj.apiVersion = groupVersion(def)
     obj.kind = def.kind
     const stored = clone(obj)
+    if (!previous) this.sortedKeys.delete(keyOf(def))
     bucket.set(key, stored)
     if (def.kind === 'CustomResourceDefinition' && def.group === 'apiextensions.k8s.io')
       this.kinds.define(stored)
@@ -138,6 +179,7 @@ export class Store {
       }
     }
     bucket.delete(key)
+    this.sortedKeys.delete(keyOf(def))
     this.rv++
     const last = clone(previous)
     metaOf(last).resourceVersion = String(this.rv)
@@ -203,6 +245,18 @@ export function defFor(obj: Obj): ResourceDef {
 export function keyFor(def: ResourceDef, o: Obj): string {
   const md = isObj(o.metadata) ? o.metadata : {}
   return objectKey(def.namespaced ? str(md.namespace) : undefined, str(md.name) ?? '')
+}
+
+/** The first index of the sorted `keys` whose key is not below `key`. */
+function lowerBound(keys: string[], key: string): number {
+  let lo = 0
+  let hi = keys.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((keys[mid] as string) < key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 function cmp(a: string, b: string): number {
