@@ -6,7 +6,7 @@ import {quantityValue} from '../controller/util/equality.js'
 import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
 import type {Simulation} from '../sim/simulator.js'
 import type {PlanItem} from './index.js'
-import {formatCpu, formatMemory} from './requests.js'
+import {formatCpu, formatMemory, isExtendedResourceName} from './requests.js'
 
 export const RISK_CODES = [
   'ProgressDeadline',
@@ -178,6 +178,14 @@ function quotaRisks(r: RiskInput): Risk[] {
       {keys: ['requests.cpu', 'cpu'], need: extra.cpuMillicores, unit: formatCpu, scale: 1000},
       {keys: ['requests.memory', 'memory'], need: extra.memoryBytes, unit: formatMemory, scale: 1},
       {keys: ['pods', 'count/pods'], need: extra.pods, unit: String, scale: 1},
+      // upstream podComputeUsageHelper: ephemeral-storage and hugepages bare and requests.*, an
+      // extended resource (nvidia.com/gpu) as requests.<name> only.
+      ...Object.entries(extra.resources ?? {}).map(([name, need]) => ({
+        keys: isExtendedResourceName(name) ? [`requests.${name}`] : [`requests.${name}`, name],
+        need,
+        unit: name === 'ephemeral-storage' || name.startsWith('hugepages-') ? formatMemory : String,
+        scale: 1,
+      })),
     ]
     for (const c of checks) {
       for (const key of c.keys) {
