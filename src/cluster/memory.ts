@@ -189,11 +189,12 @@ export class MemoryStore {
   readonly listers: SnapshotListers
   private readonly initialObjects: Record<Resource, Map<string, KubeObject>>
   private readonly current: Record<Resource, Map<string, KubeObject>>
-  /** Every input object, in input order (across kinds and files). */
-  private readonly order: Slot[]
+  /** Every input object, as the per-kind lists hold them: ordered across kinds only when asked. */
+  private readonly inputs: InputEntry[]
+  /** Every input object in input order (across kinds and files), and their sources: by after() only. */
+  private inputOrder: {order: Slot[]; sources: Map<string, SourceRef>} | undefined
   private readonly created: Slot[] = []
   private readonly createdIds = new Set<string>()
-  private readonly sources = new Map<string, SourceRef>()
   private resourceVersion = 0
 
   constructor(
@@ -208,6 +209,7 @@ export class MemoryStore {
       pods: world.pods,
     }
     const entries: InputEntry[] = []
+    const stored: Record<Resource, KubeObject[]> = {deployments: [], replicasets: [], pods: []}
     this.initialObjects = {deployments: new Map(), replicasets: new Map(), pods: new Map()}
     for (const resource of RESOURCES) {
       for (const original of originals[resource]) {
@@ -217,26 +219,35 @@ export class MemoryStore {
             : original,
         )
         const key = objKey(obj)
-        const src = world.sources.get(original)
         this.initialObjects[resource].set(key, obj)
-        if (src) this.sources.set(`${resource}:${key}`, src)
-        entries.push({resource, key, obj, src})
+        stored[resource].push(obj)
+        entries.push({resource, key, obj, src: world.sources.get(original)})
         const rv = Number.parseInt(obj.metadata.resourceVersion ?? '', 10)
         if (Number.isSafeInteger(rv) && rv > this.resourceVersion) this.resourceVersion = rv
       }
     }
-    const of = (resource: Resource) => entries.filter((e) => e.resource === resource).map((e) => e.obj)
     this.listers = new SnapshotListers(
-      of('deployments') as Deployment[],
-      of('replicasets') as ReplicaSet[],
-      of('pods') as Pod[],
+      stored.deployments as Deployment[],
+      stored.replicasets as ReplicaSet[],
+      stored.pods as Pod[],
     )
     this.current = {
       deployments: new Map(this.initialObjects.deployments),
       replicasets: new Map(this.initialObjects.replicasets),
       pods: new Map(this.initialObjects.pods),
     }
-    this.order = inputOrder(entries)
+    // The order across kinds (a sort of every object by its source) is only for after(): a command
+    // that prints the pass's result, not the world after it, never needs it.
+    this.inputs = entries
+  }
+
+  /** The input order across kinds and the input objects' sources, computed on first use. */
+  private input(): {order: Slot[]; sources: Map<string, SourceRef>} {
+    if (this.inputOrder) return this.inputOrder
+    const sources = new Map<string, SourceRef>()
+    for (const e of this.inputs) if (e.src) sources.set(`${e.resource}:${e.key}`, e.src)
+    this.inputOrder = {order: inputOrder(this.inputs), sources}
+    return this.inputOrder
   }
 
   /** The object as it was before the pass (frozen; do not mutate). */
@@ -374,11 +385,12 @@ export class MemoryStore {
   after(): {world: World; objects: KubeObject[]} {
     const world: World = {deployments: [], replicaSets: [], pods: [], sources: new WeakMap()}
     const objects: KubeObject[] = []
+    const {sources} = this.input()
     for (const {resource, obj} of this.ordered()) {
       if (resource === 'deployments') world.deployments.push(obj as Deployment)
       else if (resource === 'replicasets') world.replicaSets.push(obj as ReplicaSet)
       else world.pods.push(obj as Pod)
-      const src = this.sources.get(`${resource}:${objKey(obj)}`)
+      const src = sources.get(`${resource}:${objKey(obj)}`)
       if (src) world.sources.set(obj, src)
       objects.push(obj.apiVersion && obj.kind ? obj : ({...KIND[resource], ...obj} as KubeObject))
     }
@@ -389,7 +401,7 @@ export class MemoryStore {
     type Entry = {resource: Resource; obj: KubeObject}
     const out: Entry[] = []
     const anchorByOwner = new Map<string, number>()
-    for (const {resource, key} of this.order) {
+    for (const {resource, key} of this.input().order) {
       const obj = this.current[resource].get(key)
       if (!obj) continue
       out.push({resource, obj})

@@ -1,12 +1,13 @@
 // Will the surge fit: the new pods a rollout adds at its peak, placed one by one on the nodes as
 // kube-scheduler's filters would pass them (NodeUnschedulable, TaintToleration, NodeAffinity with
-// nodeSelector and required node affinity, NodeResourcesFit on cpu, memory and pods: allocatable
-// minus the requests of the pods bound there). How many fit, and the scheduler's reasons for the
-// first that does not.
+// nodeSelector and required node affinity, NodeResourcesFit on every resource the pod requests:
+// cpu, memory, ephemeral-storage, extended resources such as nvidia.com/gpu, hugepages; each against
+// the node's allocatable minus the requests of the pods bound there, a resource the node does not
+// advertise being 0). How many fit, and the scheduler's reasons for the first that does not.
 
 import type {PodTemplateSpec} from '../controller/api/types.js'
 import {quantityValue} from '../controller/util/equality.js'
-import {podRequests} from './requests.js'
+import {amountsOf, isExtendedResourceName, podResourceRequests, type ResourceAmounts} from './requests.js'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {})
@@ -18,6 +19,22 @@ export interface SurgeFit {
   nodes: number
   /** The scheduler's message for the first pod that does not fit (`0/3 nodes are available: 3 Insufficient cpu.`). */
   reason?: string
+  /**
+   * Present (true) when no node could take that pod even with every pod gone from it (upstream:
+   * every node's status UnschedulableAndUnresolvable, e.g. no node advertises a GPU it requests):
+   * old pods leaving does not help.
+   */
+  unresolvable?: true
+}
+
+/**
+ * upstream: NodeResourcesFitArgs.IgnoredResources and IgnoredResourceGroups — extended resources a
+ * scheduler profile leaves to something else (a scheduler extender, DRA); the default profile ignores
+ * none, and the API does not say how a cluster's scheduler is configured.
+ */
+export interface FitOptions {
+  ignoredResources?: readonly string[]
+  ignoredResourceGroups?: readonly string[]
 }
 
 const UNSCHEDULABLE = 'node.kubernetes.io/unschedulable'
@@ -26,36 +43,30 @@ interface Free {
   name: string
   labels: Record<string, string>
   taints: Obj[]
-  cpu: number
-  memory: number
+  /** status.allocatable, as amounts (pods apart). */
+  allocatable: ResourceAmounts
+  /** The requests of the pods bound there. */
+  requested: ResourceAmounts
+  /** How many more pods the node takes (allocatable pods minus the pods bound there). */
   pods: number
-  /** For scoring: allocatable, and the requests bound there with upstream's non-zero defaults. */
-  allocCpu: number
-  allocMemory: number
+  /** For scoring: the requests bound there with upstream's non-zero defaults. */
   scoredCpu: number
   scoredMemory: number
 }
 
 /** upstream: schedutil.DefaultMilliCPURequest and DefaultMemoryRequest (scoring only). */
-const NONZERO_CPU = 100
-const NONZERO_MEMORY = 200 * 1024 * 1024
+const NONZERO: ResourceAmounts = {cpu: 100, memory: 200 * 1024 * 1024}
 
-/** upstream: schedutil.GetNonzeroRequests over the containers — a container requesting nothing counts as 100m and 200Mi. */
-function scoredRequests(spec: Obj): {cpu: number; memory: number} {
-  let cpu = 0
-  let memory = 0
-  for (const c of list(spec.containers).map(obj)) {
-    const r = podRequests({spec: {containers: [c]}} as unknown as PodTemplateSpec)
-    cpu += r.cpuMillicores || NONZERO_CPU
-    memory += r.memoryBytes || NONZERO_MEMORY
-  }
-  return {cpu, memory}
+/** upstream: NodeInfo's NonZeroRequested — PodRequests with a container requesting nothing counted as 100m and 200Mi. */
+function scoredRequests(spec: unknown): {cpu: number; memory: number} {
+  const r = podResourceRequests(spec, NONZERO)
+  return {cpu: r.cpu ?? 0, memory: r.memory ?? 0}
 }
 
 /** upstream: NodeResourcesFit's LeastAllocated score, cpu and memory weighted alike. */
 function leastAllocated(n: Free): number {
   const part = (alloc: number, used: number) => (alloc <= 0 ? 0 : Math.max(0, ((alloc - used) * 100) / alloc))
-  return (part(n.allocCpu, n.scoredCpu) + part(n.allocMemory, n.scoredMemory)) / 2
+  return (part(n.allocatable.cpu ?? 0, n.scoredCpu) + part(n.allocatable.memory ?? 0, n.scoredMemory)) / 2
 }
 
 function quantity(v: unknown): number {
@@ -101,24 +112,72 @@ function matchesTerm(node: Free, term: Obj): boolean {
   )
 }
 
-/** The filters a pod failed on a node: its reason, and whether preemption could help (upstream's Unschedulable vs UnschedulableAndUnresolvable). */
+/**
+ * The filter a pod failed on a node: its reasons (NodeResourcesFit gives one per insufficient
+ * resource), and whether preemption could help (upstream's Unschedulable vs UnschedulableAndUnresolvable).
+ */
 interface Refusal {
-  reason: string
+  reasons: string[]
   resolvable: boolean
 }
 
-/** Why the node refuses the pod (the scheduler's reason), or undefined when it fits. */
-function refusal(node: Free, spec: Obj, need: {cpu: number; memory: number}): Refusal | undefined {
+/** The resources NodeResourcesFit compares first, in its order; the scalar ones follow by name. */
+const FIRST = ['cpu', 'memory', 'ephemeral-storage']
+
+/**
+ * upstream: NodeResourcesFit's fitsRequest — "Too many pods" when the node takes no more pods; then,
+ * for every resource the pod requests (a zero request is not checked), "Insufficient <name>" when
+ * it is more than the node's allocatable minus what the pods bound there request. A resource the
+ * node does not advertise is allocatable 0. Insufficient because the pod asks for more than the
+ * whole node has: preemption cannot help (UnschedulableAndUnresolvable).
+ */
+export function insufficientResources(
+  need: ResourceAmounts,
+  node: {allocatable: ResourceAmounts; requested: ResourceAmounts; pods: number},
+  count = 1,
+  options: FitOptions = {},
+): Refusal | undefined {
+  const reasons: string[] = []
+  let resolvable = true
+  if (node.pods < count) reasons.push('Too many pods')
+  const ignored = new Set(options.ignoredResources ?? [])
+  const groups = new Set(options.ignoredResourceGroups ?? [])
+  const names = Object.keys(need).sort(
+    (a, b) =>
+      (FIRST.includes(a) ? FIRST.indexOf(a) : FIRST.length) -
+        (FIRST.includes(b) ? FIRST.indexOf(b) : FIRST.length) || (a < b ? -1 : a > b ? 1 : 0),
+  )
+  for (const name of names) {
+    const one = need[name] ?? 0
+    if (one <= 0) continue
+    if (isExtendedResourceName(name) && (ignored.has(name) || groups.has(name.split('/')[0] ?? ''))) continue
+    const allocatable = node.allocatable[name] ?? 0
+    if (one * count > allocatable - (node.requested[name] ?? 0)) {
+      reasons.push(`Insufficient ${name}`)
+      if (one > allocatable) resolvable = false
+    }
+  }
+  return reasons.length === 0 ? undefined : {reasons, resolvable}
+}
+
+/** Why the node refuses `count` pods of this spec (the scheduler's reasons), or undefined when they fit. */
+function refusal(
+  node: Free,
+  spec: Obj,
+  need: ResourceAmounts,
+  count: number,
+  options: FitOptions,
+): Refusal | undefined {
   const tolerations = list(spec.tolerations).map(obj)
   const taint = node.taints.find(
     (t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(tolerations, t),
   )
   // upstream: the NodeUnschedulable filter's own reason.
   if (taint?.key === UNSCHEDULABLE && taint.synthetic)
-    return {reason: 'node(s) were unschedulable', resolvable: false}
+    return {reasons: ['node(s) were unschedulable'], resolvable: false}
   if (taint)
     return {
-      reason: `node(s) had untolerated taint {${String(taint.key)}: ${String(taint.value ?? '')}}`,
+      reasons: [`node(s) had untolerated taint {${String(taint.key)}: ${String(taint.value ?? '')}}`],
       resolvable: false,
     }
   const selector = Object.entries(obj(spec.nodeSelector))
@@ -130,13 +189,9 @@ function refusal(node: Free, spec: Obj, need: {cpu: number; memory: number}): Re
     !selector.every(([k, v]) => node.labels[k] === v) ||
     (terms.length > 0 && !terms.some((t) => matchesTerm(node, t)))
   ) {
-    return {reason: "node(s) didn't match Pod's node affinity/selector", resolvable: false}
+    return {reasons: ["node(s) didn't match Pod's node affinity/selector"], resolvable: false}
   }
-  // upstream: NodeResourcesFit's insufficient resources (Unschedulable: preemption may free them).
-  if (node.pods < 1) return {reason: 'Too many pods', resolvable: true}
-  if (need.cpu > node.cpu) return {reason: 'Insufficient cpu', resolvable: true}
-  if (need.memory > node.memory) return {reason: 'Insufficient memory', resolvable: true}
-  return undefined
+  return insufficientResources(need, node, count, options)
 }
 
 /** upstream: FitError.Error() — "0/N nodes are available: " and the sorted "<count> <reason>" histogram. */
@@ -149,7 +204,7 @@ function histogram(reasons: readonly string[]): string {
     .join(', ')
 }
 
-/** The nodes as the scheduler's cache has them: allocatable minus the requests of the pods bound there. */
+/** The nodes as the scheduler's cache has them: allocatable, and nothing bound yet. */
 function roomOn(nodes: readonly unknown[]): Free[] {
   return nodes.map((n) => {
     const o = obj(n)
@@ -159,21 +214,28 @@ function roomOn(nodes: readonly unknown[]): Free[] {
     const taints = list(spec.taints).map(obj)
     // upstream: the NodeUnschedulable filter, as the taint node.kubernetes.io/unschedulable.
     if (spec.unschedulable === true) taints.push({key: UNSCHEDULABLE, effect: 'NoSchedule', synthetic: true})
-    const cpu = Math.round(quantity(alloc.cpu) * 1000)
-    const memory = quantity(alloc.memory)
+    const allocatable = amountsOf(alloc)
+    delete allocatable.pods
     return {
       name: String(md.name ?? ''),
       labels: obj(md.labels) as Record<string, string>,
       taints,
-      cpu,
-      memory,
+      allocatable,
+      requested: {},
       pods: alloc.pods === undefined ? 110 : quantity(alloc.pods),
-      allocCpu: cpu,
-      allocMemory: memory,
       scoredCpu: 0,
       scoredMemory: 0,
     }
   })
+}
+
+/** Binds `count` pods of this spec to the node: their requests are the node's from now on. */
+function bind(node: Free, spec: unknown, need: ResourceAmounts, count: number): void {
+  for (const [k, v] of Object.entries(need)) node.requested[k] = (node.requested[k] ?? 0) + v * count
+  node.pods -= count
+  const scored = scoredRequests(spec)
+  node.scoredCpu += scored.cpu * count
+  node.scoredMemory += scored.memory * count
 }
 
 /** Takes the room of a pod bound to one of the nodes (`count` such pods); terminal pods take none. */
@@ -183,14 +245,7 @@ function occupy(free: Free[], pod: unknown, count = 1): void {
   const phase = obj(o.status).phase
   if (phase === 'Succeeded' || phase === 'Failed') return
   const node = free.find((f) => f.name === spec.nodeName)
-  if (!node) return
-  const r = podRequests({spec} as unknown as PodTemplateSpec)
-  node.cpu -= r.cpuMillicores * count
-  node.memory -= r.memoryBytes * count
-  node.pods -= count
-  const scored = scoredRequests(spec)
-  node.scoredCpu += scored.cpu * count
-  node.scoredMemory += scored.memory * count
+  if (node) bind(node, spec, podResourceRequests(spec), count)
 }
 
 /**
@@ -208,6 +263,7 @@ export class NodeFit {
     nodes: readonly unknown[],
     pods: Iterable<unknown>,
     weight: (pod: unknown) => number = () => 1,
+    private readonly options: FitOptions = {},
   ) {
     this.free = roomOn(nodes)
     for (const p of pods) occupy(this.free, p, weight(p))
@@ -217,25 +273,24 @@ export class NodeFit {
     return this.free.map((f) => f.name)
   }
 
-  /** Binds `count` pods of this spec (a cohort) to one node, or says why not. */
-  place(pod: {spec?: unknown}, count = 1): {node: string} | {refusal: string} {
+  /**
+   * Binds `count` pods of this spec (a cohort) to one node, or says why not: `refusal` is the
+   * scheduler's whole message, `reasons` its filters' part (`0/3 nodes are available: 3 Insufficient cpu.`),
+   * `unresolvable` whether no node could take it even empty.
+   */
+  place(
+    pod: {spec?: unknown},
+    count = 1,
+  ): {node: string} | {refusal: string; reasons: string; unresolvable: boolean} {
     const spec = obj(pod.spec)
-    const r = podRequests({spec} as unknown as PodTemplateSpec)
-    const need = {cpu: r.cpuMillicores * count, memory: r.memoryBytes * count}
-    const refusals = this.free.map((n) =>
-      count > n.pods ? {reason: 'Too many pods', resolvable: true} : refusal(n, spec, need),
-    )
+    const need = podResourceRequests(spec)
+    const refusals = this.free.map((n) => refusal(n, spec, need, count, this.options))
     // The feasible node with the best score (upstream breaks ties at random; here, by name).
     const chosen = this.free
       .filter((_, j) => refusals[j] === undefined)
       .sort((a, b) => leastAllocated(b) - leastAllocated(a) || (a.name < b.name ? -1 : 1))[0]
     if (chosen) {
-      const scored = scoredRequests(spec)
-      chosen.cpu -= need.cpu
-      chosen.memory -= need.memory
-      chosen.pods -= count
-      chosen.scoredCpu += scored.cpu * count
-      chosen.scoredMemory += scored.memory * count
+      bind(chosen, spec, need, count)
       return {node: chosen.name}
     }
     const n = this.free.length
@@ -247,41 +302,40 @@ export class NodeFit {
           : 'Preemption is not helpful for scheduling',
       ),
     )
+    const reasons = `0/${n} nodes are available: ${histogram(all.flatMap((x) => x.reasons))}.`
     return {
-      refusal: `0/${n} nodes are available: ${histogram(all.map((x) => x.reason))}. preemption: 0/${n} nodes are available: ${preemption}.`,
+      reasons,
+      refusal: `${reasons} preemption: 0/${n} nodes are available: ${preemption}.`,
+      unresolvable: all.every((x) => !x.resolvable),
     }
   }
 }
 
 /**
- * `needed` pods of `template` placed on `nodes`, after the `pods` bound to them; the node with the
- * most free CPU first (NodeResourcesFit's LeastAllocated, roughly).
+ * `needed` pods of `template` placed one by one on `nodes`, after the `pods` bound to them, as the
+ * scheduler would (NodeFit); the reason is the scheduler's for the first pod that does not fit.
  */
 export function surgeFit(
   template: PodTemplateSpec,
   needed: number,
   nodes: unknown[],
   pods: unknown[],
+  options: FitOptions = {},
 ): SurgeFit {
-  const free = roomOn(nodes)
-  for (const p of pods) occupy(free, p)
-  const spec = obj(template.spec)
-  const r = podRequests(template)
-  const need = {cpu: r.cpuMillicores, memory: r.memoryBytes}
+  const fitter = new NodeFit(nodes, pods, () => 1, options)
   let fit = 0
-  let reason: string | undefined
   for (let i = 0; i < needed; i++) {
-    const reasons = free.map((n) => refusal(n, spec, need))
-    const candidates = free.filter((_, j) => reasons[j] === undefined).sort((a, b) => b.cpu - a.cpu)
-    const chosen = candidates[0]
-    if (!chosen) {
-      reason = `0/${free.length} nodes are available: ${histogram(reasons.map((x) => x?.reason ?? ''))}.`
-      break
+    const placed = fitter.place({spec: template.spec})
+    if ('reasons' in placed) {
+      return {
+        needed,
+        fit,
+        nodes: nodes.length,
+        reason: placed.reasons,
+        ...(placed.unresolvable ? {unresolvable: true as const} : {}),
+      }
     }
-    chosen.cpu -= need.cpu
-    chosen.memory -= need.memory
-    chosen.pods -= 1
     fit++
   }
-  return {needed, fit, nodes: free.length, ...(reason ? {reason} : {})}
+  return {needed, fit, nodes: nodes.length}
 }

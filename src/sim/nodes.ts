@@ -1,7 +1,9 @@
 // The simulated nodes as Node objects: what a kubelet registers for itself (upstream: kubelet's
 // initialNode and its node status setters), so that a simulated cluster serves nodes as a real one
 // does: the labels a kubelet sets, capacity and allocatable, the Ready condition, addresses and the
-// node info `kubectl get nodes -o wide` shows.
+// node info `kubectl get nodes -o wide` shows. A node of a GPU pool also has what NVIDIA's device
+// plugin advertises (nvidia.com/gpu in capacity and allocatable) and the label its GPU feature
+// discovery sets (nvidia.com/gpu.present), as GPU nodes of a real cluster have them.
 
 import type {ClusterObject} from '../cluster/world.js'
 import {formatTime} from '../util/duration.js'
@@ -17,13 +19,23 @@ const MEMORY_KI = 16 * 1024 * 1024
 const EVICTION_MEMORY_KI = 100 * 1024
 const STORAGE_BYTES = 100 * 1024 ** 3
 
+/** The extended resource NVIDIA's device plugin registers with the kubelet. */
+export const GPU_RESOURCE = 'nvidia.com/gpu'
+
+/** What makes a node of a pool different: `gpus`, the GPUs its device plugin advertises. */
+export interface NodePool {
+  gpus?: number
+}
+
 /** The Node object a kubelet on `name` registers and keeps reporting (the n-th node of the cluster). */
 export function simulatedNode(
   name: string,
   index: number,
   created: number,
   kubeletVersion = 'v1.36.3',
+  pool: NodePool = {},
 ): ClusterObject & {metadata: {name: string; labels: Record<string, string>}} {
+  const gpus = pool.gpus ? {[GPU_RESOURCE]: String(pool.gpus)} : {}
   const at = formatTime(created)
   const condition = (type: string, status: string, reason: string, message: string) => ({
     type,
@@ -38,7 +50,7 @@ export function simulatedNode(
     kind: 'Node',
     metadata: {
       name,
-      labels: nodeLabels(name),
+      labels: {...nodeLabels(name), ...(pool.gpus ? {'nvidia.com/gpu.present': 'true'} : {})},
       annotations: {
         'node.alpha.kubernetes.io/ttl': '0',
         'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
@@ -51,12 +63,14 @@ export function simulatedNode(
         cpu: NODE_CAPACITY.cpu,
         'ephemeral-storage': `${STORAGE_BYTES / 1024}Ki`,
         memory: `${MEMORY_KI}Ki`,
+        ...gpus,
         pods: NODE_CAPACITY.pods,
       },
       allocatable: {
         cpu: NODE_CAPACITY.cpu,
         'ephemeral-storage': String(Math.floor(STORAGE_BYTES * 0.9)),
         memory: `${MEMORY_KI - EVICTION_MEMORY_KI}Ki`,
+        ...gpus,
         pods: NODE_CAPACITY.pods,
       },
       conditions: [

@@ -1,5 +1,5 @@
 // `npm run apiserver -- --port 0 [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]]
-//  [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]`
+//  [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s] [--gpu-nodes N]]`
 // --generate serves a synthetic cluster of N Deployments with their ReplicaSets and pods (about 14
 // objects per Deployment), written by ../shared/bench/gen-cluster.mjs, the generator the benchmarks use.
 // Starts the test API server, prints `listening on URL` and `kubeconfig: PATH`, runs until SIGINT/SIGTERM.
@@ -15,7 +15,7 @@ import type {SimulateOptions} from './simulate.js'
 
 function usage(msg: string): never {
   process.stderr.write(
-    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]] [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s]]\n`,
+    `${msg}\nusage: npm run apiserver -- [--port N] [--host H] [--load FILE]... [--generate N [--namespaces M] [--seed S]] [--tls] [--require-token T] [--log] [--kube-version 1.35] [--simulate [--pod-ready-after 1s] [--terminate-after 1s] [--gpu-nodes N]]\n`,
   )
   process.exit(2)
 }
@@ -138,6 +138,10 @@ for (let i = 0; i < args.length; i++) {
     case '--terminate-after':
       simulation.terminateAfterMs = duration(flag, value())
       break
+    case '--gpu-nodes':
+      // A GPU node pool beside node-1..3: gpu-1..gpu-N, one nvidia.com/gpu each.
+      simulation.gpuNodes = Array.from({length: count(flag, value(), 0)}, (_, i) => `gpu-${i + 1}`)
+      break
     case '-h':
     case '--help':
       usage('test API server')
@@ -152,7 +156,7 @@ if (generated) {
   objects.push(generate(generated.deployments, generated.namespaces, generated.seed))
 }
 if (!simulate && Object.keys(simulation).length > 0)
-  usage('--pod-ready-after and --terminate-after need --simulate')
+  usage('--pod-ready-after, --terminate-after and --gpu-nodes need --simulate')
 const server = await startApiServer({
   kubeVersion,
   port,

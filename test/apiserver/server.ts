@@ -68,12 +68,7 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors.js'
-import {
-  type ClusterAccess,
-  DEFAULT_SIMULATED_NODES,
-  SimulatedCluster,
-  type SimulateOptions,
-} from './simulate.js'
+import {type ClusterAccess, SimulatedCluster, type SimulateOptions, simulatedNodeNames} from './simulate.js'
 import {type Change, defFor, keyFor, resolveResource, Store} from './store.js'
 import {
   child,
@@ -405,9 +400,10 @@ class ApiServerImpl {
       // name is kept as given).
       const sim = opts.simulate === true ? {} : opts.simulate
       const gitVersion = serverVersion(opts.kubeVersion).gitVersion
-      for (const [i, name] of (sim.nodes ?? DEFAULT_SIMULATED_NODES).entries()) {
+      const gpu = new Set(sim.gpuNodes ?? [])
+      for (const [i, name] of simulatedNodeNames(sim).entries()) {
         if (this.store.get('nodes', undefined, name) === undefined)
-          this.seed(simulatedNode(name, i, Date.now(), gitVersion))
+          this.seed(simulatedNode(name, i, Date.now(), gitVersion, gpu.has(name) ? {gpus: 1} : {}))
       }
     }
     this.store.onChange((c) => {

@@ -387,7 +387,10 @@ describe('npm run apiserver -- --simulate', () => {
   it('refuses timings without --simulate', () => {
     const r = spawnSync(tsx, [main, '--port', '0', '--pod-ready-after', '1s'], {encoding: 'utf8'})
     expect(r.status).toBe(2)
-    expect(r.stderr).toContain('--pod-ready-after and --terminate-after need --simulate')
+    expect(r.stderr).toContain('--pod-ready-after, --terminate-after and --gpu-nodes need --simulate')
+    const gpus = spawnSync(tsx, [main, '--port', '0', '--gpu-nodes', '2'], {encoding: 'utf8'})
+    expect(gpus.status).toBe(2)
+    expect(gpus.stderr).toContain('--gpu-nodes need --simulate')
     const bad = spawnSync(tsx, [main, '--simulate', '--terminate-after', 'soon'], {encoding: 'utf8'})
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain('--terminate-after: invalid duration "soon"')

@@ -48,6 +48,11 @@ export interface SimulateOptions {
   /** The nodes pods are scheduled to (default node-1, node-2, node-3). */
   nodes?: string[]
   /**
+   * A GPU node pool besides them (default none, as in a cluster without GPUs): nodes alike but for
+   * one nvidia.com/gpu each, which a pod requesting a GPU needs (src/sim/nodes.ts).
+   */
+  gpuNodes?: string[]
+  /**
    * Nodes whose kubelet does not run (default none), as upstream's integration tests bind pods to
    * `fake-node`: a pod created bound to one keeps the status clients give it, and a graceful delete
    * leaves it terminating until a delete with a grace period of 0.
@@ -91,6 +96,11 @@ const SLOW_START_INITIAL_BATCH = 1
 /** The nodes pods are scheduled to when the options name none. */
 export const DEFAULT_SIMULATED_NODES = ['node-1', 'node-2', 'node-3']
 
+/** Every simulated node: the general ones, then the GPU pool. */
+export function simulatedNodeNames(options: SimulateOptions): string[] {
+  return [...(options.nodes ?? DEFAULT_SIMULATED_NODES), ...(options.gpuNodes ?? [])]
+}
+
 const POD = {apiVersion: 'v1', kind: 'Pod'}
 const REPLICA_SET = {apiVersion: 'apps/v1', kind: 'ReplicaSet'}
 
@@ -129,7 +139,7 @@ export class SimulatedCluster {
       pullBackoffAfter: options.pullBackoffAfterMs ?? readyAfter,
     }
     this.gates = parseFeatureGates(options.featureGates)
-    this.nodes = options.nodes ?? DEFAULT_SIMULATED_NODES
+    this.nodes = simulatedNodeNames(options)
     const withoutKubelet = new Set(options.nodesWithoutKubelet ?? [])
     this.kubeletRuns = (node) => !withoutKubelet.has(node)
   }

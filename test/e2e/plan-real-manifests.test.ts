@@ -8,7 +8,8 @@
 // and the scaling steps the controller then takes (each ReplicaSet's spec.replicas, from -> to, in
 // order, as the server stored them). Cases in there: external-dns (untagged -> tagged: a defaulted
 // imagePullPolicy stays; Recreate), coredns (two ports 53), sock-shop (beta os node selector),
-// podinfo (minReadySeconds, an HPA), guestbook and nginx (several replicas, one pod at a time).
+// podinfo (minReadySeconds, an HPA), guestbook and nginx (several replicas, one pod at a time), vLLM
+// (an nvidia.com/gpu request: it schedules on the GPU nodes only).
 
 import {spawnSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -88,11 +89,14 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
   beforeAll(async () => {
     // Nodes enough for the 20 applications and their surge at once (each node 4 CPUs, 16Gi): on
     // the default 3 the pods wait for room, and the rollouts take a scheduler's back-off longer.
+    // Two GPU nodes: vLLM requests an nvidia.com/gpu, and its image bump surges a second pod beside
+    // the first (maxSurge 25% of 1), which needs the second GPU.
     server = await startApiServer({
       simulate: {
         podReadyAfterMs: 200,
         terminateAfterMs: 200,
         nodes: Array.from({length: 8}, (_, i) => `node-${i + 1}`),
+        gpuNodes: ['gpu-1', 'gpu-2'],
       },
     })
     env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}

@@ -2,7 +2,8 @@
 // application's manifests (test/fixtures/real-manifests, apart from the kustomize base an API
 // server refuses) onto the test API server, which simulates the cluster, with `run` beside it as the
 // Deployment controller; then the gate waits for every Deployment those files define (sock-shop's
-// pods select beta.kubernetes.io/os, which the simulated nodes carry) and exits 0. An application
+// pods select beta.kubernetes.io/os, which the simulated nodes carry; vLLM's requests a GPU, which
+// the simulated GPU node has) and exits 0. An application
 // whose files name no namespace goes into one of its own (`kubectl apply -n APP`), as one installs
 // it: guestbook and microservices-demo both define a Deployment "frontend", with other selectors.
 
@@ -26,7 +27,11 @@ describe.skipIf(!HAS_KUBECTL)('the gate over real applications', () => {
   const files: Array<{file: string; namespace: string | undefined}> = []
 
   beforeAll(async () => {
-    server = await startApiServer({simulate: {podReadyAfterMs: 300, terminateAfterMs: 300}})
+    // A GPU node beside the three general ones: vLLM's pod requests an nvidia.com/gpu, and on a
+    // cluster without one it stays Pending (Insufficient nvidia.com/gpu), as a real scheduler leaves it.
+    server = await startApiServer({
+      simulate: {podReadyAfterMs: 300, terminateAfterMs: 300, gpuNodes: ['gpu-1']},
+    })
     env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
     run = new RunProcess(['-A'], env)
     await run.started()

@@ -4,7 +4,7 @@ import type {Action} from '../../src/cluster/action.js'
 import type {Deployment, ReplicaSet} from '../../src/controller/api/types.js'
 import {ChangeTracker, diff} from '../../src/pass/change.js'
 import type {DeploymentResult, SyncResult} from '../../src/pass/result.js'
-import {renderDocument} from '../../src/render/document.js'
+import {jsonChunks, renderDocument} from '../../src/render/document.js'
 import {describeRequeue, renderSyncResult} from '../../src/render/sync-result.js'
 
 const REV = 'deployment.kubernetes.io/revision'
@@ -246,5 +246,35 @@ describe('describeRequeue and renderDocument', () => {
   it('drops undefined fields from both documents', async () => {
     expect(await renderDocument({a: undefined, b: 1}, 'yaml')).toBe('b: 1\n')
     expect(await renderDocument({a: undefined, b: 1}, 'json')).toBe('{\n  "b": 1\n}\n')
+  })
+})
+
+describe('jsonChunks', () => {
+  const whole = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`
+  it('joins to the bytes of JSON.stringify(doc, null, 2), whatever the document', () => {
+    const cases: unknown[] = [
+      {kind: 'SyncResult', items: [], after: 1},
+      {items: [1, 'x', null, {q: [1, {r: 2}]}, [], {}]},
+      {kind: 'x', items: [{a: undefined, b: () => 1, c: new Date(0)}], tail: {items: []}},
+      {x: {items: [1]}, items: [{items: [{}]}], 'it\nems': 'a\n  "items": []'},
+      {items: [undefined, () => 1]},
+      {toJSON: () => ({items: [2]}), items: [1]},
+      {items: 'not a list'},
+      [1, 2],
+      null,
+      'text',
+    ]
+    for (const c of cases) expect([...jsonChunks(c)].join('')).toBe(whole(c))
+  })
+
+  it('hands a large document out in pieces of about a megabyte', () => {
+    const doc = {
+      kind: 'List',
+      items: Array.from({length: 3000}, (_, i) => ({name: `item-${i}`, pad: 'x'.repeat(1000)})),
+    }
+    const chunks = [...jsonChunks(doc)]
+    expect(chunks.length).toBeGreaterThan(2)
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan((1 << 20) + 2000)
+    expect(chunks.join('')).toBe(whole(doc))
   })
 })
