@@ -299,6 +299,9 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     ...(nodes.length > 0 ? {nodes: nodes as ClusterObject[]} : {}),
     // An autoscaler of the Deployment syncs in the simulation and writes its spec.replicas.
     autoscalers: (options.cluster?.autoscalers ?? []) as ClusterObject[],
+    // The namespace's ResourceQuotas: the simulated API server refuses pods over them, as the
+    // cluster's admission will (usage from the pods, whatever the quotas' status says).
+    quotas: (options.cluster?.quotas ?? []) as ClusterObject[],
   }
   const occupied = (options.cluster?.pods ?? current.pods) as Pod[]
   const start = options.nowGiven ? options.now : (snapshotTime(current, namespace) ?? options.now)

@@ -69,10 +69,17 @@ export function planRisks(r: RiskInput): Risk[] {
     const pod = r.item.estimate?.podSeconds.p90
     // The real cause when the scheduler refuses the new pods: not slowness.
     const refused = r.slow.timeline.flatMap((e) => e.events).find((e) => e.reason === 'FailedScheduling')
+    const failed = r.slow.timeline.flatMap((e) => e.events).find((e) => e.reason === 'FailedCreate')
     if (r.slow.summary.deadlineExceeded && refused) {
       risks.push({
         code: 'ProgressDeadline',
         message: `the new pods cannot be scheduled (${refused.message}): they stay Pending and the rollout passes its progress deadline (${pds}s), reported ProgressDeadlineExceeded`,
+      })
+    } else if (r.slow.summary.deadlineExceeded && failed) {
+      // The API server refuses the pods (a ResourceQuota's admission): the ReplicaSet cannot create them.
+      risks.push({
+        code: 'ProgressDeadline',
+        message: `the new pods are refused (${failed.message}): the ReplicaSet cannot create them and the rollout passes its progress deadline (${pds}s), reported ProgressDeadlineExceeded`,
       })
     } else if (r.slow.summary.deadlineExceeded) {
       risks.push({
