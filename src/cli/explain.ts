@@ -9,9 +9,17 @@ import type {ExplainResult} from '../explain/types.js'
 import type {ObjectRef} from '../pass/selection.js'
 import type {KubeEvent} from '../status/types.js'
 import {escapeControl} from '../util/terminal.js'
-import type {IO} from './base-command.js'
-import {ConfigOptions, SelectionOptions} from './flag-groups.js'
-import {type PassFlags, PassOptions, terminalWidth} from './pass-options.js'
+import type {CommandOptions, IO} from './base-command.js'
+import {
+  ConfigOptions,
+  ContextsOptions,
+  FileNameOptions,
+  PrintOptions,
+  SelectionOptions,
+  terminalWidth,
+} from './flag-groups.js'
+import {type PassFlags, PassInput} from './pass-options.js'
+import {TimelineOptions} from './timeline-options.js'
 
 export type ExplainFlags = Omit<PassFlags, 'context'> & {
   summary?: boolean
@@ -27,11 +35,22 @@ export function outputWidth(io: {stdoutIsTTY: boolean; env: NodeJS.ProcessEnv}, 
   return terminalWidth(io, columns) ?? 100
 }
 
-export class ExplainOptions extends PassOptions {
-  constructor(io: IO) {
+/** dry-run sync's groups and pass input, with the contexts group beside the connection's. */
+export class ExplainOptions implements CommandOptions<ExplainFlags> {
+  readonly configFlags = new ConfigOptions()
+  /** --context repeated, --all-contexts: one summary per cluster. */
+  readonly contextsFlags = new ContextsOptions()
+  readonly fileNames = new FileNameOptions()
+  readonly selectionFlags = new SelectionOptions()
+  readonly printFlags = new PrintOptions()
+  readonly timeline = new TimelineOptions()
+  /** The files or the cluster, the selection and the clock, read from the groups above. */
+  readonly input: PassInput
+
+  constructor(private readonly io: IO) {
     // rs/NAME and pod/NAME start from that object; blockers are read from pods, so a live read
     // lists them for every Deployment.
-    super(io, {acceptsRefs: true, livePods: 'always'})
+    this.input = new PassInput(io, this, {acceptsRefs: true, livePods: 'always'})
   }
 
   /** The terminal's width when stdout is one (process.stdout.columns). */
@@ -42,18 +61,21 @@ export class ExplainOptions extends PassOptions {
    * Events; from files, the Events they hold (`kubectl get events -o yaml` in a snapshot). Events
    * that cannot be listed (RBAC) leave the explanation without them rather than failing it.
    */
-  async events(world: World): Promise<KubeEvent[] | undefined> {
-    if (!this.live) return world.events && world.events.length > 0 ? world.events : undefined
-    return this.listLive<KubeEvent>('events')
+  async events(world: World, input = this.input): Promise<KubeEvent[] | undefined> {
+    if (!input.live) return world.events && world.events.length > 0 ? world.events : undefined
+    return this.listLive<KubeEvent>(input, 'events')
   }
 
   /** The selected namespace's (or every namespace's) objects of a kind; a refused list warns and gives none. */
-  private async listLive<T>(resource: 'events' | 'horizontalpodautoscalers'): Promise<T[] | undefined> {
-    if (!this.live) return undefined
+  private async listLive<T>(
+    input: PassInput,
+    resource: 'events' | 'horizontalpodautoscalers',
+  ): Promise<T[] | undefined> {
+    if (!input.live) return undefined
     const {listAll} = await import('../cluster/live/read.js')
-    const namespace = this.selection.allNamespaces ? undefined : this.selection.namespace
+    const namespace = input.selection.allNamespaces ? undefined : input.selection.namespace
     try {
-      const {items} = await listAll(this.live.api, resource, namespace)
+      const {items} = await listAll(input.live.api, resource, namespace)
       return items as unknown as T[]
     } catch (err) {
       this.io.err(
@@ -69,9 +91,9 @@ export class ExplainOptions extends PassOptions {
    * that fails (RBAC, no autoscaling/v2) leaves the explanation without it.
    */
   async autoscalers(world: World): Promise<ClusterObject[] | undefined> {
-    if (!this.live) return world.autoscalers
+    if (!this.input.live) return world.autoscalers
     if (world.deployments.length === 0) return undefined
-    return this.listLive<ClusterObject>('horizontalpodautoscalers')
+    return this.listLive<ClusterObject>(this.input, 'horizontalpodautoscalers')
   }
 
   /**
@@ -80,38 +102,40 @@ export class ExplainOptions extends PassOptions {
    */
   async resolveRefs(world: World): Promise<Map<string, ObjectRef[]>> {
     const starts = new Map<string, ObjectRef[]>()
-    const others = this.refs.filter((r) => r.kind !== 'Deployment')
+    const input = this.input
+    const others = input.refs.filter((r) => r.kind !== 'Deployment')
     if (others.length === 0) return starts
     const {namespacesHolding, owningDeployment} = await import('../pass/selection.js')
     const {DEFAULT_NAMESPACE} = await import('../cluster/memory.js')
-    const names = [...(this.selection.names ?? [])]
+    const names = [...(input.selection.names ?? [])]
     for (const ref of others) {
       // Files without -n: the namespace of the input that holds the object (the default one if none
       // or several do, so that the error names it).
-      const holding = this.selection.inputNamespaces ? namespacesHolding(world, ref) : []
+      const holding = input.selection.inputNamespaces ? namespacesHolding(world, ref) : []
       const namespace =
         holding.length === 1
           ? (holding[0] ?? DEFAULT_NAMESPACE)
-          : this.selection.namespace || DEFAULT_NAMESPACE
+          : input.selection.namespace || DEFAULT_NAMESPACE
       const name = owningDeployment(world, namespace, ref)
       if (!names.includes(name)) names.push(name)
       const key = `${namespace}/${name}`
       starts.set(key, [...(starts.get(key) ?? []), ref])
     }
-    this.selection = {...this.selection, names}
+    input.selection = {...input.selection, names}
     return starts
   }
 
   async explain(world: World): Promise<ExplainResult> {
     const {explainWorld} = await import('../explain/index.js')
     const starts = await this.resolveRefs(world)
-    const {result} = await explainWorld(world, this.selection, {
+    const input = this.input
+    const {result} = await explainWorld(world, input.selection, {
       starts,
-      now: this.now,
-      gates: this.gates,
+      now: input.now,
+      gates: input.gates,
       events: await this.events(world),
-      eventsFrom: this.isLive ? 'cluster' : 'files',
-      checkInput: !this.isLive,
+      eventsFrom: input.isLive ? 'cluster' : 'files',
+      checkInput: !input.isLive,
       autoscalers: await this.autoscalers(world),
     })
     return result
@@ -125,15 +149,14 @@ export class ExplainOptions extends PassOptions {
   failOn: FailOn[] = []
 
   /** --context repeated or --all-contexts: the contexts to cover, one summary each (empty: one cluster). */
-  contexts: string[] = []
-  private allContexts = false
+  get contexts(): string[] {
+    return this.contextsFlags.contexts
+  }
 
-  override async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
-    const {completeContexts} = await import('./contexts.js')
-    const {first, many} = await completeContexts(flags)
-    await super.complete({...flags, context: first}, args)
-    this.contexts = many
-    this.allContexts = flags['all-contexts'] === true
+  async complete(flags: ExplainFlags, args: readonly string[]): Promise<void> {
+    await this.contextsFlags.complete(flags)
+    await this.input.complete({...flags, context: this.contextsFlags.first}, args)
+    this.printFlags.complete(flags)
     this.summary = flags.summary === true
     this.timelineSummary = flags['timeline-summary'] === true
     if (this.summary && this.timelineSummary) {
@@ -157,10 +180,9 @@ export class ExplainOptions extends PassOptions {
     }
   }
 
-  override async validateOptions(): Promise<void> {
-    await super.validateOptions()
-    const {validateContexts} = await import('./contexts.js')
-    validateContexts(this.contexts, this.files, this.allContexts)
+  async validateOptions(): Promise<void> {
+    await this.input.validateOptions()
+    await this.contextsFlags.validate(this.fileNames)
     if (this.contexts.length > 0 && !this.summary) {
       throw new UsageError('several contexts are summarized: add --summary (or give one --context)')
     }
@@ -173,13 +195,13 @@ export class ExplainOptions extends PassOptions {
    */
   async run(): Promise<number> {
     if (this.contexts.length > 0) return this.runContexts()
-    const world = await this.load()
+    const world = await this.input.load()
     if (this.summary) return this.runSummary(world)
     if (this.timelineSummary) return this.runTimelineSummary(world)
     const result = await this.explain(world)
-    if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    if (result.items.length === 0) this.io.err(`${await this.input.nothingSelected(world)}\n`)
     const {renderExplainResult} = await import('../render/explain.js')
-    await this.print(result, (options) =>
+    await this.printFlags.print(this.io, result, (options) =>
       renderExplainResult(result, {...options, width: outputWidth(this.io, this.columns)}),
     )
     const {failOnStates} = await import('../explain/summary.js')
@@ -193,7 +215,7 @@ export class ExplainOptions extends PassOptions {
     const moment = world.timeline
     if (!moment) {
       throw new UsageError(
-        `--timeline-summary reads a recording, and ${this.isLive ? 'the cluster' : this.files.join(', ')} is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)`,
+        `--timeline-summary reads a recording, and ${this.input.isLive ? 'the cluster' : this.fileNames.files.join(', ')} is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)`,
       )
     }
     const [{selectDeployments}, {summarizeTimeline}, {envelope}] = await Promise.all([
@@ -201,35 +223,37 @@ export class ExplainOptions extends PassOptions {
       import('../watch/timeline-summary.js'),
       import('../pass/result.js'),
     ])
-    const keys = selectDeployments(world, this.selection)
-    const items = await summarizeTimeline({timeline: moment.timeline, gates: this.gates, deployments: keys})
-    const doc = envelope('TimelineSummary', moment.timeline.end, this.gates, items)
-    if (keys.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    const {selection, gates} = this.input
+    const keys = selectDeployments(world, selection)
+    const items = await summarizeTimeline({timeline: moment.timeline, gates, deployments: keys})
+    const doc = envelope('TimelineSummary', moment.timeline.end, gates, items)
+    if (keys.length === 0) this.io.err(`${await this.input.nothingSelected(world)}\n`)
     else if (items.length === 0)
       this.io.err(
         `the recording holds no rollout of ${keys.map((k) => `${k.namespace}/${k.name}`).join(', ')}\n`,
       )
     const {renderTimelineSummary} = await import('../render/timeline-summary.js')
-    await this.print(doc, async () => renderTimelineSummary(items))
+    await this.printFlags.print(this.io, doc, async () => renderTimelineSummary(items))
     return 0
   }
 
-  private async summarize(world: World) {
+  /** One summary row per Deployment of `input` (this command's, or one context's). */
+  private async summarize(world: World, input = this.input) {
     const {summarizeWorld} = await import('../explain/summary.js')
-    return summarizeWorld(world, this.selection, {
-      now: this.now,
-      gates: this.gates,
-      events: await this.events(world),
-      eventsFrom: this.isLive ? 'cluster' : 'files',
-      checkInput: !this.isLive,
+    return summarizeWorld(world, input.selection, {
+      now: input.now,
+      gates: input.gates,
+      events: await this.events(world, input),
+      eventsFrom: input.isLive ? 'cluster' : 'files',
+      checkInput: !input.isLive,
     })
   }
 
   /** Several contexts: the contexts that could not be read, as errors after the output. */
   private contextErrors: string[] = []
 
-  override partialErrors(): ReadonlyArray<string | Error> {
-    return [...super.partialErrors(), ...this.contextErrors]
+  partialErrors(): ReadonlyArray<string | Error> {
+    return [...this.input.partialErrors(), ...this.contextErrors]
   }
 
   /**
@@ -241,42 +265,29 @@ export class ExplainOptions extends PassOptions {
     const {summarizeContexts} = await import('../explain/summary.js')
     const results = await Promise.all(
       this.contexts.map(async (context) => {
-        const one = this.forContext(context)
+        // The same input read from that context: its own connection and selection groups.
+        const one = this.input.forContext(context)
         try {
           const world = await one.load()
-          const summary = await one.summarize(world)
+          const summary = await this.summarize(world, one)
           return {context, items: summary.items, errors: [...one.partialErrors()]}
         } catch (err) {
           return {context, items: [], errors: [err instanceof Error ? err.message : String(err)]}
         }
       }),
     )
-    const summary = summarizeContexts(results, {now: this.now, gates: this.gates})
+    const summary = summarizeContexts(results, {now: this.input.now, gates: this.input.gates})
     this.contextErrors = results.flatMap((r) => r.errors.map((e) => `context "${r.context}": ${e}`))
     const {renderSummary} = await import('../render/explain-summary.js')
-    await this.print(summary, (options) => renderSummary(summary, options))
+    await this.printFlags.print(this.io, summary, (options) => renderSummary(summary, options))
     return this.gate(summary.items)
-  }
-
-  /** A copy of these options that reads one context. */
-  private forContext(context: string): ExplainOptions {
-    // The connection and selection groups are its own (the other groups are read only).
-    const one = Object.assign(Object.create(Object.getPrototypeOf(this)) as ExplainOptions, this, {
-      configFlags: Object.assign(new ConfigOptions(), this.configFlags),
-      selectionFlags: Object.assign(new SelectionOptions(), this.selectionFlags),
-    })
-    one.connectionFlags = {...this.connectionFlags, context}
-    one.selection = {...this.selection}
-    one.contexts = []
-    one.contextErrors = []
-    return one
   }
 
   private async runSummary(world: World): Promise<number> {
     const summary = await this.summarize(world)
-    if (summary.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    if (summary.items.length === 0) this.io.err(`${await this.input.nothingSelected(world)}\n`)
     const {renderSummary} = await import('../render/explain-summary.js')
-    await this.print(summary, (options) => renderSummary(summary, options))
+    await this.printFlags.print(this.io, summary, (options) => renderSummary(summary, options))
     return this.gate(summary.items)
   }
 
@@ -285,7 +296,7 @@ export class ExplainOptions extends PassOptions {
     rows: Array<{deployment: {namespace: string; name: string}; matches: FailOn[]; context?: string}>,
   ): number {
     if (this.failOn.length === 0) return 0
-    if (this.wrongNamespace) return 1
+    if (this.input.wrongNamespace) return 1
     const hit = rows.filter((r) => r.matches.some((m) => this.failOn.includes(m)))
     if (hit.length === 0) return 0
     const shown = hit

@@ -9,6 +9,7 @@ import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import type {Selection} from '../pass/selection.js'
 import {type OutputFormat, type OutputKind, parseOutput} from '../render/output.js'
 import type {IO} from './base-command.js'
+import type {MultiContextFlagValues} from './contexts.js'
 
 /** The values of the flag groups of flags.ts, as oclif parses them. */
 export interface InputFlagValues {
@@ -72,6 +73,55 @@ export class PrintOptions {
     this.output = parseOutput(given, this.allowed)
     this.noHeaders = flags['no-headers'] === true
   }
+
+  /**
+   * Prints a command's document (upstream: PrintFlags.ToPrinter, then PrintObj): -o
+   * json|yaml|name|jsonpath from the document itself, a table by the command's renderer (nothing
+   * for no items: "No resources found" went to stderr).
+   */
+  async print(
+    io: IO,
+    doc: {items: unknown[]},
+    table: (options: {
+      format: OutputFormat
+      noHeaders: boolean
+      color: boolean
+      /** The width to wrap text to: the terminal's, else $COLUMNS; undefined: lines as long as they are. */
+      width: number | undefined
+    }) => Promise<string>,
+  ): Promise<void> {
+    const {isStructured, renderStructured} = await import('../render/output.js')
+    if (this.output.kind === 'json') {
+      // Written a piece at a time: the whole text of a large document is never held at once.
+      const {jsonChunks} = await import('../render/document.js')
+      for (const chunk of jsonChunks(doc)) io.out(chunk)
+      return
+    }
+    if (isStructured(this.output)) {
+      io.out(await renderStructured(doc, this.output))
+      return
+    }
+    if (doc.items.length === 0) return
+    const {wantColor} = await import('../render/style.js')
+    const color = wantColor({isTTY: io.stdoutIsTTY}, io.env)
+    const {terminalText} = await import('../util/terminal.js')
+    io.out(
+      terminalText(
+        await table({format: this.output, noHeaders: this.noHeaders, color, width: terminalWidth(io)}),
+        {color},
+      ),
+    )
+  }
+}
+
+/** The terminal's width when stdout is one, else $COLUMNS, else undefined. */
+export function terminalWidth(
+  io: {stdoutIsTTY: boolean; stdoutColumns?: number; env: NodeJS.ProcessEnv},
+  columns = io.stdoutColumns,
+): number | undefined {
+  if (io.stdoutIsTTY && columns !== undefined && columns > 0) return columns
+  const env = Number.parseInt(io.env.COLUMNS ?? '', 10)
+  return Number.isFinite(env) && env > 0 ? env : undefined
 }
 
 /** upstream: genericclioptions.ConfigFlags: how to reach the cluster (--kubeconfig, --context, ...). */
@@ -112,5 +162,36 @@ export class SelectionOptions {
       // kubectl lets -A win silently; saying so avoids a surprising selection.
       io.err(`Warning: -A/--all-namespaces overrides --namespace ${this.selection.namespace}\n`)
     }
+  }
+}
+
+/**
+ * --context repeated and --all-contexts (flags.ts multiContextFlags): the clusters a command covers
+ * one run each (explain --summary, the rollout gate). No kubectl command has it; it sits beside
+ * ConfigOptions, whose --context it fills with the first context.
+ */
+export class ContextsOptions {
+  /** The contexts to cover (empty: one cluster, the connection flags' context). */
+  contexts: string[] = []
+  /** The --context for ConfigOptions: the only one given, or the first of several. */
+  first: string | undefined
+  allContexts = false
+
+  async complete(flags: MultiContextFlagValues): Promise<void> {
+    const {completeContexts} = await import('./contexts.js')
+    const {first, many} = await completeContexts(flags)
+    this.first = first
+    this.contexts = many
+    this.allContexts = flags['all-contexts'] === true
+  }
+
+  /** Several contexts read clusters: refused with -f. */
+  async validate(fileNames: FileNameOptions): Promise<void> {
+    const {validateContexts} = await import('./contexts.js')
+    validateContexts(this.contexts, fileNames.files, this.allContexts)
+  }
+
+  get isMany(): boolean {
+    return this.contexts.length > 0
   }
 }

@@ -1,6 +1,7 @@
-// What the commands that run a pass have in common, as kubectl's option structs: complete() turns
-// flags into values, validate() checks them, then load() and pass() do the work. Heavy modules
-// (the loader, the controller) are imported inside those steps, never at the top.
+// What the commands that run a pass share: PassInput, the input a command's options hold as a field
+// (made from the command's own flag group objects), and the clock flags completed. complete() turns
+// flags into values, validateOptions() checks them, then load() and pass() do the work. Heavy
+// modules (the loader, the controller) are imported inside those steps, never at the top.
 
 import type {ApiClient} from '../cluster/live/api.js'
 import type {Connection, ConnectionFlags} from '../cluster/live/kubeconfig.js'
@@ -14,7 +15,6 @@ import {NotFoundError, UsageError} from '../errors.js'
 import type {DeploymentResult, SyncResult} from '../pass/result.js'
 import type {PassOutcome} from '../pass/run.js'
 import type {DeploymentKey, ObjectRef, Selection} from '../pass/selection.js'
-import {isStructured, type OutputFormat, type OutputKind} from '../render/output.js'
 import type {InputGap} from '../status/gaps.js'
 import type {SyncDocument} from '../status/item.js'
 import {parseDuration, parseRFC3339} from '../util/duration.js'
@@ -23,7 +23,6 @@ import type {IO} from './base-command.js'
 import {
   ConfigOptions,
   FileNameOptions,
-  PrintOptions,
   type SelectionFlagValues,
   SelectionOptions,
   type ValidateMode,
@@ -72,14 +71,11 @@ export interface LiveSession {
 }
 
 /**
- * What a command's pass options differ in, given when they are made (not overridden by subclasses):
- * the -o formats it prints, whether its arguments may name ReplicaSets and pods, which pods a live
- * read lists, whether the loader keeps objects as written.
+ * What a command's pass input differs in, given when it is made (not overridden by subclasses):
+ * whether its arguments may name ReplicaSets and pods, which pods a live read lists, whether the
+ * loader keeps objects as written.
  */
 export interface PassSpec {
-  /** The -o formats the command prints, and its default. */
-  outputs?: readonly OutputKind[]
-  defaultOutput?: OutputKind
   /** explain: arguments may name a ReplicaSet or pod to start from (rs/NAME, pod/NAME). */
   acceptsRefs?: boolean
   /** Which pods a live read lists (default: only for Recreate Deployments, which the pass needs). */
@@ -90,12 +86,30 @@ export interface PassSpec {
   namesSelectFromWorld?: boolean
 }
 
-export class PassOptions {
+/** The flag groups a pass input reads from: the command's own objects, shared, not copies. */
+export interface PassGroups {
+  fileNames: FileNameOptions
+  selectionFlags: SelectionOptions
+  configFlags: ConfigOptions
+  timeline: TimelineOptions
+}
+
+/**
+ * The input of a pass, shared by the commands that run one (explain, plan, dry-run sync,
+ * reconcile-once, rollout watch): the files (-f) or the cluster (the connection flags), the
+ * Deployments selected (-n, -A, -l, NAMEs), the clock and the Kubernetes minor acted as. A command's
+ * options hold one as a field, made from the same flag group objects the command holds, as a
+ * kubectl command's options hold FilenameOptions and ConfigFlags and build a resource.Builder from
+ * them in Complete (upstream: resource.Builder, genericclioptions). complete() fills it from the
+ * flags, validateOptions() checks it, load() reads the World and pass() runs the controller on it.
+ */
+export class PassInput {
   // The flag groups (flag-groups.ts), each completed and validated by itself.
-  readonly fileNames = new FileNameOptions()
-  readonly selectionFlags = new SelectionOptions()
-  readonly configFlags = new ConfigOptions()
-  readonly printFlags: PrintOptions
+  readonly fileNames: FileNameOptions
+  readonly selectionFlags: SelectionOptions
+  readonly configFlags: ConfigOptions
+  /** --at, and the moment of a timeline input. */
+  readonly timeline: TimelineOptions
 
   get files(): string[] {
     return this.fileNames.files
@@ -118,15 +132,6 @@ export class PassOptions {
   set connectionFlags(c: ConnectionFlags) {
     this.configFlags.connectionFlags = c
   }
-  get output(): OutputFormat {
-    return this.printFlags.output
-  }
-  set output(o: OutputFormat) {
-    this.printFlags.output = o
-  }
-  get noHeaders(): boolean {
-    return this.printFlags.noHeaders
-  }
 
   now = 0
   /** --now as written (undefined: the current time). */
@@ -138,29 +143,29 @@ export class PassOptions {
   /** Set by load() in live mode (no -f). */
   live: LiveSession | undefined
   /** Which pods a live read lists. */
-  protected readonly livePods: PodsToRead
-  /** --exit-code: kubectl diff's exit statuses (passExitCode). */
-  exitCode = false
-  protected readonly acceptsRefs: boolean
-  protected readonly keepRaw: boolean
-  protected readonly namesSelectFromWorld: boolean
+  readonly livePods: PodsToRead
+  private readonly acceptsRefs: boolean
+  private readonly keepRaw: boolean
+  private readonly namesSelectFromWorld: boolean
   /** The objects named on the command line, when the command accepts more than Deployments. */
   refs: ObjectRef[] = []
-  /** --at, and the moment of a timeline input. */
-  readonly timeline = new TimelineOptions()
 
   constructor(
-    protected readonly io: IO,
-    spec: PassSpec = {},
+    readonly io: IO,
+    groups: Partial<PassGroups> = {},
+    private readonly spec: PassSpec = {},
   ) {
-    this.printFlags = new PrintOptions(spec.outputs, spec.defaultOutput)
+    this.fileNames = groups.fileNames ?? new FileNameOptions()
+    this.selectionFlags = groups.selectionFlags ?? new SelectionOptions()
+    this.configFlags = groups.configFlags ?? new ConfigOptions()
+    this.timeline = groups.timeline ?? new TimelineOptions()
     this.livePods = spec.livePods ?? 'recreate-only'
     this.acceptsRefs = spec.acceptsRefs ?? false
     this.keepRaw = spec.keepRaw ?? false
     this.namesSelectFromWorld = spec.namesSelectFromWorld ?? true
   }
 
-  /** Completes every group, as kubectl's Complete() fills an options struct from its flag sets. */
+  /** Completes its groups and the clock, as kubectl's Complete() fills an options struct from its flag sets. */
   async complete(flags: PassFlags, args: readonly string[]): Promise<void> {
     this.fileNames.complete(flags)
     await this.selectionFlags.complete(flags, this.acceptsRefs ? [] : args)
@@ -175,9 +180,7 @@ export class PassOptions {
     if (this.clock?.kind === 'relative' && this.isLive)
       this.noteClock('the current time', this.now - this.clock.offsetMs)
     await this.configFlags.complete(flags)
-    this.printFlags.complete(flags)
     this.verbosity = flags.v ?? 0
-    this.exitCode = flags['exit-code'] === true
   }
 
   async validateOptions(): Promise<void> {
@@ -187,6 +190,31 @@ export class PassOptions {
       const {validateSelection} = await import('../pass/selection.js')
       validateSelection({...this.selection, names: this.refs.map((r) => r.name)})
     }
+  }
+
+  /**
+   * The same input read from another context (explain --summary over several): its own connection
+   * and selection groups, the other groups and the completed clock shared.
+   */
+  forContext(context: string): PassInput {
+    const configFlags = Object.assign(new ConfigOptions(), this.configFlags, {
+      connectionFlags: {...this.connectionFlags, context},
+    })
+    const selectionFlags = Object.assign(new SelectionOptions(), this.selectionFlags, {
+      selection: {...this.selection},
+    })
+    const one = new PassInput(
+      this.io,
+      {fileNames: this.fileNames, selectionFlags, configFlags, timeline: this.timeline},
+      this.spec,
+    )
+    one.now = this.now
+    one.clock = this.clock
+    one.gates = this.gates
+    one.kubeVersion = this.kubeVersion
+    one.verbosity = this.verbosity
+    one.refs = this.refs
+    return one
   }
 
   get isLive(): boolean {
@@ -200,7 +228,7 @@ export class PassOptions {
    * a kubeconfig, else `default` (read once, and only when asked). upstream: kubectl get -f
    * (resource.Builder DefaultNamespace with the ConfigFlags' namespace).
    */
-  protected async fileNamespace(): Promise<string> {
+  async fileNamespace(): Promise<string> {
     return (await this.fileNamespaceReader())()
   }
 
@@ -291,7 +319,7 @@ export class PassOptions {
    * A progress line on stderr when it is a terminal (cli/progress.ts); not with -v, whose log lines
    * go to stderr meanwhile.
    */
-  protected progress(): Progress {
+  progress(): Progress {
     const terminal = this.io.stderrTerminal ?? {}
     const stream = {...terminal, write: terminal.write ?? ((text: string) => this.io.err(text))}
     return new Progress(stream, progressWanted(stream, this.io.env) && this.verbosity === 0)
@@ -301,7 +329,7 @@ export class PassOptions {
    * Deployments outside the selected namespace, named `name` when given: from the files, or from
    * one list across the cluster's namespaces (nothing when that is not allowed).
    */
-  protected async deploymentsElsewhere(world: World | undefined, name?: string): Promise<DeploymentKey[]> {
+  async deploymentsElsewhere(world: World | undefined, name?: string): Promise<DeploymentKey[]> {
     const {namespaceOf} = await import('../cluster/memory.js')
     if (!this.isLive) {
       return (world?.deployments ?? [])
@@ -385,7 +413,7 @@ export class PassOptions {
   }
 
   /** Connects to the cluster of the connection flags (requests logged at -v 6). */
-  protected async connectLive(): Promise<LiveSession> {
+  async connectLive(): Promise<LiveSession> {
     const {connect} = await import('../cluster/live/kubeconfig.js')
     const {ApiClient} = await import('../cluster/live/api.js')
     const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
@@ -396,7 +424,7 @@ export class PassOptions {
   }
 
   /** Acts as the server's minor (its /version), unless --kube-version chose one. */
-  protected async actAsServerVersion(api: ApiClient): Promise<void> {
+  async actAsServerVersion(api: ApiClient): Promise<void> {
     if (this.kubeVersion.fromFlag) return
     this.kubeVersion = await serverKubeVersion(api, this.kubeVersion)
     if (this.kubeVersion.warning) this.io.err(`${this.kubeVersion.warning}\n`)
@@ -439,7 +467,7 @@ export class PassOptions {
   }
 
   /** Reads the cluster: one list per kind for the namespace (or for all of them with -A). */
-  protected async loadLive(): Promise<World> {
+  async loadLive(): Promise<World> {
     const {readWorld} = await import('../cluster/live/read.js')
     const {api, connection} = await this.connectLive()
     if (!this.selection.allNamespaces) this.selection = {...this.selection, namespace: connection.namespace}
@@ -455,10 +483,12 @@ export class PassOptions {
     )
   }
 
-  async pass(world: World): Promise<PassOutcome> {
+  /**
+   * One pass over the selected Deployments. `collectFacts`: for a document (-o json|yaml|...),
+   * whose items carry the Deployment's verdict, judged from the pass's own facts.
+   */
+  async pass(world: World, collectFacts = false): Promise<PassOutcome> {
     const {runPasses} = await import('../pass/run.js')
-    // A document's items carry the Deployment's verdict, judged from the pass's own facts.
-    const collectFacts = isStructured(this.output)
     const outcome = await runPasses(world, this.selection, {now: this.now, gates: this.gates, collectFacts})
     if (outcome.result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
     if (!this.isLive) await this.checkInput(outcome)
@@ -469,10 +499,7 @@ export class PassOptions {
    * The SyncResult a command prints for -o json|yaml|name|jsonpath: each item with its Deployment's
    * verdict (status/item.ts), the same document on files and live.
    */
-  protected async syncDocument(
-    world: World,
-    pass: {result: SyncResult; store?: MemoryStore},
-  ): Promise<SyncDocument> {
+  async syncDocument(world: World, pass: {result: SyncResult; store?: MemoryStore}): Promise<SyncDocument> {
     const {syncDocument} = await import('../status/item.js')
     return syncDocument(world, pass, this.selection, {
       now: this.now,
@@ -486,7 +513,7 @@ export class PassOptions {
   inputGaps: InputGap[] = []
 
   /** Warns, one line per Deployment, when the files lack what its status refers to. */
-  protected async checkInput(outcome: PassOutcome): Promise<void> {
+  async checkInput(outcome: PassOutcome): Promise<void> {
     const {gapWarning, storeGaps} = await import('../status/gaps.js')
     for (const r of outcome.result.items) {
       const gaps = storeGaps(outcome.store, r.deployment.namespace, r.deployment.name)
@@ -503,43 +530,6 @@ export class PassOptions {
   }
 
   /**
-   * Prints a command's document: -o json|yaml|name|jsonpath from the document itself, a table by
-   * the command's renderer (nothing for no items: "No resources found" went to stderr).
-   */
-  protected async print(
-    doc: {items: unknown[]},
-    table: (options: {
-      format: OutputFormat
-      noHeaders: boolean
-      color: boolean
-      /** The width to wrap text to: the terminal's, else $COLUMNS; undefined: lines as long as they are. */
-      width: number | undefined
-    }) => Promise<string>,
-  ): Promise<void> {
-    const {isStructured, renderStructured} = await import('../render/output.js')
-    if (this.output.kind === 'json') {
-      // Written a piece at a time: the whole text of a large document is never held at once.
-      const {jsonChunks} = await import('../render/document.js')
-      for (const chunk of jsonChunks(doc)) this.io.out(chunk)
-      return
-    }
-    if (isStructured(this.output)) {
-      this.io.out(await renderStructured(doc, this.output))
-      return
-    }
-    if (doc.items.length === 0) return
-    const {wantColor} = await import('../render/style.js')
-    const color = wantColor({isTTY: this.io.stdoutIsTTY}, this.io.env)
-    const {terminalText} = await import('../util/terminal.js')
-    this.io.out(
-      terminalText(
-        await table({format: this.output, noHeaders: this.noHeaders, color, width: terminalWidth(this.io)}),
-        {color},
-      ),
-    )
-  }
-
-  /**
    * The exit code of a pass that applies or would apply writes (`dry-run sync`, `reconcile-once`).
    * Without --exit-code: 1 when a sync failed (it returned an error, or the server refused a write;
    * said on stderr or in the output), else 0. With it, kubectl diff's convention: 2 when a sync
@@ -549,10 +539,10 @@ export class PassOptions {
    * or would write, something, 0 when none did. Errors thrown before (a named Deployment that is
    * missing) exit 2 by BaseCommand's floor.
    */
-  protected async passExitCode(items: readonly DeploymentResult[]): Promise<number> {
+  async passExitCode(items: readonly DeploymentResult[], exitCode: boolean): Promise<number> {
     const {passFailed, passWrote} = await import('../pass/result.js')
     const failed = items.some(passFailed)
-    if (!this.exitCode) return failed ? 1 : 0
+    if (!exitCode) return failed ? 1 : 0
     if (failed || this.wrongNamespace || this.inputGaps.length > 0) return 2
     return items.some(passWrote) ? 1 : 0
   }
@@ -561,7 +551,7 @@ export class PassOptions {
   wrongNamespace = false
 
   /** kubectl's "No resources found", with a hint when the files or the cluster hold Deployments elsewhere. */
-  protected async nothingSelected(world: World): Promise<string> {
+  async nothingSelected(world: World): Promise<string> {
     const {noResourcesMessage} = await import('../pass/selection.js')
     if (this.selection.inputNamespaces) {
       // Files without -n: the input's namespaces, or, when it holds no Deployment, the default one.
@@ -578,27 +568,7 @@ export class PassOptions {
   }
 }
 
-/** The terminal's width when stdout is one, else $COLUMNS, else undefined. */
-export function terminalWidth(
-  io: {stdoutIsTTY: boolean; stdoutColumns?: number; env: NodeJS.ProcessEnv},
-  columns = io.stdoutColumns,
-): number | undefined {
-  if (io.stdoutIsTTY && columns !== undefined && columns > 0) return columns
-  const env = Number.parseInt(io.env.COLUMNS ?? '', 10)
-  return Number.isFinite(env) && env > 0 ? env : undefined
-}
-
-// --- the flag groups, completed ----------------------------------------------------------------
-
-/** The selection group alone (commands that are not a pass: rollout record). */
-export async function completeSelection(
-  flags: SelectionFlagValues,
-  args: readonly string[],
-): Promise<Selection> {
-  const group = new SelectionOptions()
-  await group.complete(flags, args)
-  return group.selection
-}
+// --- the clock group, completed ----------------------------------------------------------------
 
 export async function completeClock(flags: ClockFlagValues): Promise<{
   now: number
@@ -692,13 +662,6 @@ export function parseClock(text: string): Clock {
     )
   }
   return {kind: 'absolute', ms}
-}
-
-/** The connection group alone (commands that are not a pass: rollout record). */
-export async function completeConnection(flags: ConnectionFlags): Promise<ConnectionFlags> {
-  const group = new ConfigOptions()
-  await group.complete(flags)
-  return group.connectionFlags
 }
 
 /** The loader's question "does the API server keep this gate's fields?" (controller/features.ts). */

@@ -6,9 +6,11 @@ import type {World} from '../cluster/world.js'
 import type {Deployment} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
 import type {ApplyMode, ClusterContext, PlanResult, Proposal} from '../plan/index.js'
-import type {IO} from './base-command.js'
+import type {CommandOptions, IO} from './base-command.js'
 import {outputWidth} from './explain.js'
-import {type PassFlags, PassOptions} from './pass-options.js'
+import {ConfigOptions, FileNameOptions, PrintOptions, SelectionOptions} from './flag-groups.js'
+import {type PassFlags, PassInput} from './pass-options.js'
+import {TimelineOptions} from './timeline-options.js'
 
 export type PlanFlags = PassFlags & {
   current?: string[]
@@ -23,13 +25,41 @@ export const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply'
 export const SERVER_SIDE_FIELD_MANAGER = 'kubectl'
 export const APPLY_MODES = ['client', 'server', 'replace'] as const
 
-export class PlanOptions extends PassOptions {
-  constructor(io: IO) {
+/**
+ * Two file groups: -f PROPOSED, and --current, the files the pass input reads the current world
+ * from (without them, the cluster of the connection flags).
+ */
+export class PlanOptions implements CommandOptions<PlanFlags> {
+  readonly configFlags = new ConfigOptions()
+  /** -f PROPOSED: the files about to be applied. */
+  readonly proposed = new FileNameOptions()
+  /** --current: the current world's files (the pass input's file group). */
+  readonly current = new FileNameOptions()
+  readonly selectionFlags = new SelectionOptions()
+  readonly printFlags = new PrintOptions()
+  readonly timeline = new TimelineOptions()
+  /** The current world (--current files or the cluster), the selection and the clock. */
+  readonly input: PassInput
+  /** --exit-code: 1 when something would roll out. */
+  exitCode = false
+
+  constructor(private readonly io: IO) {
     // Names missing from the files are reported by plan itself (what would be created).
-    super(io, {livePods: 'always', namesSelectFromWorld: false})
+    this.input = new PassInput(
+      io,
+      {
+        fileNames: this.current,
+        selectionFlags: this.selectionFlags,
+        configFlags: this.configFlags,
+        timeline: this.timeline,
+      },
+      {livePods: 'always', namesSelectFromWorld: false},
+    )
   }
 
-  proposedFiles: string[] = []
+  get proposedFiles(): string[] {
+    return this.proposed.files
+  }
   fieldManager = DEFAULT_FIELD_MANAGER
   apply: ApplyMode = 'client'
   forceConflicts = false
@@ -37,10 +67,12 @@ export class PlanOptions extends PassOptions {
   readyAfter: number | undefined
   columns: number | undefined
 
-  override async complete(flags: PlanFlags, args: readonly string[]): Promise<void> {
-    // -f is PROPOSED here; the pass options' files are the current world (--current).
-    await super.complete({...flags, filename: flags.current, 'all-namespaces': false}, args)
-    this.proposedFiles = flags.filename ?? []
+  async complete(flags: PlanFlags, args: readonly string[]): Promise<void> {
+    // -f is PROPOSED here; the pass input's files are the current world (--current).
+    await this.input.complete({...flags, filename: flags.current, 'all-namespaces': false}, args)
+    this.printFlags.complete(flags)
+    this.exitCode = flags['exit-code'] === true
+    this.proposed.complete(flags)
     const mode = flags.apply ?? 'client'
     if (!(APPLY_MODES as readonly string[]).includes(mode)) {
       throw new UsageError(
@@ -64,37 +96,43 @@ export class PlanOptions extends PassOptions {
     }
   }
 
-  override async validateOptions(): Promise<void> {
+  async validateOptions(): Promise<void> {
     if (this.proposedFiles.length === 0) {
       throw new UsageError('-f PROPOSED is required: the files you are about to apply (- for stdin)')
     }
-    if (this.proposedFiles.includes('-') && this.files.includes('-')) {
+    if (this.proposedFiles.includes('-') && this.current.files.includes('-')) {
       throw new UsageError('-f and --current cannot both read standard input (-)')
     }
     if (this.fieldManager === '') throw new UsageError('--field-manager must not be empty')
     if (this.forceConflicts && this.apply !== 'server') {
       throw new UsageError('--force-conflicts only applies with --apply=server')
     }
-    await super.validateOptions()
+    await this.input.validateOptions()
+  }
+
+  partialErrors(): ReadonlyArray<string | Error> {
+    return this.input.partialErrors()
   }
 
   /** The namespace of objects that name none: -n, else the kubeconfig context's, else default. */
   private async defaultNamespace(): Promise<string> {
-    return this.selection.namespace || this.live?.connection.namespace || (await this.fileNamespace())
+    const input = this.input
+    return input.selection.namespace || input.live?.connection.namespace || (await input.fileNamespace())
   }
 
   /** The Deployments of PROPOSED (those named, when names are given), with how they were written. */
   async proposals(): Promise<Proposal[]> {
     const {loadWorld} = await import('../cluster/load/index.js')
     const {gatedFieldsKept} = await import('./pass-options.js')
+    const {gates, kubeVersion} = this.input
     const proposed = await loadWorld(this.proposedFiles, {
-      recursive: this.recursive,
-      validate: this.validate,
+      recursive: this.proposed.recursive,
+      validate: this.proposed.validate,
       keepRaw: true,
       apiServer: {
-        minor: this.gates.kubeVersion,
-        enabled: await gatedFieldsKept(this.gates),
-        knownFieldsOnly: this.kubeVersion.fromFlag,
+        minor: gates.kubeVersion,
+        enabled: await gatedFieldsKept(gates),
+        knownFieldsOnly: kubeVersion.fromFlag,
       },
       warn: (line: string) => this.io.err(`${line}\n`),
     })
@@ -110,7 +148,7 @@ export class PlanOptions extends PassOptions {
         `no Deployment in ${this.proposedFiles.join(', ')}: plan reads the Deployments you are about to apply`,
       )
     }
-    const names = this.selection.names ?? []
+    const names = this.input.selection.names ?? []
     if (names.length === 0) return all
     return names.map((n) => {
       const p = all.find((x) => x.deployment.metadata.name === n)
@@ -121,11 +159,12 @@ export class PlanOptions extends PassOptions {
 
   /** Live: the proposed objects as the API server would store them (a dry run of the apply). */
   async dryRunApply(proposals: Proposal[]): Promise<Proposal[]> {
-    if (!this.live) return proposals
+    const live = this.input.live
+    if (!live) return proposals
     const {dryRunApply} = await import('../cluster/live/apply.js')
     const out: Proposal[] = []
     for (const p of proposals) {
-      const stored = (await dryRunApply(this.live.api, p.raw ?? p.deployment, {
+      const stored = (await dryRunApply(live.api, p.raw ?? p.deployment, {
         namespace: p.deployment.metadata.namespace ?? (await this.defaultNamespace()),
         name: p.deployment.metadata.name ?? '',
         fieldManager: this.fieldManager,
@@ -144,7 +183,7 @@ export class PlanOptions extends PassOptions {
   private async readLive(namespaces: string[]): Promise<{world: World; cluster: ClusterContext}> {
     const {listAll, readWorld} = await import('../cluster/live/read.js')
     const {emptyWorld} = await import('../cluster/world.js')
-    const api = this.live!.api
+    const api = this.input.live!.api
     const world = emptyWorld()
     const cluster: ClusterContext & {autoscalers: unknown[]; quotas: unknown[]} = {
       autoscalers: [],
@@ -183,8 +222,9 @@ export class PlanOptions extends PassOptions {
     let world: World
     let cluster: ClusterContext | undefined
     let proposals: Proposal[]
-    if (this.isLive) {
-      await this.connectLive()
+    const input = this.input
+    if (input.isLive) {
+      await input.connectLive()
       proposals = await this.proposals()
       const namespaces = [
         ...new Set(proposals.map((p) => p.deployment.metadata.namespace ?? 'default')),
@@ -192,17 +232,17 @@ export class PlanOptions extends PassOptions {
       ;({world, cluster} = await this.readLive(namespaces))
       proposals = await this.dryRunApply(proposals)
     } else {
-      world = await this.load()
+      world = await input.load()
       proposals = await this.proposals()
       // HorizontalPodAutoscalers and ResourceQuotas the files carry, as a cluster's.
       cluster = {autoscalers: world.autoscalers ?? [], quotas: world.quotas ?? [], nodes: world.nodes ?? []}
     }
     return planAll(world, proposals, {
-      now: this.now,
-      nowGiven: this.nowGiven || this.isLive || this.timeline.moment !== undefined,
+      now: input.now,
+      nowGiven: this.nowGiven || input.isLive || this.timeline.moment !== undefined,
       apply: this.apply,
       serverSide: {fieldManager: this.fieldManager, force: this.forceConflicts},
-      gates: this.gates,
+      gates: input.gates,
       ...(this.readyAfter !== undefined ? {readyAfter: this.readyAfter} : {}),
       ...(cluster ? {cluster} : {}),
     })
@@ -212,7 +252,7 @@ export class PlanOptions extends PassOptions {
   async run(): Promise<number> {
     const result = await this.plan()
     const {renderPlanResult} = await import('../render/plan.js')
-    await this.print(result, (options) =>
+    await this.printFlags.print(this.io, result, (options) =>
       renderPlanResult(result, {...options, width: outputWidth(this.io, this.columns)}),
     )
     if (!this.exitCode) return 0

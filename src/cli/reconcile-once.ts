@@ -9,7 +9,10 @@ import {UsageError} from '../errors.js'
 import type {Stop} from '../pass/live.js'
 import {type DeploymentResult, failedWrites} from '../pass/result.js'
 import {escapeControl} from '../util/terminal.js'
-import {type PassFlags, PassOptions} from './pass-options.js'
+import type {CommandOptions, IO} from './base-command.js'
+import {ConfigOptions, FileNameOptions, PrintOptions, SelectionOptions} from './flag-groups.js'
+import {type PassFlags, PassInput} from './pass-options.js'
+import {TimelineOptions} from './timeline-options.js'
 
 export type ReconcileOnceFlags = PassFlags & {
   'dry-run': string
@@ -18,23 +21,39 @@ export type ReconcileOnceFlags = PassFlags & {
   'record-events': boolean
 }
 
-export class ReconcileOnceOptions extends PassOptions {
+/** dry-run sync's groups and pass input, and the writes' own flags (--dry-run=server, --retries...). */
+export class ReconcileOnceOptions implements CommandOptions<ReconcileOnceFlags> {
+  readonly configFlags = new ConfigOptions()
+  readonly fileNames = new FileNameOptions()
+  readonly selectionFlags = new SelectionOptions()
+  readonly printFlags = new PrintOptions()
+  readonly timeline = new TimelineOptions()
+  /** The files or the cluster, the selection and the clock, read from the groups above. */
+  readonly input: PassInput
+  /** --exit-code: kubectl diff's exit statuses (PassInput.passExitCode). */
+  exitCode = false
   serverDryRun = false
   retries = 0
   concurrency = 5
   recordEvents = true
 
-  override async complete(flags: ReconcileOnceFlags, args: readonly string[]): Promise<void> {
-    await super.complete(flags, args)
+  constructor(private readonly io: IO) {
+    this.input = new PassInput(io, this)
+  }
+
+  async complete(flags: ReconcileOnceFlags, args: readonly string[]): Promise<void> {
+    await this.input.complete(flags, args)
+    this.printFlags.complete(flags)
+    this.exitCode = flags['exit-code'] === true
     this.serverDryRun = flags['dry-run'] === 'server'
     this.retries = flags.retries
     this.concurrency = flags['concurrent-deployment-syncs'] ?? 5
     this.recordEvents = flags['record-events']
   }
 
-  override async validateOptions(): Promise<void> {
-    await super.validateOptions()
-    if (!this.isLive && this.serverDryRun) {
+  async validateOptions(): Promise<void> {
+    await this.input.validateOptions()
+    if (!this.input.isLive && this.serverDryRun) {
       throw new UsageError('--dry-run=server needs a cluster; with -f nothing is written anyway')
     }
   }
@@ -47,8 +66,12 @@ export class ReconcileOnceOptions extends PassOptions {
    * is incomplete or the namespace holds no Deployment while others do.
    */
   async run(): Promise<number> {
-    const world = await this.load()
-    return this.isLive ? this.runLive(world) : this.runFiles(world)
+    const world = await this.input.load()
+    return this.input.isLive ? this.runLive(world) : this.runFiles(world)
+  }
+
+  partialErrors(): ReadonlyArray<string | Error> {
+    return this.input.partialErrors()
   }
 
   /**
@@ -57,51 +80,53 @@ export class ReconcileOnceOptions extends PassOptions {
    * in the document's `objects` (a v1 List, to feed back with -f: -o jsonpath={.objects}).
    */
   private async runFiles(world: World): Promise<number> {
-    const outcome = await this.pass(world)
-    const {result} = outcome
     const {isStructured} = await import('../render/output.js')
-    const doc = isStructured(this.output)
+    const structured = isStructured(this.printFlags.output)
+    const outcome = await this.input.pass(world, structured)
+    const {result} = outcome
+    const doc = structured
       ? {
-          ...(await this.syncDocument(world, {result, store: outcome.store})),
+          ...(await this.input.syncDocument(world, {result, store: outcome.store})),
           objects: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: outcome.objects},
         }
       : result
     const {renderSyncResult} = await import('../render/sync-result.js')
     const store = outcome.store
-    await this.print(doc, (options) =>
+    await this.printFlags.print(this.io, doc, (options) =>
       renderSyncResult(result, {
         ...options,
         before: (resource, namespace, name) => store.initial(resource, namespace, name),
       }),
     )
     this.reportErrors(result.items)
-    return this.passExitCode(result.items)
+    return this.input.passExitCode(result.items, this.exitCode)
   }
 
   private async runLive(world: World): Promise<number> {
     const {isStructured} = await import('../render/output.js')
     const {runLivePasses} = await import('../pass/live.js')
-    const live = this.live!
-    const {result, stops, before} = await runLivePasses(world, this.selection, {
+    const input = this.input
+    const live = input.live!
+    const {result, stops, before} = await runLivePasses(world, input.selection, {
       api: live.api,
-      now: this.now,
-      gates: this.gates,
+      now: input.now,
+      gates: input.gates,
       serverDryRun: this.serverDryRun,
       retries: this.retries,
       concurrency: this.concurrency,
       recordEvents: this.recordEvents,
-      pods: this.livePods,
+      pods: input.livePods,
       warn: (line) => this.io.err(`${escapeControl(line)}\n`),
     })
-    if (result.items.length === 0) this.io.err(`${await this.nothingSelected(world)}\n`)
+    if (result.items.length === 0) this.io.err(`${await input.nothingSelected(world)}\n`)
     // The verdicts judge the objects as read, before the writes (a pass of their own in memory).
-    const doc = isStructured(this.output) ? await this.syncDocument(world, {result}) : result
+    const doc = isStructured(this.printFlags.output) ? await input.syncDocument(world, {result}) : result
     const {renderSyncResult} = await import('../render/sync-result.js')
-    await this.print(doc, (options) =>
+    await this.printFlags.print(this.io, doc, (options) =>
       renderSyncResult(result, {...options, before, serverDryRun: this.serverDryRun}),
     )
     this.reportErrors(result.items, stops)
-    return this.passExitCode(result.items)
+    return input.passExitCode(result.items, this.exitCode)
   }
 
   /**
@@ -131,7 +156,7 @@ export class ReconcileOnceOptions extends PassOptions {
           ? `${stop.conflict} (someone else wrote it during the pass)`
           : r.error
       let done = ''
-      if (this.isLive) {
+      if (this.input.isLive) {
         const written = r.actions.filter((a) => a.outcome === 'succeeded' || a.outcome === undefined)
         const uncertain = stop?.uncertain ?? []
         const parts: string[] = []

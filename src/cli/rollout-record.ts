@@ -5,10 +5,9 @@
 
 import type {ConnectionFlags} from '../cluster/live/kubeconfig.js'
 import {UsageError} from '../errors.js'
-import type {Selection} from '../pass/selection.js'
 import type {RecordEnd} from '../watch/record.js'
 import type {CommandOptions, IO} from './base-command.js'
-import {completeConnection, completeSelection, type SelectionFlagValues} from './pass-options.js'
+import {ConfigOptions, type SelectionFlagValues, SelectionOptions} from './flag-groups.js'
 
 export type RolloutRecordFlags = SelectionFlagValues &
   ConnectionFlags & {
@@ -51,8 +50,9 @@ export function parseSize(text: string): number | undefined {
 }
 
 export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> {
-  selection: Selection = {}
-  connectionFlags: ConnectionFlags = {}
+  // The shared groups it has (flag-groups.ts): -n/-A/-l with the names, and the connection.
+  readonly selectionFlags = new SelectionOptions()
+  readonly configFlags = new ConfigOptions()
   file = ''
   untilDone = false
   durationMs: number | undefined
@@ -64,8 +64,8 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
   constructor(private readonly io: IO) {}
 
   async complete(flags: RolloutRecordFlags, args: readonly string[]): Promise<void> {
-    this.selection = await completeSelection(flags, args)
-    this.connectionFlags = await completeConnection(flags)
+    await this.selectionFlags.complete(flags, args)
+    await this.configFlags.complete(flags)
     this.file = flags['output-file'] ?? ''
     this.untilDone = flags['until-done']
     if (flags.duration !== undefined) {
@@ -97,15 +97,23 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
         '--until-done and --duration cannot be combined: one decides when the recording ends',
       )
     }
-    const names = this.selection.names ?? []
-    if (names.length === 0 && !this.selection.allNamespaces && this.selection.labelSelector === undefined) {
+    const names = this.selectionFlags.selection.names ?? []
+    if (
+      names.length === 0 &&
+      !this.selectionFlags.selection.allNamespaces &&
+      this.selectionFlags.selection.labelSelector === undefined
+    ) {
       throw new UsageError('say what to record: NAME..., -l SELECTOR or -A')
     }
-    if (names.length > 0 && (this.selection.allNamespaces || this.selection.labelSelector !== undefined)) {
+    if (
+      names.length > 0 &&
+      (this.selectionFlags.selection.allNamespaces ||
+        this.selectionFlags.selection.labelSelector !== undefined)
+    ) {
       throw new UsageError('NAME... records those Deployments of one namespace: -A and -l do not apply')
     }
     const {validateSelection} = await import('../pass/selection.js')
-    validateSelection(this.selection)
+    validateSelection(this.selectionFlags.selection)
   }
 
   /** Records until the end condition; 0, or 1 when --until-done ends on a failed rollout. */
@@ -117,11 +125,11 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
       import('../cluster/timeline/recording-file.js'),
       import('../cluster/timeline/format.js'),
     ])
-    const connection = await connect(this.connectionFlags, (line) => this.io.err(`${line}\n`))
+    const connection = await connect(this.configFlags.connectionFlags, (line) => this.io.err(`${line}\n`))
     const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     const api = new ApiClient(connection, verbose)
-    const namespace = this.selection.allNamespaces ? undefined : connection.namespace
-    const names = this.selection.names ?? []
+    const namespace = this.selectionFlags.selection.allNamespaces ? undefined : connection.namespace
+    const names = this.selectionFlags.selection.names ?? []
     const header = {
       apiVersion: TIMELINE_API_VERSION,
       kind: 'Timeline' as const,
@@ -132,7 +140,9 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
       selection: {
         namespace: namespace ?? null,
         ...(names.length > 0 ? {names} : {}),
-        ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {}),
+        ...(this.selectionFlags.selection.labelSelector
+          ? {labelSelector: this.selectionFlags.selection.labelSelector}
+          : {}),
       },
       recorder: api.userAgent,
     }
@@ -149,7 +159,9 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
       conn: connection,
       namespace,
       names,
-      ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {}),
+      ...(this.selectionFlags.selection.labelSelector
+        ? {labelSelector: this.selectionFlags.selection.labelSelector}
+        : {}),
       sink,
       header,
       redact: this.redact,
@@ -162,8 +174,8 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
     const what =
       names.length > 0
         ? `deployment ${names.join(', ')}`
-        : this.selection.labelSelector
-          ? `deployments -l ${this.selection.labelSelector}`
+        : this.selectionFlags.selection.labelSelector
+          ? `deployments -l ${this.selectionFlags.selection.labelSelector}`
           : 'every deployment'
     this.io.err(
       `recording ${what} ${namespace === undefined ? 'in every namespace' : `in namespace ${namespace}`} to ${this.file} ${this.untilDone ? 'until the rollouts are done' : this.durationMs !== undefined ? 'for the --duration' : 'until Ctrl-C'}\n`,
@@ -200,7 +212,7 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
       ])
     const timeline = mergeTimelines([parseTimelineFile(this.file, readFileSync(this.file, 'utf8'))])
     if (timeline.changes.length === 0) return
-    const names = this.selection.names ?? []
+    const names = this.selectionFlags.selection.names ?? []
     const namespace = timeline.header?.selection.namespace ?? undefined
     const deployments =
       names.length > 0

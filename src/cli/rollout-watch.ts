@@ -2,20 +2,25 @@
 // shown as an ink view replayed at --speed on a terminal, one line per change otherwise, or NDJSON
 // with -o json. Heavy modules (the loader, the controller, ink and React) load inside run().
 
-import type {Connection} from '../cluster/live/kubeconfig.js'
 import type {World} from '../cluster/world.js'
-import type {IntOrString} from '../controller/api/types.js'
 import {InputError, UsageError} from '../errors.js'
 import type {FrameSource} from '../render/watch/replay.js'
 import type {Simulation} from '../sim/simulator.js'
-import type {GateOptions} from '../status/gate.js'
 import type {WatchOutcome, WatchUpdate} from '../status/update.js'
 import {escapeControl} from '../util/terminal.js'
-import type {GateTargets} from '../watch/gate.js'
 import type {LiveWatch} from '../watch/live.js'
-import type {IO} from './base-command.js'
-import {type PassFlags, PassOptions} from './pass-options.js'
-import type {GateCluster} from './rollout-gate.js'
+import type {CommandOptions, IO} from './base-command.js'
+import {
+  ConfigOptions,
+  ContextsOptions,
+  FileNameOptions,
+  PrintOptions,
+  SelectionOptions,
+} from './flag-groups.js'
+import {type PassFlags, PassInput} from './pass-options.js'
+import type {RolloutGate} from './rollout-gate.js'
+import {TimelineOptions} from './timeline-options.js'
+import {GateReportOptions, SimulationOptions, WaitOptions} from './watch-options.js'
 
 /** The pass flags (-A and -l are not offered: pass false and nothing) and the simulation's. */
 export type RolloutWatchFlags = Omit<PassFlags, 'context'> & {
@@ -79,138 +84,79 @@ export function holdsSnapshot(world: World): boolean {
   })
 }
 
-export class RolloutWatchOptions extends PassOptions {
+/**
+ * The pass commands' groups and input, the contexts group (explain's), and its own: what a
+ * simulation assumes, how long to wait, what the gate reports. One Deployment's live watch, its
+ * simulation and the gate over several (RolloutGate) all read these same objects.
+ */
+export class RolloutWatchOptions implements CommandOptions<RolloutWatchFlags> {
+  readonly configFlags = new ConfigOptions()
+  /** --context repeated, --all-contexts: the gate covers each cluster. */
+  readonly contextsFlags = new ContextsOptions()
+  readonly fileNames = new FileNameOptions()
+  readonly selectionFlags = new SelectionOptions()
+  readonly printFlags = new PrintOptions(['table', 'json', 'yaml', 'name', 'jsonpath'])
+  readonly timeline = new TimelineOptions()
+  /** The files (kept as written: manifests or a snapshot?) or the cluster, the selection, the clock. */
+  readonly input: PassInput
+  readonly simulation = new SimulationOptions()
+  readonly wait = new WaitOptions()
+  readonly report = new GateReportOptions()
+
   name = ''
   namespace = 'default'
   nowGiven = false
-  readyAfter = 10_000
-  terminateAfter = 5_000
-  failNewPods: IntOrString | undefined
-  maxTime = 30 * 60_000
-  speed: number | 'auto' = 'auto'
   lineMode = false
-  timeoutMs = 0
-  settled = false
-  pausedOk = false
-  /** The simulation's own flags that were given (--fail-new-pods, --max-time, ...). */
-  simulationFlags: string[] = []
   /** --live / --simulate, when given. */
   forced: 'live' | 'simulate' | undefined
-  requireExisting = false
-  gateOptions: GateOptions = {
-    failFast: true,
-    maxRestarts: 2,
-    unschedulableGraceMs: 60_000,
-    settled: false,
-    pausedOk: false,
-  }
-  logLines = 20
-  junit: string | undefined
   replayRecorded = false
 
   constructor(
-    io: IO,
-    private readonly terminal?: Terminal,
+    readonly io: IO,
+    readonly terminal?: Terminal,
   ) {
-    super(io, {outputs: ['table', 'json', 'yaml', 'name', 'jsonpath'], keepRaw: true})
+    this.input = new PassInput(io, this, {keepRaw: true})
   }
 
-  /** --context repeated or --all-contexts: the gate covers each (empty: one cluster). */
-  contexts: string[] = []
-
-  override async complete(flags: RolloutWatchFlags, args: readonly string[]): Promise<void> {
-    const {completeContexts} = await import('./contexts.js')
-    const {first, many} = await completeContexts(flags)
-    await super.complete({...flags, context: first}, args)
-    this.contexts = many
-    const {parseDuration} = await import('../util/duration.js')
-    const duration = (flag: string, value: string, min: number): number => {
-      const ms = parseDuration(value)
-      if (ms === undefined || ms < min) {
-        throw new UsageError(
-          `invalid --${flag} "${value}": want a duration such as 10s, 1m30s or 500ms${min > 0 ? ' greater than 0' : ''}`,
-        )
-      }
-      return ms
-    }
+  async complete(flags: RolloutWatchFlags, args: readonly string[]): Promise<void> {
+    await this.contextsFlags.complete(flags)
+    await this.input.complete({...flags, context: this.contextsFlags.first}, args)
+    this.printFlags.complete(flags)
     this.nowGiven = flags.now !== undefined
     this.namespace = flags.namespace ?? 'default'
-    this.readyAfter = duration('pod-ready-after', flags['pod-ready-after'] ?? '10s', 0)
-    this.terminateAfter = duration('terminate-after', flags['terminate-after'] ?? '5s', 0)
-    this.maxTime = duration('max-time', flags['max-time'] ?? '30m', 1)
-    // The flags of a simulation: given with -f, they ask for one.
-    const simulation = ['pod-ready-after', 'terminate-after', 'fail-new-pods', 'max-time'] as const
-    this.simulationFlags = simulation.filter((f) => flags[f] !== undefined).map((f) => `--${f}`)
-    if (flags['fail-new-pods'] !== undefined) {
-      const {parseFailNewPods, SimulationError} = await import('../sim/simulator.js')
-      try {
-        this.failNewPods = parseFailNewPods(flags['fail-new-pods'])
-      } catch (err) {
-        if (err instanceof SimulationError)
-          throw new UsageError(err.message.replace('fail-new-pods', '--fail-new-pods'))
-        throw err
-      }
-    }
-    if (flags.speed !== undefined && flags.speed !== 'auto') {
-      const speed = Number(flags.speed)
-      if (!Number.isFinite(speed) || speed <= 0) {
-        throw new UsageError(
-          `invalid --speed "${flags.speed}": want auto or a positive number (virtual seconds per second)`,
-        )
-      }
-      this.speed = speed
-    }
+    await this.simulation.complete(flags)
     this.lineMode = flags['line-mode'] === true
-    if (flags.timeout !== undefined) this.timeoutMs = duration('timeout', flags.timeout, 0)
-    this.settled = flags.settled === true
-    this.pausedOk = flags['paused-ok'] === true
+    await this.wait.complete(flags)
     if (flags.live && flags.simulate) throw new UsageError('--live and --simulate cannot be used together')
     this.forced = flags.live ? 'live' : flags.simulate ? 'simulate' : undefined
-    this.requireExisting = flags['require-existing'] === true
-    const count = (flag: string, value: number | undefined, fallback: number): number => {
-      if (value === undefined) return fallback
-      if (!Number.isSafeInteger(value) || value < 0) {
-        throw new UsageError(`invalid --${flag} "${value}": want a whole number, 0 or more`)
-      }
-      return value
-    }
-    this.gateOptions = {
-      failFast: flags['fail-fast'] !== false,
-      maxRestarts: count('max-restarts', flags['max-restarts'], 2),
-      unschedulableGraceMs:
-        flags['unschedulable-grace'] !== undefined
-          ? duration('unschedulable-grace', flags['unschedulable-grace'], 0)
-          : 60_000,
-      settled: this.settled,
-      pausedOk: this.pausedOk,
-    }
-    this.logLines = count('log-lines', flags['log-lines'], 20)
-    if (flags.junit !== undefined) {
-      if (flags.junit === '') throw new UsageError('--junit wants a file name')
-      this.junit = flags.junit
-    }
+    this.report.complete(flags)
     this.replayRecorded = flags.replay === true
-    if (this.replayRecorded && this.isLive) {
+    if (this.replayRecorded && this.input.isLive) {
       throw new UsageError(
         '--replay plays a recording: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)',
       )
     }
   }
 
-  override async validateOptions(): Promise<void> {
-    const names = this.selection.names ?? []
-    const selects = this.selection.allNamespaces === true || this.selection.labelSelector !== undefined
-    if (names.length === 0 && !selects && this.files.length === 0) {
+  async validateOptions(): Promise<void> {
+    const names = this.input.selection.names ?? []
+    const selects =
+      this.input.selection.allNamespaces === true || this.input.selection.labelSelector !== undefined
+    if (names.length === 0 && !selects && this.fileNames.files.length === 0) {
       throw new UsageError('a Deployment NAME is required')
     }
-    if (this.forced === 'simulate' && this.files.length === 0) {
+    if (this.forced === 'simulate' && this.fileNames.files.length === 0) {
       throw new UsageError('--simulate needs -f FILE: it simulates the rollout of the files’ objects')
     }
-    if (this.files.length > 0 && selects) {
+    if (this.fileNames.files.length > 0 && selects) {
       throw new UsageError('-f names the Deployments to watch: -A and -l do not apply with it')
     }
     this.name = names[0] ?? ''
-    await super.validateOptions()
+    await this.input.validateOptions()
+  }
+
+  partialErrors(): ReadonlyArray<string | Error> {
+    return this.input.partialErrors()
   }
 
   /**
@@ -221,18 +167,18 @@ export class RolloutWatchOptions extends PassOptions {
 
   /** One Deployment named on the cluster: the one-Deployment view; otherwise the gate. */
   private get gateWanted(): boolean {
-    const names = this.selection.names ?? []
+    const names = this.input.selection.names ?? []
     return (
       names.length !== 1 ||
-      this.selection.allNamespaces === true ||
-      this.selection.labelSelector !== undefined
+      this.input.selection.allNamespaces === true ||
+      this.input.selection.labelSelector !== undefined
     )
   }
 
   /** The interactive view is for terminals: not with CI set, TERM=dumb, --line-mode or -o json. */
   interactive(): boolean {
     return (
-      this.output.kind === 'table' &&
+      this.printFlags.output.kind === 'table' &&
       !this.lineMode &&
       this.io.stdoutIsTTY &&
       this.terminal !== undefined &&
@@ -243,21 +189,22 @@ export class RolloutWatchOptions extends PassOptions {
 
   /** Returns the exit code: 0 when the rollout completed, 1 otherwise, 130 when interrupted. */
   async run(): Promise<number> {
-    if (this.isLive) return this.gateWanted || this.contexts.length > 0 ? this.runGate() : this.runLive()
+    if (this.input.isLive)
+      return this.gateWanted || this.contextsFlags.contexts.length > 0 ? this.runGate() : this.runLive()
     this.gate =
       this.forced === 'live' ||
       (this.forced === undefined &&
-        this.simulationFlags.length === 0 &&
-        (this.selection.names ?? []).length === 0)
+        this.simulation.given.length === 0 &&
+        (this.input.selection.names ?? []).length === 0)
     // The names asked for (load() keeps only those the files hold).
-    const names = this.selection.names ?? []
-    const world = await this.load()
+    const names = this.input.selection.names ?? []
+    const world = await this.input.load()
     const snapshot = holdsSnapshot(world)
     const mode =
       this.forced ??
-      (snapshot || this.replayRecorded || this.simulationFlags.length > 0 ? 'simulate' : 'live')
+      (snapshot || this.replayRecorded || this.simulation.given.length > 0 ? 'simulate' : 'live')
     if (mode === 'live') return this.runGate(world)
-    if (this.contexts.length > 0) {
+    if (this.contextsFlags.contexts.length > 0) {
       throw new UsageError(
         'several contexts are waited for on their clusters: a simulated rollout (-f snapshot, --simulate) has none',
       )
@@ -271,13 +218,13 @@ export class RolloutWatchOptions extends PassOptions {
     }
     if (this.replayRecorded) return this.runReplay(world)
     // A timeline's moment: its namespace (unless -n) and its time are where the simulation starts.
-    if (world.timeline) this.namespace = this.selection.namespace ?? this.namespace
-    else if (this.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
+    if (world.timeline) this.namespace = this.input.selection.namespace ?? this.namespace
+    else if (this.input.selection.inputNamespaces) this.namespace = await this.inputNamespaceOf(world)
     this.io.err(
-      `rollout watch: ${this.forced ? '--simulate' : snapshot ? 'the files hold a snapshot (objects with status, ReplicaSets or pods)' : `${this.simulationFlags.join(', ')} given`}: simulating deployment "${escapeControl(this.name)}" on a virtual clock${this.forced ? '' : ' (--live waits for it on the cluster instead)'}\n`,
+      `rollout watch: ${this.forced ? '--simulate' : snapshot ? 'the files hold a snapshot (objects with status, ReplicaSets or pods)' : `${this.simulation.given.join(', ')} given`}: simulating deployment "${escapeControl(this.name)}" on a virtual clock${this.forced ? '' : ' (--live waits for it on the cluster instead)'}\n`,
     )
     const sim = await this.simulate(world)
-    if (this.output.kind !== 'table') await this.printJson(sim)
+    if (this.printFlags.output.kind !== 'table') await this.printJson(sim)
     else if (this.interactive()) {
       if ((await this.replay(sim)) === 'interrupted') return 130
     } else await this.printLines(sim)
@@ -286,112 +233,18 @@ export class RolloutWatchOptions extends PassOptions {
 
   /**
    * The gate: every Deployment named, selected (-l, -A) or defined by the -f manifests in `world`,
-   * waited for on the cluster until each is done or failed, or --timeout passes.
+   * waited for on the cluster until each is done or failed, or --timeout passes; made of this
+   * command's own pieces (rollout-gate.ts, loaded only then).
    */
   async runGate(world?: World): Promise<number> {
     this.gate = true
-    if (this.output.kind !== 'table' && this.output.kind !== 'json') {
-      throw new UsageError(
-        `-o ${this.output.kind} is for one Deployment: the gate over several prints its table, lines, or -o json`,
-      )
-    }
-    const common = {
-      io: this.io,
-      ...(this.terminal ? {terminal: this.terminal} : {}),
-      interactive: this.interactive(),
-      output: this.output,
-      judge: this.gateOptions,
-      timeoutMs: this.timeoutMs,
-      requireExisting: this.requireExisting,
-      logLines: this.logLines,
-      ...(this.junit !== undefined ? {junit: this.junit} : {}),
-      gates: this.gates,
-      verbosity: this.verbosity,
-    }
-    const {runGate} = await import('./rollout-gate.js')
-    if (this.contexts.length > 0) return runGate({...common, clusters: await this.gateClusters(world)})
-    const {api, connection} = await this.connectLive()
-    return runGate({...common, api, connection, targets: this.gateTargets(connection, world)})
+    return (await this.rolloutGate()).run(world)
   }
 
-  /**
-   * Several contexts: each connected (at once) with its targets, or the error that kept it from
-   * connecting; the others' gates run on (multi-gate.ts).
-   */
-  private async gateClusters(world: World | undefined): Promise<GateCluster[]> {
-    const [{connect}, {ApiClient}] = await Promise.all([
-      import('../cluster/live/kubeconfig.js'),
-      import('../cluster/live/api.js'),
-    ])
-    const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
-    return Promise.all(
-      this.contexts.map(async (context): Promise<GateCluster> => {
-        try {
-          const connection = await connect({...this.connectionFlags, context})
-          const api = new ApiClient(connection, verbose)
-          return {context, api, connection, targets: this.gateTargets(connection, world, context)}
-        } catch (err) {
-          if (err instanceof UsageError) throw err
-          return {context, error: err instanceof Error ? err.message : String(err)}
-        }
-      }),
-    )
-  }
-
-  /**
-   * What the gate waits for on one cluster: every Deployment named, selected (-l, -A) or defined by
-   * the -f manifests in `world` (in the namespace each file names, else the connection's).
-   */
-  private gateTargets(connection: Connection, world: World | undefined, context?: string): GateTargets {
-    const names = this.selection.names ?? []
-    let targets: GateTargets
-    if (world) {
-      const wanted = new Set(names)
-      const found = world.deployments.filter((d) => wanted.size === 0 || wanted.has(d.metadata.name ?? ''))
-      const missing = names.filter((n) => !world.deployments.some((d) => d.metadata.name === n))
-      if (missing.length > 0) {
-        throw new UsageError(
-          `the files define no Deployment named ${missing.map((n) => `"${n}"`).join(', ')}`,
-        )
-      }
-      if (found.length === 0) throw new InputError('the files define no Deployment to wait for')
-      // As kubectl apply -f: the namespace a file names, else the context's (or -n).
-      const keys = found.map((d) => {
-        const written = world.raw?.get(d) as {metadata?: {namespace?: unknown}} | undefined
-        const ns = written?.metadata?.namespace
-        return {
-          namespace: typeof ns === 'string' && ns !== '' ? ns : connection.namespace,
-          name: d.metadata.name ?? '',
-        }
-      })
-      const namespaces = [...new Set(keys.map((k) => k.namespace))].sort()
-      const n = keys.length
-      this.io.err(
-        `rollout watch: ${context ? `context "${escapeControl(context)}": ` : ''}${this.forced ? '--live' : `the files hold ${n === 1 ? 'a Deployment manifest' : `${n} Deployment manifests`} (no status)`}: waiting for ${n === 1 ? 'it' : 'them'} on the cluster in namespace${namespaces.length === 1 ? '' : 's'} ${escapeControl(namespaces.join(', '))}${this.forced ? '' : ` (--simulate simulates ${n === 1 ? 'it' : 'them'} instead)`}\n`,
-      )
-      targets = {namespaces, keys}
-    } else if (this.selection.allNamespaces) {
-      if (names.length > 0) {
-        throw new UsageError('a resource cannot be retrieved by name across all namespaces')
-      }
-      targets = {
-        namespaces: undefined,
-        ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {}),
-      }
-    } else {
-      const namespace = connection.namespace
-      targets =
-        names.length > 0
-          ? {namespaces: [namespace], keys: names.map((name) => ({namespace, name}))}
-          : {
-              namespaces: [namespace],
-              ...(this.selection.labelSelector ? {labelSelector: this.selection.labelSelector} : {}),
-            }
-      if (names.length > 0 && this.selection.labelSelector) {
-        throw new UsageError('NAMEs and -l cannot be used together: name the Deployments or select them')
-      }
-    }
-    return targets
+  /** The gate over several Deployments, composed of the same group objects this command holds. */
+  async rolloutGate(): Promise<RolloutGate> {
+    const {RolloutGate} = await import('./rollout-gate.js')
+    return new RolloutGate(this)
   }
 
   /** Files without -n: the namespace of the input that holds the Deployment (kubectl get -f). */
@@ -403,38 +256,38 @@ export class RolloutWatchOptions extends PassOptions {
         `the files hold deployment ${this.name} in namespaces ${holding.join(', ')}: choose one with -n`,
       )
     }
-    return holding[0] ?? (await this.fileNamespace())
+    return holding[0] ?? (await this.input.fileNamespace())
   }
 
   /** Live mode: informers on the cluster, one update per change, ended as kubectl rollout status ends. */
   async runLive(): Promise<number> {
     const {LiveWatch} = await import('../watch/live.js')
-    const {api, connection} = await this.connectLive()
-    this.selection = {...this.selection, namespace: connection.namespace}
-    const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
+    const {api, connection} = await this.input.connectLive()
+    this.input.selection = {...this.input.selection, namespace: connection.namespace}
+    const verbose = this.input.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
     const interactive = this.interactive()
     const watch = new LiveWatch({
       api,
       conn: connection,
       namespace: connection.namespace,
       name: this.name,
-      timeoutMs: this.timeoutMs,
-      settled: this.settled,
-      pausedOk: this.pausedOk,
-      judge: this.gateOptions,
+      timeoutMs: this.wait.timeoutMs,
+      settled: this.wait.settled,
+      pausedOk: this.wait.pausedOk,
+      judge: this.wait.judge,
       minFrameMs: interactive ? 250 : 100,
-      gates: this.gates,
-      ...(this.nowGiven ? {now: this.now} : {}),
+      gates: this.input.gates,
+      ...(this.nowGiven ? {now: this.input.now} : {}),
       // The next pass in words is for the view only.
       describeNext: interactive,
       tickMs: interactive ? 1000 : 0,
       warn: (line) => {
-        if (!interactive || this.verbosity > 0) this.io.err(`warning: ${escapeControl(line)}\n`)
+        if (!interactive || this.input.verbosity > 0) this.io.err(`warning: ${escapeControl(line)}\n`)
       },
       ...(verbose ? {debug: verbose} : {}),
     })
     if (interactive) return this.liveInteractive(watch)
-    const sink = this.output.kind !== 'table' ? await this.jsonSink() : await this.lineSink()
+    const sink = this.printFlags.output.kind !== 'table' ? await this.jsonSink() : await this.lineSink()
     // Ctrl-C: nothing to restore on a plain stream; stop the watches and exit 130.
     const onSignal = () => {
       void watch.stop()
@@ -453,7 +306,7 @@ export class RolloutWatchOptions extends PassOptions {
   /** A Deployment that was never found: where the cluster has one of that name, on stderr. */
   private async notFoundHint(outcome: WatchOutcome): Promise<void> {
     if (outcome.kind !== 'deleted' || !outcome.message.startsWith('Error from server (NotFound)')) return
-    const hint = await this.namespaceHint(undefined, this.name)
+    const hint = await this.input.namespaceHint(undefined, this.name)
     if (hint !== undefined) this.io.err(`${hint[0]?.toUpperCase()}${hint.slice(1)}.\n`)
   }
 
@@ -463,7 +316,7 @@ export class RolloutWatchOptions extends PassOptions {
    * on each object.
    */
   private async objectPrinter(): Promise<(value: Record<string, unknown>) => string> {
-    const format = this.output
+    const format = this.printFlags.output
     if (format.kind === 'jsonpath') {
       const {jsonpath} = await import('../render/jsonpath.js')
       return (value) => jsonpath(format.template, value)
@@ -590,24 +443,24 @@ export class RolloutWatchOptions extends PassOptions {
     const moment = world.timeline
     if (!moment) {
       throw new UsageError(
-        `--replay plays a recording, and ${this.files.join(', ')} is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)`,
+        `--replay plays a recording, and ${this.fileNames.files.join(', ')} is not one: give -f FILE written by rollout record (or kubectl get -w --output-watch-events -o json)`,
       )
     }
-    this.namespace = this.selection.namespace ?? this.namespace
+    this.namespace = this.input.selection.namespace ?? this.namespace
     const {replayTimeline} = await import('../watch/replay.js')
     const interactive = this.interactive()
     const {updates, divergences, end} = await replayTimeline({
       timeline: moment.timeline,
       namespace: this.namespace,
       name: this.name,
-      gates: this.gates,
+      gates: this.input.gates,
       ...(moment.atText !== undefined ? {from: moment.at} : {}),
-      settled: this.settled,
-      pausedOk: this.pausedOk,
+      settled: this.wait.settled,
+      pausedOk: this.wait.pausedOk,
       describeNext: interactive,
     })
     const outcome = {...end.outcome, end: moment.timeline.end}
-    if (this.output.kind !== 'table') {
+    if (this.printFlags.output.kind !== 'table') {
       const {endJson, updateJson} = await import('../render/watch/ndjson.js')
       const ndjsonLine = await this.objectPrinter()
       let text = ''
@@ -636,7 +489,7 @@ export class RolloutWatchOptions extends PassOptions {
           lines.push(writer.note(u, `${r.message} (the live watch ended here, exit 1)`))
         exceeded = r.error
       }
-      lines.push(writer.replaySummary(divergences.length))
+      lines.push(writer.replaySummary(divergences))
       lines.push(...writer.finish(outcome))
       this.io.out(`${lines.join('\n')}\n`)
       if (outcome.kind !== 'complete' && outcome.kind !== 'paused')
@@ -660,16 +513,18 @@ export class RolloutWatchOptions extends PassOptions {
   async simulate(world: World): Promise<Simulation> {
     const {simulate, snapshotTime, SimulationError} = await import('../sim/simulator.js')
     const start =
-      this.nowGiven || world.timeline ? this.now : (snapshotTime(world, this.namespace) ?? this.now)
+      this.nowGiven || world.timeline
+        ? this.input.now
+        : (snapshotTime(world, this.namespace) ?? this.input.now)
     try {
       return await simulate(world, {
         namespace: this.namespace,
         name: this.name,
         start,
-        gates: this.gates,
-        timings: {readyAfter: this.readyAfter, terminateAfter: this.terminateAfter},
-        maxTime: this.maxTime,
-        ...(this.failNewPods !== undefined ? {failNewPods: this.failNewPods} : {}),
+        gates: this.input.gates,
+        timings: {readyAfter: this.simulation.readyAfter, terminateAfter: this.simulation.terminateAfter},
+        maxTime: this.simulation.maxTime,
+        ...(this.simulation.failNewPods !== undefined ? {failNewPods: this.simulation.failNewPods} : {}),
       })
     } catch (err) {
       if (err instanceof SimulationError) throw new InputError(err.message)
@@ -688,7 +543,7 @@ export class RolloutWatchOptions extends PassOptions {
         peakPods: s.peakPods,
         minAvailable: s.minAvailable,
         deadlineExceeded: s.deadlineExceeded,
-        kubernetesVersion: `v1.${this.gates.kubeVersion}`,
+        kubernetesVersion: `v1.${this.input.gates.kubeVersion}`,
       },
     }
   }
@@ -698,7 +553,7 @@ export class RolloutWatchOptions extends PassOptions {
     const ndjsonLine = await this.objectPrinter()
     let text = ''
     for (const e of sim.timeline) text += ndjsonLine(stepJson(e))
-    this.io.out(text + ndjsonLine(summaryJson(sim.summary, `v1.${this.gates.kubeVersion}`)))
+    this.io.out(text + ndjsonLine(summaryJson(sim.summary, `v1.${this.input.gates.kubeVersion}`)))
   }
 
   private async printLines(sim: Simulation): Promise<void> {
@@ -736,14 +591,16 @@ export class RolloutWatchOptions extends PassOptions {
     const last = builder.finish(outcome)
     if (last) frames[frames.length - 1] = last
     // The first frame is the input as loaded: keep it even when the first pass shares its instant.
-    if (this.speed === 'auto') frames = [...frames.slice(0, 1), ...lastPerInstant(frames.slice(1))]
+    if (this.simulation.speed === 'auto') frames = [...frames.slice(0, 1), ...lastPerInstant(frames.slice(1))]
     const delays = replayDelays(
       frames.map((f) => f.time),
-      this.speed,
+      this.simulation.speed,
     )
     const realMs = delays.reduce((a, b) => a + b, 0)
     const speed =
-      this.speed === 'auto' ? `${humanDuration(span)} in ${humanDuration(realMs)}` : `${this.speed}×`
+      this.simulation.speed === 'auto'
+        ? `${humanDuration(span)} in ${humanDuration(realMs)}`
+        : `${this.simulation.speed}×`
     return runInteractive(replaySource(frames, delays), {
       stdout: terminal.stdout,
       stdin: terminal.stdin,

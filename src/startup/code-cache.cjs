@@ -8,8 +8,9 @@
 // call compiled. V8 checks a cache against its own version, flags and the source's length, and
 // rejects the rest; the directory is per Node version and per build (dist/startup/build-id, a hash of
 // dist/ written by scripts/bundle.mjs), so that a rebuilt file of the same length never meets the
-// cache of its old text. Writes go to a temporary name first, then are renamed: concurrent calls
-// never read half a file.
+// cache of its old text. dist/bundle.cjs, which holds nearly all of dist/, has one cache per command
+// (variantOf). Writes go to a temporary name first, then are renamed: concurrent calls never read
+// half a file.
 'use strict'
 
 const Module = require('node:module')
@@ -23,13 +24,18 @@ const vm = require('node:vm')
  * scripts/bundle.mjs).
  */
 exports.install = (dist, base) => {
-  let id
+  let lines
   try {
-    id = fs.readFileSync(path.join(dist, 'startup', 'build-id'), 'utf8').trim()
+    lines = fs
+      .readFileSync(path.join(dist, 'startup', 'build-id'), 'utf8')
+      .trim()
+      .split('\n')
   } catch {
     return false
   }
-  const dir = path.join(base, `kubectl-deployctl-${process.version}-${process.arch}-${id}`)
+  const dir = path.join(base, `kubectl-deployctl-${process.version}-${process.arch}-${lines[0]}`)
+  const bundle = path.join(dist, 'bundle.cjs')
+  const variant = `~${variantOf(process.argv.slice(2), lines.slice(1))}`
   const prefix = dist + path.sep
   const skip = path.join(dist, 'startup') + path.sep
   const fresh = [] // [cache file, script] of the scripts compiled without a cache
@@ -39,7 +45,8 @@ exports.install = (dist, base) => {
       return compile.call(this, content, filename, format)
     }
     // Not path.relative() or join(): they resolve against the working directory on every call.
-    const file = `${dir}${path.sep}${filename.slice(prefix.length).replaceAll(path.sep, '~')}`
+    let file = `${dir}${path.sep}${filename.slice(prefix.length).replaceAll(path.sep, '~')}`
+    if (filename === bundle) file += variant
     let cachedData
     try {
       cachedData = fs.readFileSync(file)
@@ -67,6 +74,29 @@ exports.install = (dist, base) => {
     }
   })
   return true
+}
+
+/**
+ * Which cache of the bundle a call uses: one per command (the longest run of leading words naming
+ * one of `commands`, each a line of words), `root` for none (--version, an unknown word), with
+ * `+help` for help, `complete` for shell completion. A call compiles and caches what it runs, and
+ * V8 deserializes the whole cache at every start: one made by `dry-run sync` would cost `--version`
+ * ~3 ms, one made by `--version` would leave `dry-run sync` to compile most of its code again.
+ */
+function variantOf(argv, commands) {
+  if (argv[0] === '__complete') return 'complete'
+  const help = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')
+  const words = argv[0] === 'help' ? argv.slice(1) : argv
+  let id = 'root'
+  let length = 0
+  for (const line of commands) {
+    const command = line.split(' ')
+    if (command.length > length && command.every((w, i) => words[i] === w)) {
+      id = command.join('-')
+      length = command.length
+    }
+  }
+  return help ? `${id}+help` : id
 }
 
 /** The `require` a CommonJS module gets (Node's makeRequireFunction, for what dist/ uses). */

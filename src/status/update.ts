@@ -57,12 +57,18 @@ export interface WatchUpdate {
 /**
  * Why a recorded ReplicaSet write and the port's disagree (docs/replay.md): a manual edit or another
  * controller, a size the port would not choose, a write the port makes only later, one it would not
- * make at all, or one the port would have made that never came.
+ * make at all, one the port would have made that came late, or one that never came.
  */
-export type DivergenceCode = 'OtherWriter' | 'DifferentSize' | 'EarlyWrite' | 'ExtraWrite' | 'MissingWrite'
+export type DivergenceCode =
+  | 'OtherWriter'
+  | 'DifferentSize'
+  | 'EarlyWrite'
+  | 'ExtraWrite'
+  | 'LateWrite'
+  | 'MissingWrite'
 
 export interface Divergence {
-  /** Epoch ms: when the recorded write came, or when the port first wanted the missing one. */
+  /** Epoch ms: when the recorded write came, or when the port first wanted the missing (or late) one. */
   time: number
   code: DivergenceCode
   replicaSet: string

@@ -1,18 +1,19 @@
-// The young generation held at 2 x 8 MB (issue 30): a long-running controller's (`run`), and that of
-// a call that reads a big snapshot file (cluster/load/json-stream.ts asks at each megabyte it reads,
-// as the event loop is blocked meanwhile and no gc observer would run). Every object such a file
-// holds survives, so reading one grew it to 2 x 64 MB: dry-run sync -A -o json peaked at 275-280 MB
-// at 1,000 Deployments (48 MB of JSON), 164-169 MB held (5,000: 569-574 -> 404-412 MB), for the
-// same CPU time.
+// The young generation held at 2 x 8 MB (issue 30): a long-running controller's (`run`, with
+// run/heap.ts), and that of a call that reads a big snapshot file (cluster/load/json-stream.ts asks
+// at each megabyte it reads, as the event loop is blocked meanwhile and no gc observer would run).
 //
 // V8 doubles its semi-spaces whenever more bytes survived scavenges since the last doubling than
 // they hold. A controller's cold lists are exactly that: every cached object survives, so the young
 // generation grows from 2 x 1 MB to 2 x 32 MB while the caches fill (peak RSS 215-250 MB at 1,000
 // Deployments), although after the lists almost nothing allocated there survives. Held at 2 x 8 MB
-// the same cold sync peaks at 165-178 MB, for about the same CPU. `node --max-semi-space-size=8`
-// would do it, but V8 reads that flag only when the heap is set up; `--semi-space-growth-factor` it
-// reads at each growth, so growth is switched off once the young generation reached the size.
-// (Go's runtime, which kube-controller-manager runs on, has no such generation to tune.)
+// the same cold sync peaks at 165-178 MB, for about the same CPU. A big snapshot file is the same:
+// every object it holds survives, and reading one grew the young generation to 2 x 64 MB; held, the
+// peak RSS of dry-run sync -A -o json went from 275-287 to 163-169 MB at 1,000 Deployments (48 MB of
+// JSON) and from 569-636 to 404-412 MB at 5,000, for the same CPU time. `node
+// --max-semi-space-size=8` would do it, but V8 reads that flag only when the heap is set up;
+// `--semi-space-growth-factor` it reads at each growth, so growth is switched off once the young
+// generation reached the size. (Go's runtime, which kube-controller-manager runs on, has no such
+// generation to tune.)
 
 import {getHeapSpaceStatistics, setFlagsFromString} from 'node:v8'
 

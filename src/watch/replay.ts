@@ -13,8 +13,11 @@
 //   EarlyWrite     the Deployment controller made a write the port makes only on a later world (had
 //                  the write not been made yet), before the next ReplicaSet write
 //   ExtraWrite     a write the port would not make around then at all (a deletion, or the controller's)
-//   MissingWrite   the port would have scaled, created or deleted a ReplicaSet and the recording
-//                  holds no such write within the grace (10s) while the port kept wanting it
+//   LateWrite      the port would have made a write and the recording holds it, but only after the
+//                  port had wanted it for longer than the grace (10s): a controller behind on its work
+//   MissingWrite   the port would have scaled, created or deleted a ReplicaSet for longer than the
+//                  grace, and the recording never holds that write (the next write of the ReplicaSet
+//                  is another, or none comes)
 //
 // The controller acts on its informers' caches, which can trail the recorder's by a few changes: a
 // write agrees when the port makes it on any world since the controller's previous write of that
@@ -31,7 +34,7 @@ import {observe} from '../status/observe.js'
 import type {Actor, Divergence, SimEvent, WatchUpdate} from '../status/update.js'
 import {endOf, type LiveEnd} from './live.js'
 
-/** How long the port may want a write the recording does not show before it is a MissingWrite. */
+/** How long the port may want a write the recording does not show before it is late (or missing). */
 export const MISSING_GRACE_MS = 10_000
 /** How far around a write a ScalingReplicaSet event of the controller is looked for. */
 const EVENT_WINDOW_MS = 5_000
@@ -103,6 +106,14 @@ interface ScalingEvent {
   namespace: string
   replicaSet: string
   to: number
+}
+
+/** A write the port wanted: since when, and (once the port stopped wanting it) until when. */
+interface Wish {
+  write: RsWrite
+  since: number
+  /** The world changed and the port stopped wanting it, after the grace: the controller's next write of the ReplicaSet tells. */
+  until?: number
 }
 
 const SCALED = /replica set (\S+) (?:\(\S+\) )?(?:from \d+ )?to (\d+)/
@@ -205,8 +216,7 @@ export async function replayTimelines(opts: ReplayManyOptions): Promise<ReplayRe
       ns = {world: new NamespaceWorld(), replays: []}
       byNamespace.set(key.namespace, ns)
     }
-    const events = scaling.filter((e) => e.namespace === key.namespace)
-    const r = new DeploymentReplay(opts, key.namespace, key.name, ns.world, events, checks)
+    const r = new DeploymentReplay(opts, key.namespace, key.name, ns.world, scaling, checks)
     ns.replays.push(r)
     return r
   })
@@ -246,7 +256,13 @@ class DeploymentReplay {
   /** The port's writes on the current world. */
   private current: RsWrite[] = []
   /** What the port wants and the recording has not shown yet, by ReplicaSet: since when. */
-  private readonly wishes = new Map<string, {write: RsWrite; since: number; reported: boolean}>()
+  private readonly wishes = new Map<string, Wish>()
+  /**
+   * Wishes the port dropped after wanting them past the grace (the world moved on), by ReplicaSet:
+   * a late controller may still make them from its stale cache (LateWrite); a different next write
+   * of the ReplicaSet, or none, makes them MissingWrite.
+   */
+  private readonly lapsed = new Map<string, Wish[]>()
   /** Writes no world so far explains, waiting for a later one that does (EarlyWrite). */
   private pending: Pending[] = []
   private unobserved: {generation: number; since: number} | undefined
@@ -268,6 +284,7 @@ class DeploymentReplay {
     private readonly namespace: string,
     private readonly name: string,
     readonly world: NamespaceWorld,
+    /** The controller's ScalingReplicaSet events of the whole recording, every namespace, in time order. */
     private readonly events: ScalingEvent[],
     private readonly checks: boolean,
   ) {
@@ -278,9 +295,56 @@ class DeploymentReplay {
     return (
       w.size !== undefined &&
       this.events.some(
-        (e) => e.replicaSet === w.name && e.to === w.size && Math.abs(e.time - t) <= EVENT_WINDOW_MS,
+        (e) =>
+          e.namespace === this.namespace &&
+          e.replicaSet === w.name &&
+          e.to === w.size &&
+          Math.abs(e.time - t) <= EVENT_WINDOW_MS,
       )
     )
+  }
+
+  /**
+   * The Deployment controller's ReplicaSet writes for other Deployments (its ScalingReplicaSet
+   * events) in (from, to]: a controller that made them while this one's write waited was busy.
+   */
+  private othersServed(from: number, to: number): number {
+    let n = 0
+    for (const e of this.events) {
+      if (e.time <= from) continue
+      if (e.time > to) break
+      if (e.namespace !== this.namespace || !this.selected.replicaSets.has(e.replicaSet)) n++
+    }
+    return n
+  }
+
+  /** Why a write came late (or never), in words, with what the recording shows of the controller meanwhile. */
+  private lateness(since: number, to: number, never = false): string {
+    const others = this.othersServed(since, to)
+    if (others > 0)
+      return `; meanwhile the deployment controller made ${others} ReplicaSet write${others === 1 ? '' : 's'} for other Deployments (its ScalingReplicaSet events): a controller behind on its work queue (more Deployments to sync than its workers clear, starved of CPU, or throttled by its client's rate limit)`
+    return never
+      ? ': no Deployment controller acting (down, not the leader), or one that stops earlier than upstream'
+      : ": a controller behind on its work (starved of CPU, throttled by its client's rate limit, or stopped for a while)"
+  }
+
+  /** A wish the port held past the grace that the recording never shows. */
+  private missing(
+    rs: string,
+    w: Wish,
+    end: number,
+    instead?: {write: RsWrite; change: TimelineChange},
+  ): void {
+    const wanted = Math.round(((w.until ?? end) - w.since) / 1000)
+    const after = instead
+      ? `the next write of it, at ${iso(instead.change.time)} (${where(instead.change)}), is another (${describe(instead.write)})`
+      : `the recording holds no such write in the ${Math.round((end - w.since) / 1000)}s after`
+    this.diverge({
+      time: w.since,
+      code: 'MissingWrite',
+      replicaSet: rs,
+      message: `the port would ${describe(w.write)} from ${iso(w.since)} on${w.until !== undefined ? ` (for ${wanted}s, until the world changed)` : ''}; ${after}${w.until === undefined && !instead ? this.lateness(w.since, end, true) : ''}`,
+    })
   }
 
   private diverge(d: Divergence): void {
@@ -290,15 +354,13 @@ class DeploymentReplay {
   }
 
   settle(now: number, final: boolean): void {
-    for (const [rs, w] of this.wishes) {
-      if (w.reported || now - w.since <= MISSING_GRACE_MS) continue
-      w.reported = true
-      this.diverge({
-        time: w.since,
-        code: 'MissingWrite',
-        replicaSet: rs,
-        message: `the port would ${describe(w.write)} from ${iso(w.since)} on; the recording holds no such write in the ${Math.round((now - w.since) / 1000)}s after`,
-      })
+    // A wish past the grace waits for the ReplicaSet's next recorded write (LateWrite when it is the
+    // one wanted); at the end of the recording the ones still open never came.
+    if (final) {
+      for (const [rs, w] of this.wishes) if (now - w.since > MISSING_GRACE_MS) this.missing(rs, w, now)
+      this.wishes.clear()
+      for (const [rs, ws] of this.lapsed) for (const w of ws) this.missing(rs, w, now)
+      this.lapsed.clear()
     }
     this.pending = this.pending.filter((p) => {
       if (!final && now - p.time <= MISSING_GRACE_MS) return true
@@ -470,7 +532,7 @@ class DeploymentReplay {
     // holds what the controller did after them, and the port's later wishes follow from that.
     for (const p of this.pending) this.resolveUnexplained(p)
     this.pending = []
-    this.wishes.delete(write.name)
+    this.checkLate(c, write)
     const candidates = [...this.recent, {time: c.time, writes: this.current}]
     const agrees = candidates.some((x) => x.writes.some((w) => same(w, write)))
     if (agrees) {
@@ -501,6 +563,37 @@ class DeploymentReplay {
       })
     }
     this.recent = []
+  }
+
+  /**
+   * A recorded write of a ReplicaSet the port wanted to write: made more than the grace after the
+   * port first wanted a write of it (this one, or one before it that the world has since made moot),
+   * a LateWrite; wishes held past the grace that it does not make are MissingWrite.
+   */
+  private checkLate(c: TimelineChange, write: RsWrite): void {
+    const open = this.wishes.get(write.name)
+    this.wishes.delete(write.name)
+    const all = [...(this.lapsed.get(write.name) ?? []), ...(open ? [open] : [])]
+    this.lapsed.delete(write.name)
+    const overdue = (w: Wish) => (w.until ?? c.time) - w.since > MISSING_GRACE_MS
+    const i = all.findLastIndex((w) => same(w.write, write))
+    for (const w of all.slice(i + 1)) if (overdue(w)) this.missing(write.name, w, c.time, {write, change: c})
+    const matched = all[i]
+    if (!matched) return
+    // A late controller acts on the world of when it gets to it: the writes the port would have made
+    // on the way there are skipped, and the lateness counts from the first of them.
+    const first = all.slice(0, i).find(overdue) ?? matched
+    if (c.time - first.since <= MISSING_GRACE_MS) return
+    const controller = this.byController(write, c.time)
+    const delay = Math.round((c.time - first.since) / 100) / 10
+    const skipped =
+      first === matched ? '' : ` (it wanted to ${describe(first.write)} first, from ${iso(first.since)} on)`
+    this.diverge({
+      time: first.since,
+      code: 'LateWrite',
+      replicaSet: write.name,
+      message: `${pastTense(write, controller)} at ${iso(c.time)} (${where(c)}), ${delay}s after the port would have acted${skipped}${this.lateness(first.since, c.time)}`,
+    })
   }
 
   /** The port's writes on this world: kept for the next recorded write; pending writes it makes come early. */
@@ -536,12 +629,18 @@ class DeploymentReplay {
       })
       return false
     })
-    for (const w of this.current) {
-      const had = this.wishes.get(w.name)
-      if (!had || !same(had.write, w)) this.wishes.set(w.name, {write: w, since: now, reported: false})
+    for (const [rs, had] of [...this.wishes]) {
+      if (this.current.some((w) => same(w, had.write))) continue
+      // The port wants something else of it now, or nothing: past the grace, the wish lapses.
+      this.wishes.delete(rs)
+      if (now - had.since > MISSING_GRACE_MS) {
+        const list = this.lapsed.get(rs) ?? []
+        list.push({...had, until: now})
+        this.lapsed.set(rs, list)
+      }
     }
-    for (const rs of [...this.wishes.keys()])
-      if (!this.current.some((w) => w.name === rs)) this.wishes.delete(rs)
+    for (const w of this.current)
+      if (!this.wishes.has(w.name)) this.wishes.set(w.name, {write: w, since: now})
   }
 
   /** The end of the recording: what is still unexplained, and how the rollout stood. */

@@ -1,6 +1,9 @@
 // rollout watch --replay through the built CLI, on the recordings of test/fixtures/timeline (made on
 // the test API server with `run` as its controller; see test/unit/timeline-replay.test.ts).
 
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {cli} from './helpers.js'
 
@@ -26,7 +29,44 @@ describe('rollout watch -f TIMELINE --replay', () => {
     expect(divergences).toEqual([
       `web [11:32:19 +1s] divergence OtherWriter: replicaset web-795767664d was scaled from 3 to 5 at 2026-12-05T11:32:19.123Z (${BY_HAND}:27) without a ScalingReplicaSet event of the deployment controller, and the port would not write it then: a manual edit or another controller`,
     ])
-    expect(r.stdout).toContain("replay: 1 divergence between the recorded ReplicaSet writes and the port's")
+    expect(r.stdout).toContain(
+      "replay: 1 divergence between the recorded ReplicaSet writes and the port's (1 OtherWriter)\n",
+    )
+  })
+
+  it('says a write of a controller behind on its queue came late, with the delay, and does not call it missing', () => {
+    // The rollout's recording with every line from the controller's first scale-down of the old
+    // ReplicaSet on 15 s later: the controller made the write the port wanted, but late.
+    const [head, ...rest] = readFileSync(ROLLOUT, 'utf8').trimEnd().split('\n')
+    const down = rest.findIndex((l) => l.includes('"name":"web-697578869"') && l.includes('"replicas":2,'))
+    expect(down).toBeGreaterThan(0)
+    const shifted = rest.map((l, i) => {
+      if (i < down) return l
+      const v = JSON.parse(l) as {time: string}
+      v.time = new Date(Date.parse(v.time) + 15_000).toISOString()
+      return JSON.stringify(v)
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'deployctl-late-'))
+    try {
+      const file = join(dir, 'late.ndjson')
+      writeFileSync(file, `${[head, ...shifted].join('\n')}\n`)
+      const r = cli(['rollout', 'watch', 'web', '-f', file, '--replay', '--line-mode'])
+      expect(r.code).toBe(0)
+      const wrote = (JSON.parse(shifted[down] as string) as {time: string}).time
+      const divergences = r.stdout.split('\n').filter((l) => l.includes('] divergence '))
+      expect(divergences).toHaveLength(1)
+      expect(divergences[0]).toMatch(
+        new RegExp(
+          `^web \\[11:28:0\\d \\+\\d+s\\] divergence LateWrite: the deployment controller scaled replicaset web-697578869 from 3 to 2 at ${wrote.replace(/\./g, '\\.')} \\(${file.replace(/[.]/g, '\\.')}:${down + 2}\\), 1[56](\\.\\d)?s after the port would have acted: a controller behind on its work`,
+        ),
+      )
+      expect(r.stdout).toContain(
+        "replay: 1 divergence between the recorded ReplicaSet writes and the port's (1 LateWrite)\n",
+      )
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/deployment "web" successfully rolled out$/)
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('-o json: each Step carries its divergences, the End object their count', () => {

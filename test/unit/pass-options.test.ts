@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {IO} from '../../src/cli/base-command.js'
-import {PassOptions, parseClock, parseNow} from '../../src/cli/pass-options.js'
+import {PassInput, parseClock, parseNow} from '../../src/cli/pass-options.js'
 import {FeatureGateError} from '../../src/controller/features.js'
 import {exitCodeFor, InputError, UsageError} from '../../src/errors.js'
 
@@ -57,9 +57,9 @@ describe('--now (parseNow: RFC 3339 as Go reads it)', () => {
   })
 })
 
-describe('PassOptions', () => {
+describe('PassInput', () => {
   it('completes flags into a selection, a clock and feature gates', async () => {
-    const o = new PassOptions(io())
+    const o = new PassInput(io())
     await o.complete(
       {
         ...flags,
@@ -83,7 +83,7 @@ describe('PassOptions', () => {
   })
 
   it('defaults the clock to the current whole second', async () => {
-    const o = new PassOptions(io())
+    const o = new PassInput(io())
     const before = Date.now()
     await o.complete({...flags, filename: ['a.yaml']}, [])
     expect(o.now % 1000).toBe(0)
@@ -91,26 +91,26 @@ describe('PassOptions', () => {
   })
 
   it('reads a cluster without -f, and checks the selection', async () => {
-    const o = new PassOptions(io())
+    const o = new PassInput(io())
     await o.complete({...flags}, [])
     await o.validateOptions()
     expect(o.isLive).toBe(true)
     await expect(
       (async () => {
-        const bad = new PassOptions(io())
+        const bad = new PassInput(io())
         await bad.complete({...flags, 'request-timeout': 'soon'}, [])
       })(),
     ).rejects.toThrow(
       new UsageError('invalid --request-timeout "soon": want a duration such as 30s, 1m or 500ms'),
     )
-    const named = new PassOptions(io())
+    const named = new PassInput(io())
     await named.complete({...flags, filename: ['a.yaml'], 'all-namespaces': true}, ['web'])
     await expect(named.validateOptions()).rejects.toThrow(UsageError)
   })
 
   it('warns when -A overrides -n', async () => {
     const out = io()
-    const o = new PassOptions(out)
+    const o = new PassInput(out)
     await o.complete({...flags, filename: ['a.yaml'], 'all-namespaces': true, namespace: 'demo'}, [])
     await o.validateOptions()
     expect(out.errors.join('')).toContain('-A/--all-namespaces overrides --namespace demo')
@@ -126,8 +126,8 @@ describe('exitCodeFor', () => {
   })
 })
 
-describe('PassOptions progress line', () => {
-  class Exposed extends PassOptions {
+describe('PassInput progress line', () => {
+  class Exposed extends PassInput {
     line() {
       return this.progress()
     }

@@ -155,6 +155,32 @@ describe('rollout watch --replay', () => {
     expect(r.end.outcome.message).toContain('the recording ends before deployment "web" rollout finished')
   })
 
+  it('reports LateWrite, not MissingWrite, when the controller made the write the port wanted only after the grace', async () => {
+    // A controller behind on its queue: every line from its first scale-down of the old ReplicaSet
+    // on comes 15 s later, the write and its ScalingReplicaSet event included.
+    const text = lines('rollout.ndjson')
+    const status = find(text, (l) => isRs(NEW, 1)(l) && l.object.status?.availableReplicas === 1)
+    const down = find(text, isRs(OLD, 2), status)
+    const wanted = Date.parse(parse(text[down - 1] as string).time)
+    for (let i = down; i < text.length; i++) {
+      const l = JSON.parse(text[i] as string) as {time: string}
+      l.time = new Date(Date.parse(l.time) + 15_000).toISOString()
+      text[i] = JSON.stringify(l)
+    }
+    const wrote = parse(text[down] as string).time
+    const r = await replay('rollout.ndjson', text)
+    expect(r.divergences.map((d) => [d.code, d.replicaSet])).toEqual([['LateWrite', OLD]])
+    const d = r.divergences[0]
+    // The time is when the port would have acted; the message says when the controller did, and how late.
+    expect(d?.time).toBe(wanted)
+    const delay = Math.round((Date.parse(wrote) - wanted) / 100) / 10
+    expect(d?.message).toBe(
+      `the deployment controller scaled replicaset ${OLD} from 3 to 2 at ${wrote} (rollout.ndjson:${down + 1}), ${delay}s after the port would have acted: a controller behind on its work (starved of CPU, throttled by its client's rate limit, or stopped for a while)`,
+    )
+    // The rollout still ends as it did.
+    expect(r.end.code).toBe(0)
+  })
+
   it('starts handing out updates at --at, and says when the Deployment is not in the recording', async () => {
     const text = lines('rollout.ndjson')
     const timeline = mergeTimelines([parseTimelineFile('rollout.ndjson', `${text.join('\n')}\n`)])

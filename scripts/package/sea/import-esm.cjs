@@ -3,7 +3,4 @@
 // the executable's runtime (sea/runtime.cjs), which writes them out once and imports them.
 'use strict'
 
-const {basename} = require('node:path')
-
-exports.importFrom = (_dir, specifier) =>
-  globalThis[Symbol.for('kubectl-deployctl.sea')].importEsm(basename(specifier))
+exports.importChunk = (name) => globalThis[Symbol.for('kubectl-deployctl.sea')].importEsm(name)

@@ -164,10 +164,14 @@ export class LineWriter {
     return escapeControl(`${this.prefix(u.time, u.elapsed)} ${text}`)
   }
 
-  /** A replay's count of divergences, at the last update's time. */
-  replaySummary(divergences: number): string {
+  /** A replay's count of divergences, by code, at the last update's time. */
+  replaySummary(divergences: readonly {code: string}[]): string {
     const p = this.prefix(this.lastTime, this.lastElapsed)
-    return `${p} replay: ${divergences === 0 ? 'no divergence' : `${divergences} divergence${divergences === 1 ? '' : 's'}`} between the recorded ReplicaSet writes and the port's`
+    const n = divergences.length
+    const byCode = new Map<string, number>()
+    for (const d of divergences) byCode.set(d.code, (byCode.get(d.code) ?? 0) + 1)
+    const codes = [...byCode].map(([code, k]) => `${k} ${code}`).join(', ')
+    return `${p} replay: ${n === 0 ? 'no divergence' : `${n} divergence${n === 1 ? '' : 's'}`} between the recorded ReplicaSet writes and the port's${n === 0 ? '' : ` (${codes})`}`
   }
 
   /** The closing lines: the summary, then the verdict (kubectl's success or error line). */
