@@ -1,21 +1,38 @@
 // `npm run bench`, the controller part (bench/run.mjs runs it with tsx): `run` against the test API
 // server loaded with ../shared/bench snapshots, as ratios against kubectl on the same server.
 //
-// - cold start: spawn to every Deployment of a 1,000-Deployment snapshot synced, against
-//   `kubectl get deploy,rs,pods -A -o json` of the same (fresh) server, in turns;
+// - cold start: spawn to every Deployment of a 1,000-Deployment snapshot synced
+//   (`--kube-api-qps 1000 --kube-api-burst 1000`), against `kubectl get deploy,rs,pods -A -o json`
+//   of the same fresh server, in turns; the server in a process of its own, each process's peak
+//   RSS, run's against the JSON of the objects it caches (as kubectl prints them, and on the wire);
 // - reaction: the server's receipt of `kubectl set image` to the controller's first ReplicaSet
 //   write (server-side times), p50/p99 over 100 changes;
 // - steady state: syncs per minute on a quiet cluster, by cause;
-// - memory: peak RSS with 5,000 Deployments cached;
+// - memory: the same at 5,000 Deployments (one trial);
+// - idle: requests `run` sends in 2 minutes on a settled cluster of 1,000 (no leader election);
 // - failover: Lease takeover after kill -9 and after SIGTERM (lease 4s, renew 3s, retry 1s), and
 //   20 rollouts with the leader killed at seeded random moments;
 // - the Lease deleted under the leader, 20 trials: writes made while another replica held it.
 //
 //   tsx bench/controller.ts [--quick] [--out FILE] [--only 'cold start,memory'] [--deployments N]
+//                           [--runs N] [--kcm-qps]
+// --deployments N: the cold start's and the memory part's cluster size (10,000: ~100,000 pods; the
+// server process then needs several GB); --kcm-qps: also the cold start at kube-controller-manager's
+// client limits (qps 20, burst 30).
 
 import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import {request} from 'node:http'
+import {loadavg, tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Random} from '../src/sim/random.js'
@@ -29,7 +46,10 @@ const out = outIndex >= 0 ? argv[outIndex + 1] : undefined
 const onlyIndex = argv.indexOf('--only')
 /** --only 'reaction,steady': run those parts. */
 const only = onlyIndex >= 0 ? argv[onlyIndex + 1] : undefined
-const RUNS = quick ? 2 : 3
+const runsIndex = argv.indexOf('--runs')
+const RUNS = runsIndex >= 0 ? Number(argv[runsIndex + 1]) : quick ? 2 : 3
+const KCM_QPS = argv.includes('--kcm-qps')
+const IDLE_MS = quick ? 30_000 : 120_000
 const sizeIndex = argv.indexOf('--deployments')
 /** --deployments N: the cold start's and the memory part's cluster size (1,000 and 5,000 by default). */
 const SIZE = sizeIndex >= 0 ? Number(argv[sizeIndex + 1]) : undefined
@@ -53,18 +73,24 @@ const dir = mkdtempSync(join(tmpdir(), 'deployctl-bench-run-'))
 process.on('exit', () => rmSync(dir, {recursive: true, force: true}))
 const log = (line: string) => process.stderr.write(`  ${line}\n`)
 
-function snapshot(n: number): {file: string; objects: unknown} {
+/** A generated snapshot's file (parsed only for the parts that serve it in this process). */
+function snapshotFile(n: number): string {
   const file = join(dir, `snap-${n}.json`)
+  if (existsSync(file)) return file
+  const fd = openSync(file, 'w')
   const r = spawnSync(
     process.execPath,
     [generator as string, '--deployments', String(n), '--now', new Date().toISOString()],
-    {
-      maxBuffer: 1 << 30,
-    },
+    {stdio: ['ignore', fd, 'pipe']},
   )
+  closeSync(fd)
   if (r.status !== 0) throw new Error(`generator failed: ${r.stderr}`)
-  writeFileSync(file, r.stdout)
-  return {file, objects: JSON.parse(r.stdout.toString('utf8'))}
+  return file
+}
+
+function snapshot(n: number): {file: string; objects: unknown} {
+  const file = snapshotFile(n)
+  return {file, objects: JSON.parse(readFileSync(file, 'utf8'))}
 }
 
 const servers: ApiServer[] = []
@@ -77,7 +103,104 @@ async function serve(objects: unknown[], simulate = false): Promise<ApiServer> {
   return s
 }
 
-function envOf(server: ApiServer): NodeJS.ProcessEnv {
+/** Where a server answers: one served in this process, or one in a process of its own. */
+interface Served {
+  kubeconfigPath: string
+  url: string
+}
+
+/**
+ * The test API server in a process of its own (`test/apiserver/main.ts --load FILE`): the bench
+ * holds no copy of the objects, and each process's peak RSS is its own.
+ */
+class ServerProcess implements Served {
+  kubeconfigPath = ''
+  url = ''
+  readonly child: ChildProcess
+  readonly exited: Promise<number | null>
+  private out = ''
+
+  private constructor(file: string) {
+    this.child = spawn(
+      process.execPath,
+      [
+        '--max-old-space-size=16384',
+        '--import',
+        'tsx',
+        join(root, 'test', 'apiserver', 'main.ts'),
+        '--load',
+        file,
+      ],
+      {cwd: root, stdio: ['ignore', 'pipe', 'inherit']},
+    )
+    this.child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      this.out += c
+    })
+    this.exited = new Promise((r) => this.child.on('close', (code) => r(code)))
+  }
+
+  static async start(file: string): Promise<ServerProcess> {
+    const s = new ServerProcess(file)
+    const t0 = performance.now()
+    while (!/kubeconfig: (\S+)\n/.test(s.out)) {
+      if (s.child.exitCode !== null) throw new Error(`the test API server exited ${s.child.exitCode}`)
+      await sleep(50)
+    }
+    s.url = /listening on (\S+)/.exec(s.out)?.[1] as string
+    s.kubeconfigPath = /kubeconfig: (\S+)/.exec(s.out)?.[1] as string
+    log(`server process up in ${round((performance.now() - t0) / 1000, 1)} s (${file})`)
+    return s
+  }
+
+  memory(): {peakKB: number; rssKB: number} {
+    return procMemory(this.child.pid as number)
+  }
+
+  async close(): Promise<void> {
+    this.child.kill('SIGTERM')
+    await this.exited
+  }
+}
+
+/** Peak and current resident set (kB) from /proc. */
+function procMemory(pid: number): {peakKB: number; rssKB: number} {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0)
+  return {peakKB: kb('VmHWM'), rssKB: kb('VmRSS')}
+}
+
+/** User + system CPU seconds of a live process so far. */
+function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** Bytes of the compact JSON pages a client lists of deploy, rs and pods (limit 500, as run). */
+async function wireBytes(server: Served): Promise<number> {
+  let total = 0
+  for (const path of ['/apis/apps/v1/deployments', '/apis/apps/v1/replicasets', '/api/v1/pods']) {
+    let token = ''
+    do {
+      const url = `${server.url}${path}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`
+      const body = await new Promise<Buffer>((resolveBody, reject) => {
+        request(url, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => resolveBody(Buffer.concat(chunks)))
+          res.on('error', reject)
+        })
+          .on('error', reject)
+          .end()
+      })
+      total += body.length
+      token = (JSON.parse(body.toString('utf8')) as {metadata?: {continue?: string}}).metadata?.continue ?? ''
+    } while (token)
+  }
+  return total
+}
+
+function envOf(server: Served): NodeJS.ProcessEnv {
   return {
     ...process.env,
     KUBECONFIG: server.kubeconfigPath,
@@ -86,7 +209,29 @@ function envOf(server: ApiServer): NodeJS.ProcessEnv {
   }
 }
 
-function kubectl(server: ApiServer, ...args: string[]): Promise<{code: number | null; ms: number}> {
+/** `kubectl get deploy,rs,pods -A -o json`: time, peak RSS (GNU time) and the bytes it printed. */
+async function kubectlGet(server: Served): Promise<{ms: number; peakKB: number; bytes: number}> {
+  const outFile = join(dir, 'kubectl-get.json')
+  const timeFile = join(dir, 'kubectl-get.time')
+  const fd = openSync(outFile, 'w')
+  const t0 = performance.now()
+  const code = await new Promise<number | null>((resolvePromise) => {
+    const child = spawn(
+      '/usr/bin/time',
+      ['-f', '%M', '-o', timeFile, kubectlBin as string, 'get', 'deploy,rs,pods', '-A', '-o', 'json'],
+      {env: envOf(server), stdio: ['ignore', fd, 'inherit']},
+    )
+    child.on('close', resolvePromise)
+  })
+  const ms = performance.now() - t0
+  closeSync(fd)
+  if (code !== 0) throw new Error(`kubectl get exited ${code}`)
+  const bytes = statSync(outFile).size
+  rmSync(outFile)
+  return {ms, peakKB: Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)), bytes}
+}
+
+function kubectl(server: Served, ...args: string[]): Promise<{code: number | null; ms: number}> {
   const t0 = performance.now()
   return new Promise((resolvePromise) => {
     const child = spawn(kubectlBin as string, args, {
@@ -110,7 +255,7 @@ class Controller {
   stderr = ''
   readonly exited: Promise<number | null>
 
-  constructor(server: ApiServer, args: string[]) {
+  constructor(server: Served, args: string[]) {
     this.child = spawn(process.execPath, [cli, 'run', '-A', '--force', ...args], {
       env: envOf(server),
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -155,9 +300,11 @@ class Controller {
 
   /** Peak and current resident set (kB) from /proc. */
   memory(): {peakKB: number; rssKB: number} {
-    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8')
-    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0)
-    return {peakKB: kb('VmHWM'), rssKB: kb('VmRSS')}
+    return procMemory(this.child.pid as number)
+  }
+
+  cpuSeconds(): number {
+    return procCpuSeconds(this.child.pid as number)
   }
 
   async stop(): Promise<void> {
@@ -188,49 +335,117 @@ const deploymentCount = (objects: unknown) =>
 
 const results: Record<string, unknown> = {}
 
-async function coldStart(): Promise<void> {
-  const snap = snapshot(SIZE ?? 1000)
-  const bytes = statSync(snap.file).size
-  let peakKB = 0
-  const n = deploymentCount(snap.objects)
-  const runMs: number[] = []
-  const unlimitedMs: number[] = []
-  const kubectlMs: number[] = []
-  let writes = 0
-  for (let i = 0; i < RUNS; i++) {
-    // In turns, each on a fresh copy of the snapshot (the controller's writes change the world).
-    let server = await serve([snap.objects])
-    kubectlMs.push((await kubectl(server, 'get', 'deploy,rs,pods', '-A', '-o', 'json')).ms)
+/** Client-side limits of the cold start: the issue's (qps 1000), and kube-controller-manager's with --kcm-qps. */
+const QPS_1000 = ['--kube-api-qps=1000', '--kube-api-burst=1000']
+
+interface Trial {
+  kubectlMs: number
+  kubectlPeakKB: number
+  kubectlBytes: number
+  wireBytes: number
+  runMs: number
+  runCpuSeconds: number
+  runPeakKB: number
+  runRssAfterSyncKB: number
+  serverPeakKB: number
+  kcmRunMs?: number
+}
+
+/**
+ * One fresh server process: the objects' wire size (first trial), kubectl get, then run (kubectl
+ * writes nothing, so run finds the snapshot as kubectl did); with --kcm-qps a second fresh server
+ * for run at kube-controller-manager's limits.
+ */
+async function coldTrial(file: string, n: number, measureWire: boolean): Promise<Trial> {
+  let server = await ServerProcess.start(file)
+  const wire = measureWire ? await wireBytes(server) : 0
+  const k = await kubectlGet(server)
+  log(
+    `kubectl get: ${round(k.ms)} ms, peak RSS ${round(k.peakKB / 1024)} MB, ${round(k.bytes / 2 ** 20)} MB printed`,
+  )
+  const c = new Controller(server, ['--v=2', ...QPS_1000])
+  await c.until(() => c.synced.size >= n, `${n} deployments synced`, 3_600_000)
+  const runMs = Math.max(...c.synced.values()) - c.started
+  const runCpuSeconds = c.cpuSeconds()
+  await sleep(2000)
+  const mem = c.memory()
+  await c.stop()
+  const trial: Trial = {
+    kubectlMs: k.ms,
+    kubectlPeakKB: k.peakKB,
+    kubectlBytes: k.bytes,
+    wireBytes: wire,
+    runMs,
+    runCpuSeconds,
+    runPeakKB: mem.peakKB,
+    runRssAfterSyncKB: mem.rssKB,
+    serverPeakKB: server.memory().peakKB,
+  }
+  await server.close()
+  log(
+    `run: ${round(runMs)} ms to ${n} synced, ${runCpuSeconds} s CPU, peak RSS ${round(mem.peakKB / 1024)} MB`,
+  )
+  if (KCM_QPS) {
+    server = await ServerProcess.start(file)
+    const d = new Controller(server, ['--v=2'])
+    await d.until(() => d.synced.size >= n, `${n} deployments synced`, 3_600_000)
+    trial.kcmRunMs = Math.max(...d.synced.values()) - d.started
+    await d.stop()
     await server.close()
-    for (const [list, extra] of [
-      [runMs, []],
-      [unlimitedMs, ['--kube-api-qps=-1']],
-    ] as const) {
-      server = await serve([snap.objects])
-      const c = new Controller(server, ['--v=2', ...extra])
-      await c.until(() => c.synced.size >= n, `${n} deployments synced`)
-      list.push(Math.max(...c.synced.values()) - c.started)
-      if (extra.length > 0) peakKB = Math.max(peakKB, c.memory().peakKB)
-      if (extra.length === 0) writes = server.requests.filter((q) => q.method !== 'GET').length
-      await c.stop()
-      await server.close()
-    }
   }
-  const row = {
+  return trial
+}
+
+function deploymentsIn(file: string): number {
+  // Counted without parsing: the generator indents each item's own fields by 6 spaces (a
+  // ReplicaSet's owner reference names its Deployment deeper down).
+  const text = readFileSync(file, 'latin1')
+  const needle = '\n      "kind": "Deployment"'
+  let n = 0
+  for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) n++
+  return n
+}
+
+async function coldRow(size: number, runs: number): Promise<Record<string, unknown>> {
+  const file = snapshotFile(size)
+  const bytes = statSync(file).size
+  const n = deploymentsIn(file)
+  const trials: Trial[] = []
+  for (let i = 0; i < runs; i++) trials.push(await coldTrial(file, n, i === 0))
+  const med = (f: (t: Trial) => number) => median(trials.map(f))
+  const mb = (b: number) => round(b / 2 ** 20)
+  const kubectlBytes = trials[0]?.kubectlBytes as number
+  const wire = trials[0]?.wireBytes as number
+  const runPeak = med((t) => t.runPeakKB) * 1024
+  return {
     deployments: n,
-    objects: (snap.objects as {items: unknown[]}).items.length,
-    writesDuringColdSync: writes,
-    kubectlGetMs: round(median(kubectlMs)),
-    runToAllSyncedMs: round(median(runMs)),
-    runToAllSyncedNoQpsLimitMs: round(median(unlimitedMs)),
-    ratio: round(median(runMs) / median(kubectlMs), 2),
-    ratioNoQpsLimit: round(median(unlimitedMs) / median(kubectlMs), 2),
-    // Issue 30: peak RSS of the unlimited run against the JSON of the objects it caches.
-    snapshotMB: round(bytes / 2 ** 20),
-    peakRssNoQpsLimitMB: round(peakKB / 1024),
-    peakRssPerSnapshotByte: round((peakKB * 1024) / bytes, 2),
+    trials: runs,
+    loadAverage: loadavg().map((x) => round(x, 1)),
+    kubectlGetMs: round(med((t) => t.kubectlMs)),
+    runToAllSyncedMs: round(med((t) => t.runMs)),
+    // Issue 30: at most half of kubectl get's time, with --kube-api-qps 1000 --kube-api-burst 1000.
+    // The median of the trials' own ratios (each trial's kubectl and run share a server and a minute).
+    ratio: round(median(trials.map((t) => t.runMs / t.kubectlMs)), 2),
+    ratiosByTrial: trials.map((t) => round(t.runMs / t.kubectlMs, 2)),
+    runCpuSeconds: med((t) => t.runCpuSeconds),
+    ...(KCM_QPS ? {runToAllSyncedKcmQpsMs: round(med((t) => t.kcmRunMs as number))} : {}),
+    snapshotMB: mb(bytes),
+    kubectlJsonMB: mb(kubectlBytes),
+    wireJsonMB: mb(wire),
+    runPeakRssMB: round(runPeak / 2 ** 20),
+    runRssAfterSyncMB: round(med((t) => t.runRssAfterSyncKB) / 1024),
+    // Issue 30: peak RSS within 2.5x the JSON of the objects run caches (as kubectl prints them);
+    // also against the compact JSON the server sends.
+    runPeakRssPerKubectlJsonByte: round(runPeak / kubectlBytes, 2),
+    runPeakRssPerWireJsonByte: round(runPeak / wire, 2),
+    kubectlPeakRssMB: round(med((t) => t.kubectlPeakKB) / 1024),
+    serverPeakRssMB: round(med((t) => t.serverPeakKB) / 1024),
   }
-  log(`cold start @${n}: ${JSON.stringify(row)}`)
+}
+
+async function coldStart(): Promise<void> {
+  const row = await coldRow(SIZE ?? 1000, RUNS)
+  log(`cold start @${row.deployments}: ${JSON.stringify(row)}`)
   results.coldStart = row
 }
 
@@ -339,24 +554,45 @@ async function steady(): Promise<void> {
 }
 
 async function memory(): Promise<void> {
-  const snap = snapshot(SIZE ?? 5000)
-  const bytes = statSync(snap.file).size
+  const row = await coldRow(SIZE ?? 5000, 1)
+  log(`memory with ${row.deployments} deployments cached: ${JSON.stringify(row)}`)
+  results.memory5000 = row
+}
+
+/**
+ * Requests `run` (no leader election) sends in IDLE_MS on a settled cluster of 1,000: every
+ * request the server receives from it after its syncs have stopped for 5 s (watches stay open).
+ */
+async function idle(): Promise<void> {
+  const snap = snapshot(1000)
   const server = await serve([snap.objects])
   const n = deploymentCount(snap.objects)
-  const c = new Controller(server, ['--v=2', '--kube-api-qps=-1'])
+  const c = new Controller(server, ['--v=2'])
   await c.until(() => c.synced.size >= n, 'initial sync')
-  await sleep(3000)
-  const mem = c.memory()
+  for (let last = -1; last !== c.syncs; ) {
+    last = c.syncs
+    await sleep(5000)
+  }
+  const from = server.requests.length
+  const syncsBefore = c.syncs
+  await sleep(IDLE_MS)
+  const sent = server.requests.slice(from).filter((q) => q.userAgent?.includes('deployctl'))
+  const byKind = new Map<string, number>()
+  for (const q of sent) {
+    const k = `${q.method} ${q.path.replace(/namespaces\/[^/]+/, 'namespaces/*')}`
+    byKind.set(k, (byKind.get(k) ?? 0) + 1)
+  }
   await c.stop()
   await server.close()
   const row = {
     deployments: n,
-    snapshotMB: round(bytes / 2 ** 20),
-    peakRssMB: round(mem.peakKB / 1024),
-    rssAfterSyncMB: round(mem.rssKB / 1024),
+    windowSeconds: IDLE_MS / 1000,
+    requests: sent.length,
+    syncs: c.syncs - syncsBefore,
+    byKind: Object.fromEntries(byKind),
   }
-  log(`memory with ${n} deployments cached: ${JSON.stringify(row)}`)
-  results.memory5000 = row
+  log(`idle: ${JSON.stringify(row)}`)
+  results.idle = row
 }
 
 const TIMINGS = [
@@ -538,6 +774,7 @@ try {
     ['reaction', reaction],
     ['steady', steady],
     ['memory', memory],
+    ['idle', idle],
     ['failover', failover],
     ['random kills', randomKills],
     ['lease deleted', leaseDeleted],

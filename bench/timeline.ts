@@ -346,7 +346,7 @@ const parse = measureNode(
 log(`JSON.parse of every line: ${parse.ms} ms`)
 const replay = measure(['rollout', 'watch', 'app-00', '-f', rec.file, '--replay', '-o', 'json'])
 log(
-  `replay of one Deployment: ${replay.ms} ms, exit ${replay.code}, ${divergencesOf(replay.stdout)} divergences`,
+  `replay of one Deployment: ${replay.ms} ms, exit ${replay.code}, ${divergencesOf(replay.stdout)} divergences ${JSON.stringify(divergencesIn(replay.stdout).byCode)} (times stretched x${rec.factor.toFixed(2)}: a LateWrite's delay too)`,
 )
 const boundedReplay = bounded.error
   ? undefined

@@ -3,7 +3,7 @@ import {BaseCommand, processIO} from '../cli/base-command.js'
 import {apiClientFlags, leaderElectionFlags, loggingFlags, servingFlags} from '../cli/controller-flags.js'
 import {clockFlags, connectionFlags, globalFlags, MAX_WORKERS} from '../cli/flags.js'
 import {RunOptions} from '../cli/run.js'
-import {capYoungGeneration} from '../run/young-generation.js'
+import {tuneHeapForController} from '../run/heap.js'
 
 /**
  * A controller reads the cluster (no -f, no --now): the gates, the connection and -v. Its requests
@@ -135,7 +135,7 @@ Deployment's last sync succeeded, 1 otherwise.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Run)
-    await capYoungGeneration()
+    await tuneHeapForController()
     const options = new RunOptions(processIO)
     await options.complete(flags, this.config.version)
     await options.validateOptions()

@@ -100,8 +100,8 @@ export interface PlanItem {
   /** The most pods at once counting terminating ones, as `rollout watch` reports its peak. */
   peakPodsWithTerminating: number
   minAvailable: number
-  /** The requests of the peak's pods beyond those of the pods running now (CPU and memory of the templates' requests). */
-  extraAtPeak: {pods: number} & Requests
+  /** The requests of the peak's pods beyond those of the pods running now (from the templates' requests). */
+  extraAtPeak: ExtraAtPeak
   estimate: Estimate | null
   /** Why estimate is null. */
   estimateReason?: string
@@ -299,6 +299,9 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
     ...(nodes.length > 0 ? {nodes: nodes as ClusterObject[]} : {}),
     // An autoscaler of the Deployment syncs in the simulation and writes its spec.replicas.
     autoscalers: (options.cluster?.autoscalers ?? []) as ClusterObject[],
+    // The namespace's ResourceQuotas: the simulated API server refuses pods over them, as the
+    // cluster's admission will (usage from the pods, whatever the quotas' status says).
+    quotas: (options.cluster?.quotas ?? []) as ClusterObject[],
   }
   const occupied = (options.cluster?.pods ?? current.pods) as Pod[]
   const start = options.nowGiven ? options.now : (snapshotTime(current, namespace) ?? options.now)
@@ -426,12 +429,32 @@ export async function planOne(current: World, p: Proposal, options: PlanOptions)
   return item
 }
 
+/**
+ * What the peak's pods request beyond the pods running now: cpu and memory, and `resources`, the
+ * others (ephemeral-storage, extended resources such as nvidia.com/gpu, hugepages) when any is more.
+ */
+export interface ExtraAtPeak {
+  pods: number
+  cpuMillicores: number
+  memoryBytes: number
+  resources?: Record<string, number>
+}
+
+/** What the peak requests beyond the start of the resources other than cpu and memory, when any is more. */
+function extraOther(peak: Requests, start: Requests): {resources?: Record<string, number>} {
+  const more = Object.entries(peak.other ?? {})
+    .map(([k, v]) => [k, v - (start.other?.[k] ?? 0)] as const)
+    .filter(([, v]) => v > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+  return more.length > 0 ? {resources: Object.fromEntries(more)} : {}
+}
+
 /** The steps, the chart's points and the extra requests at the peak, read from the timeline. */
 function shapeOf(
   sim: Simulation,
   templates: Map<string, Requests>,
   proposed: Requests,
-): {steps: PlanStep[]; timeline: PlanPoint[]; peakPods: number; extraAtPeak: {pods: number} & Requests} {
+): {steps: PlanStep[]; timeline: PlanPoint[]; peakPods: number; extraAtPeak: ExtraAtPeak} {
   const steps: PlanStep[] = []
   const timeline: PlanPoint[] = []
   let previous = new Map<string, number>()
@@ -512,6 +535,7 @@ function shapeOf(
       pods: Math.max(0, peak.pods - startPods),
       cpuMillicores: Math.max(0, peak.requests.cpuMillicores - startRequests.cpuMillicores),
       memoryBytes: Math.max(0, peak.requests.memoryBytes - startRequests.memoryBytes),
+      ...extraOther(peak.requests, startRequests),
     },
   }
 }

@@ -1,7 +1,13 @@
 // What one pod of a template asks the scheduler for (src/sim/requests.ts, shared with the
 // simulated scheduler), and kubectl's units for the table.
 
-export {addRequests, NO_REQUESTS, podRequests, type Requests} from '../sim/requests.js'
+export {
+  addRequests,
+  isExtendedResourceName,
+  NO_REQUESTS,
+  podRequests,
+  type Requests,
+} from '../sim/requests.js'
 
 /** `250m`, `2` (cores); `128Mi`, `1.5Gi` (bytes): kubectl's units, for the table. */
 export function formatCpu(millicores: number): string {

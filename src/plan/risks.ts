@@ -6,7 +6,7 @@ import {quantityValue} from '../controller/util/equality.js'
 import {getScaledValueFromIntOrPercent} from '../controller/util/intstr.js'
 import type {Simulation} from '../sim/simulator.js'
 import type {PlanItem} from './index.js'
-import {formatCpu, formatMemory} from './requests.js'
+import {formatCpu, formatMemory, isExtendedResourceName} from './requests.js'
 
 export const RISK_CODES = [
   'ProgressDeadline',
@@ -69,10 +69,17 @@ export function planRisks(r: RiskInput): Risk[] {
     const pod = r.item.estimate?.podSeconds.p90
     // The real cause when the scheduler refuses the new pods: not slowness.
     const refused = r.slow.timeline.flatMap((e) => e.events).find((e) => e.reason === 'FailedScheduling')
+    const failed = r.slow.timeline.flatMap((e) => e.events).find((e) => e.reason === 'FailedCreate')
     if (r.slow.summary.deadlineExceeded && refused) {
       risks.push({
         code: 'ProgressDeadline',
         message: `the new pods cannot be scheduled (${refused.message}): they stay Pending and the rollout passes its progress deadline (${pds}s), reported ProgressDeadlineExceeded`,
+      })
+    } else if (r.slow.summary.deadlineExceeded && failed) {
+      // The API server refuses the pods (a ResourceQuota's admission): the ReplicaSet cannot create them.
+      risks.push({
+        code: 'ProgressDeadline',
+        message: `the new pods are refused (${failed.message}): the ReplicaSet cannot create them and the rollout passes its progress deadline (${pds}s), reported ProgressDeadlineExceeded`,
       })
     } else if (r.slow.summary.deadlineExceeded) {
       risks.push({
@@ -178,6 +185,14 @@ function quotaRisks(r: RiskInput): Risk[] {
       {keys: ['requests.cpu', 'cpu'], need: extra.cpuMillicores, unit: formatCpu, scale: 1000},
       {keys: ['requests.memory', 'memory'], need: extra.memoryBytes, unit: formatMemory, scale: 1},
       {keys: ['pods', 'count/pods'], need: extra.pods, unit: String, scale: 1},
+      // upstream podComputeUsageHelper: ephemeral-storage and hugepages bare and requests.*, an
+      // extended resource (nvidia.com/gpu) as requests.<name> only.
+      ...Object.entries(extra.resources ?? {}).map(([name, need]) => ({
+        keys: isExtendedResourceName(name) ? [`requests.${name}`] : [`requests.${name}`, name],
+        need,
+        unit: name === 'ephemeral-storage' || name.startsWith('hugepages-') ? formatMemory : String,
+        scale: 1,
+      })),
     ]
     for (const c of checks) {
       for (const key of c.keys) {

@@ -137,9 +137,19 @@ async function renderItem(
     out.push(indent(await kubectlTable(undefined, rows)))
   } else out.push(`Steps: none (simulated; ${timing})`)
   const extra = item.extraAtPeak
+  // Beyond cpu and memory: ephemeral-storage, hugepages in bytes; extended resources (nvidia.com/gpu) as counts.
+  const others = Object.entries(extra.resources ?? {}).map(
+    ([name, v]) =>
+      `${name} ${name === 'ephemeral-storage' || name.startsWith('hugepages-') ? formatMemory(v) : String(v)}`,
+  )
+  const asked = [
+    `cpu ${formatCpu(extra.cpuMillicores)}`,
+    `memory ${formatMemory(extra.memoryBytes)}`,
+    ...others,
+  ]
   const asks =
-    extra.cpuMillicores > 0 || extra.memoryBytes > 0
-      ? `, requesting cpu ${formatCpu(extra.cpuMillicores)} and memory ${formatMemory(extra.memoryBytes)} more`
+    extra.cpuMillicores > 0 || extra.memoryBytes > 0 || others.length > 0
+      ? `, requesting ${asked.slice(0, -1).join(', ')} and ${asked.at(-1)} more`
       : extra.pods > 0
         ? ' (the template sets no CPU or memory requests)'
         : ''

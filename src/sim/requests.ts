@@ -10,6 +10,8 @@ export interface Requests {
   cpuMillicores: number
   /** Bytes. */
   memoryBytes: number
+  /** Every other resource requested (ephemeral-storage, extended resources, hugepages), when any. */
+  other?: ResourceAmounts
 }
 
 export const NO_REQUESTS: Requests = {cpuMillicores: 0, memoryBytes: 0}
@@ -112,15 +114,18 @@ export function podResourceRequests(spec: unknown, nonMissing?: ResourceAmounts)
   return sum
 }
 
-/** The cpu and memory of podResourceRequests (what plan's peak extra requests add up). */
+/** podResourceRequests as plan adds them up: cpu and memory, and the others apart. */
 export function podRequests(template: PodTemplateSpec | undefined): Requests {
-  const r = podResourceRequests(template?.spec)
-  return {cpuMillicores: r.cpu ?? 0, memoryBytes: r.memory ?? 0}
+  const {cpu = 0, memory = 0, ...other} = podResourceRequests(template?.spec)
+  return {cpuMillicores: cpu, memoryBytes: memory, ...(Object.keys(other).length > 0 ? {other} : {})}
 }
 
 export function addRequests(a: Requests, b: Requests, times = 1): Requests {
+  const other: ResourceAmounts = {...a.other}
+  for (const [k, v] of Object.entries(b.other ?? {})) other[k] = (other[k] ?? 0) + v * times
   return {
     cpuMillicores: a.cpuMillicores + b.cpuMillicores * times,
     memoryBytes: a.memoryBytes + b.memoryBytes * times,
+    ...(Object.keys(other).length > 0 ? {other} : {}),
   }
 }

@@ -139,3 +139,67 @@ describe.skipIf(KUBECTL === undefined)('a GPU Deployment on a cluster with one G
     )
   }, 90_000)
 })
+
+describe.skipIf(KUBECTL === undefined)(
+  'a GPU Deployment under a ResourceQuota on requests.nvidia.com/gpu',
+  () => {
+    let c: Awaited<ReturnType<typeof cluster>>
+    let dir: string
+
+    beforeAll(async () => {
+      c = await cluster(['gpu-1', 'gpu-2'])
+      dir = tempFiles({
+        'v1.yaml': VLLM,
+        'v2.yaml': bumped,
+        'quota.yaml':
+          'apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: gpus}\nspec: {hard: {requests.nvidia.com/gpu: "1"}}\n',
+      })
+    }, 60_000)
+
+    afterAll(async () => {
+      await c?.run.stop('SIGTERM')
+      await c?.server.close()
+      if (dir) rmSync(dir, {recursive: true, force: true})
+    }, 30_000)
+
+    it('room on the nodes, none in the quota: plan (live and --current) says the surge pod is refused, and the cluster refuses it', async () => {
+      expect((await kubectlAsync(c.env, 'apply', '-f', join(dir, 'quota.yaml'))).code).toBe(0)
+      expect((await kubectlAsync(c.env, 'apply', '-f', join(dir, 'v1.yaml'))).code).toBe(0)
+      const pods = () => c.server.store.list('pods', 'default') as Array<{spec?: {nodeName?: string}}>
+      await eventually(() => pods()[0]?.spec?.nodeName?.startsWith('gpu-'), 'the GPU pod bound to a GPU node')
+
+      const snapshot = await kubectlAsync(c.env, 'get', 'deploy,rs,pods,nodes,resourcequotas', '-o', 'yaml')
+      expect(snapshot.code).toBe(0)
+      writeFileSync(join(dir, 'current.yaml'), snapshot.stdout)
+      const v2 = join(dir, 'v2.yaml')
+      const runs = await Promise.all([
+        cliAsync(['plan', '-f', v2, '-o', 'json'], {env: c.env}),
+        cliAsync(['plan', '-f', v2, '--current', join(dir, 'current.yaml'), '-o', 'json']),
+      ])
+      const refusal =
+        'is forbidden: exceeded quota: gpus, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=1, limited: requests.nvidia.com/gpu=1'
+      for (const r of runs) {
+        expect({code: r.code, stderr: r.stderr}).toEqual({code: 0, stderr: ''})
+        const item = (JSON.parse(r.stdout) as PlanResult).items[0] as Item
+        // The new ReplicaSet is scaled up, its pod refused: the old one stays, and the deadline passes.
+        expect(item.steps.map((s) => [s.role, s.from, s.to])).toEqual([['new', 0, 1]])
+        const risk = item.risks.find((x) => x.code === 'ProgressDeadline')?.message
+        expect(risk).toMatch(
+          /^the new pods are refused \(Error creating: pods "vllm-gemma-deployment-[a-z0-9]+-[a-z0-9]+" /,
+        )
+        expect(risk).toContain(refusal)
+      }
+
+      expect((await kubectlAsync(c.env, 'apply', '-f', v2)).code).toBe(0)
+      const failedCreate = () =>
+        c.server.store
+          .list('events', 'default')
+          .map((e) => e as {reason?: string; message?: string})
+          .find((e) => e.reason === 'FailedCreate')?.message
+      await eventually(
+        () => failedCreate()?.includes(refusal),
+        'the ReplicaSet controller refused by the quota',
+      )
+    }, 90_000)
+  },
+)

@@ -378,9 +378,11 @@ describe('will the surge fit (issue 27 item 6)', () => {
       fit: 0,
       nodes: 3,
       reason: '0/3 nodes are available: 3 Insufficient cpu.',
+      // 1 CPU asked of nodes with 500m allocatable: no node could take it even empty.
+      unresolvable: true,
     })
     expect(item.risks.find((r) => r.code === 'SurgeUnschedulable')?.message).toMatch(
-      /^0 of 1 surge pods fit on the 3 nodes/,
+      /^0 of 1 surge pods fit on the 3 nodes \(.*\): no node can take one however many old pods leave/,
     )
     const table = cli(['plan', '-f', join(dir, 'proposed.yaml'), '--current', 'examples/steady.yaml'])
     expect(table.stdout).toContain('Surge: not checked — no nodes to fit the surge on')

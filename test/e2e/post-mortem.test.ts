@@ -5,10 +5,11 @@
 // hand is the one divergence of its recording; explain --at reads the world mid-way; the summary names
 // what stalled the bad rollout and when its deadline fired. Every wait is for an eventual state.
 
-import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {changeLine} from '../../src/cluster/timeline/format.js'
 import {parseTimelineFile} from '../../src/cluster/timeline/read.js'
 import type {Deployment, ReplicaSet} from '../../src/controller/api/types.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
@@ -221,6 +222,114 @@ suite('post-mortems of rollouts recorded on the moving test cluster', () => {
     expect(r.stdout).toContain('replay: no divergence')
     expect(r.stdout).toContain('deployment "grow" successfully rolled out')
     expect(r.code).toBe(0)
+  }, 90_000)
+
+  it('delta lines and --no-delta: two recorders beside one rollout hold the same objects, and a recording replays, summarizes and explains the same written either way', async () => {
+    await deploy('twin', 3)
+    const started = (file: string) => () => {
+      try {
+        return statSync(file).size > 0 && readFileSync(file, 'utf8').split('\n').length > 2
+      } catch {
+        return false
+      }
+    }
+    const deltaFile = join(dir, 'twin.ndjson')
+    const wholeFile = join(dir, 'twin-no-delta.ndjson')
+    const a = startCli(['rollout', 'record', 'twin', '-O', deltaFile, '--until-done'], {
+      env,
+      killAfterMs: 120_000,
+    })
+    const b = startCli(['rollout', 'record', 'twin', '-O', wholeFile, '--until-done', '--no-delta'], {
+      env,
+      killAfterMs: 120_000,
+    })
+    await eventually(started(deltaFile), 'the delta recording to begin', 30_000)
+    await eventually(started(wholeFile), 'the --no-delta recording to begin', 30_000)
+    await kubectl('set', 'image', 'deploy/twin', 'nginx=nginx:1.28')
+    const [ra, rb] = await Promise.all([a.done, b.done])
+    expect([ra.code, rb.code]).toEqual([0, 0])
+    const deltaText = readFileSync(deltaFile, 'utf8')
+    const [, ...wholeLines] = readFileSync(wholeFile, 'utf8').trimEnd().split('\n')
+    expect(deltaText).toContain('"patch":{')
+    expect(wholeLines.filter((l) => !l.includes('"object":{'))).toEqual([])
+
+    // The writers: each object's recorded versions are the same in both files. The recorders start
+    // and stop a few ms apart, so one may lack an object's first or last versions: the versions
+    // both hold, aligned on the first of them, must be equal, and most must be shared.
+    const versions = (file: string, text: string) => {
+      const byUid = new Map<string, string[]>()
+      for (const c of parseTimelineFile(file, text).changes) {
+        const uid = (c.object.metadata as {uid: string}).uid
+        byUid.set(uid, [
+          ...(byUid.get(uid) ?? []),
+          c.type === 'DELETED' ? 'DELETED' : JSON.stringify(c.object),
+        ])
+      }
+      return byUid
+    }
+    const fromDelta = versions(deltaFile, deltaText)
+    const fromWhole = versions(wholeFile, readFileSync(wholeFile, 'utf8'))
+    const rolled = [...fromDelta.values()].flat().filter((v) => v.includes('"image":"nginx:1.28"')).length
+    expect(rolled).toBeGreaterThan(3)
+    let shared = 0
+    let all = 0
+    for (const uid of new Set([...fromDelta.keys(), ...fromWhole.keys()])) {
+      let x = fromDelta.get(uid) ?? []
+      let y = fromWhole.get(uid) ?? []
+      all += Math.max(x.length, y.length)
+      if (x.length === 0 || y.length === 0) continue
+      if (x.indexOf(y[0] as string) > 0) x = x.slice(x.indexOf(y[0] as string))
+      else if (y.indexOf(x[0] as string) > 0) y = y.slice(y.indexOf(x[0] as string))
+      const n = Math.min(x.length, y.length)
+      shared += n
+      expect({uid, versions: x.slice(0, n)}).toEqual({uid, versions: y.slice(0, n)})
+    }
+    expect(shared).toBeGreaterThan(all * 0.9)
+
+    // The readers: the delta recording, and the same changes written whole (as --no-delta writes
+    // them: one changeLine each), give the same output, byte for byte, through every command.
+    const [head, ...rest] = deltaText.trimEnd().split('\n')
+    const parsed = parseTimelineFile(deltaFile, deltaText)
+    expect(parsed.changes).toHaveLength(rest.length)
+    const sameChanges = join(dir, 'twin-whole.ndjson')
+    expect(parsed.gaps).toEqual([])
+    writeFileSync(
+      sameChanges,
+      `${head}\n${parsed.changes.map((c) => changeLine(c.time, c.type, c.object)).join('')}`,
+    )
+    expect(readFileSync(sameChanges, 'utf8')).not.toContain('"patch":')
+    const mid = Math.round((parsed.changes.at(-1)?.time ?? 0) / 2 + (parsed.changes[0]?.time ?? 0) / 2)
+    const commands = [
+      ['rollout', 'watch', 'twin', '--replay', '--line-mode'],
+      ['rollout', 'watch', 'twin', '--replay', '-o', 'json'],
+      ['explain', 'twin', '--timeline-summary', '-o', 'json'],
+      ['explain', 'twin', '--at', new Date(mid).toISOString(), '-o', 'json'],
+      ['dry-run', 'sync', 'twin', '--at', new Date(mid).toISOString()],
+    ]
+    for (const args of commands) {
+      const x = cli([...args, '-f', deltaFile])
+      const y = cli([...args, '-f', sameChanges])
+      expect({
+        args,
+        code: y.code,
+        stdout: y.stdout.replaceAll(sameChanges, deltaFile),
+        stderr: y.stderr.replaceAll(sameChanges, deltaFile),
+      }).toEqual({
+        args,
+        code: x.code,
+        stdout: x.stdout,
+        stderr: x.stderr,
+      })
+      expect(x.stdout.length).toBeGreaterThan(0)
+    }
+    const r = replay('twin', deltaFile)
+    expect(r.stdout).toContain('replay: no divergence')
+    expect(r.code).toBe(0)
+    // Each recorder's own file replays with no divergence and ends as the rollout did.
+    const w = replay('twin', wholeFile)
+    expect(w.stdout).toContain('replay: no divergence')
+    expect(w.stdout.trimEnd().split('\n').at(-1)).toMatch(/deployment "twin" successfully rolled out$/)
+    expect(w.code).toBe(0)
   }, 90_000)
 
   it('a ReplicaSet scaled by hand while recording is the one divergence, naming it and its time', async () => {

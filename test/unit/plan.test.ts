@@ -233,6 +233,32 @@ describe('plan risks', () => {
     ])
   })
 
+  it('a quota on an extended resource: requests.nvidia.com/gpu without room for the surge pod', async () => {
+    const quota = {
+      metadata: {name: 'gpus', namespace: 'demo'},
+      status: {hard: {'requests.nvidia.com/gpu': '3'}, used: {'requests.nvidia.com/gpu': '3'}},
+    }
+    const item = await planOf(
+      await steady(),
+      (d) => {
+        const c = d.spec.template.spec?.containers?.[0] as {image: string; resources?: unknown}
+        c.image = 'nginx:1.28'
+        c.resources = {requests: {cpu: '250m', 'nvidia.com/gpu': '1'}, limits: {'nvidia.com/gpu': '1'}}
+      },
+      undefined,
+      {quotas: [quota]},
+    )
+    // The old pods request no GPU: the peak's one new pod adds one.
+    expect(item.extraAtPeak).toMatchObject({pods: 1, resources: {'nvidia.com/gpu': 1}})
+    expect(item.risks).toEqual([
+      {
+        code: 'QuotaHeadroom',
+        message:
+          'ResourceQuota gpus leaves 0 of requests.nvidia.com/gpu and the peak needs 1 more: pods beyond the quota are refused and the rollout stalls',
+      },
+    ])
+  })
+
   it('a pod slower than the progress deadline', async () => {
     const item = await planOf(await steady(), (d) => {
       ;(d.spec.template.spec?.containers?.[0] as {image: string}).image = 'nginx:1.28'
