@@ -64,9 +64,10 @@ describe('eventsAbout', () => {
         (events, qs) => {
           for (const q of qs) {
             const found = eventsAbout(events, q.namespace, q.kind, q.names)
-            expect(found).toEqual(walk(events, q.namespace, q.kind, q.names))
+            const walked = walk(events, q.namespace, q.kind, q.names)
+            expect(found).toEqual(walked)
             // The same objects, not copies.
-            found.forEach((e, i) => expect(e).toBe(walk(events, q.namespace, q.kind, q.names)[i]))
+            for (const [i, e] of found.entries()) expect(e).toBe(walked[i])
           }
         },
       ),
