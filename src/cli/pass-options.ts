@@ -428,10 +428,22 @@ export class PassInput {
     if (this.kubeVersion.fromFlag) return
     this.kubeVersion = await serverKubeVersion(api, this.kubeVersion)
     if (this.kubeVersion.warning) this.io.err(`${this.kubeVersion.warning}\n`)
-    if (this.kubeVersion.minor !== this.gates.kubeVersion) {
-      const {parseFeatureGates} = await import('../controller/features.js')
-      this.gates = parseFeatureGates(this.gates.spec, this.kubeVersion.minor)
+    this.gates = await gatesOfMinor(this.gates, this.kubeVersion.minor)
+  }
+
+  /**
+   * The gates one of several contexts acts with: its server's minor (its /version), unless
+   * --kube-version chose one; this input's own version and gates stay as they are.
+   */
+  async gatesForServer(api: ApiClient, context: string): Promise<PassInput['gates']> {
+    if (this.kubeVersion.fromFlag) return this.gates
+    const version = await serverKubeVersion(api, this.kubeVersion)
+    if (version.warning) {
+      this.io.err(
+        `${version.warning.replace(/^warning: /, `warning: context "${escapeControl(context)}": `)}\n`,
+      )
     }
+    return gatesOfMinor(this.gates, version.minor)
   }
 
   /**
@@ -632,6 +644,13 @@ export async function serverKubeVersion(
   }
   const r = resolveKubeVersion(gitVersion, `the server's /version (${gitVersion})`)
   return {minor: r.minor, from: `the server's /version ${gitVersion}`, fromFlag: false, warning: r.warning}
+}
+
+/** The gates as the flags set them, on top of another minor's defaults (the same when it is theirs). */
+async function gatesOfMinor(gates: ParsedFeatureGates, minor: KubeMinor): Promise<ParsedFeatureGates> {
+  if (minor === gates.kubeVersion) return gates
+  const {parseFeatureGates} = await import('../controller/features.js')
+  return parseFeatureGates(gates.spec, minor)
 }
 
 const wholeSeconds = (ms: number) => Math.floor(ms / 1000) * 1000

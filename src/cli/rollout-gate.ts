@@ -37,12 +37,20 @@ export interface GateRunOptions {
   requireExisting: boolean
   logLines: number
   junit?: string
+  /** The gates of the connection flags' cluster (its /version's minor unless --kube-version). */
   gates: FeatureGates & {values: Record<string, boolean>}
   verbosity: number
 }
 
 export type GateCluster =
-  | {context: string; api: ApiClient; connection: Connection; targets: GateTargets}
+  | {
+      context: string
+      api: ApiClient
+      connection: Connection
+      targets: GateTargets
+      /** This context's own gates: its server's minor, unless --kube-version chose one. */
+      gates: FeatureGates & {values: Record<string, boolean>}
+    }
   | {context: string; error: string; targets?: GateTargets}
 
 /**
@@ -100,7 +108,7 @@ export class RolloutGate {
       )
     }
     const {io, terminal} = this.pieces
-    const common = {
+    const common = () => ({
       io,
       ...(terminal ? {terminal} : {}),
       interactive: this.pieces.interactive(),
@@ -110,13 +118,16 @@ export class RolloutGate {
       requireExisting: this.report.requireExisting,
       logLines: this.report.logLines,
       ...(this.report.junit !== undefined ? {junit: this.report.junit} : {}),
-      // The clock's gates as completed (not the server's /version, read when connecting).
+      // Read once connected: connecting acts as the server's /version (its minor's gate defaults).
       gates: this.input.gates,
       verbosity: this.input.verbosity,
+    })
+    if (this.contextsFlags.isMany) {
+      const clusters = await this.clusters(world)
+      return runGate({...common(), clusters})
     }
-    if (this.contextsFlags.isMany) return runGate({...common, clusters: await this.clusters(world)})
     const {api, connection} = await this.input.connectLive()
-    return runGate({...common, api, connection, targets: this.targets(connection, world)})
+    return runGate({...common(), api, connection, targets: this.targets(connection, world)})
   }
 
   /**
@@ -134,7 +145,8 @@ export class RolloutGate {
         try {
           const connection = await connect({...this.input.connectionFlags, context})
           const api = new ApiClient(connection, verbose)
-          return {context, api, connection, targets: this.targets(connection, world, context)}
+          const gates = await this.input.gatesForServer(api, context)
+          return {context, api, connection, targets: this.targets(connection, world, context), gates}
         } catch (err) {
           if (err instanceof UsageError) throw err
           return {context, error: err instanceof Error ? err.message : String(err)}
@@ -205,7 +217,13 @@ export class RolloutGate {
 /** Runs the gate to its end; returns the exit code (0 all done, 1 failed or timed out, 130 interrupted). */
 export async function runGate(o: GateRunOptions): Promise<number> {
   const verbose = o.verbosity >= 6 ? (line: string) => o.io.err(`I ${line}\n`) : undefined
-  const liveGate = (api: ApiClient, conn: Connection, targets: GateTargets, context?: string) =>
+  const liveGate = (
+    api: ApiClient,
+    conn: Connection,
+    targets: GateTargets,
+    gates: GateRunOptions['gates'],
+    context?: string,
+  ) =>
     new LiveGate({
       api,
       conn,
@@ -213,7 +231,7 @@ export async function runGate(o: GateRunOptions): Promise<number> {
       judge: o.judge,
       timeoutMs: o.timeoutMs,
       requireExisting: o.requireExisting,
-      gates: o.gates,
+      gates,
       logLines: o.logLines,
       minFrameMs: o.interactive ? 250 : 100,
       warn: (line) => {
@@ -233,14 +251,14 @@ export async function runGate(o: GateRunOptions): Promise<number> {
           ? {context: c.context, error: c.error, ...(c.targets ? {targets: c.targets} : {})}
           : {
               context: c.context,
-              gate: liveGate(c.api, c.connection, c.targets, c.context),
+              gate: liveGate(c.api, c.connection, c.targets, c.gates, c.context),
               targets: c.targets,
             },
       ),
     )
   } else {
     if (!o.api || !o.connection || !o.targets) throw new Error('runGate: a cluster is needed')
-    gate = liveGate(o.api, o.connection, o.targets)
+    gate = liveGate(o.api, o.connection, o.targets, o.gates)
   }
   const json = o.output.kind === 'json'
   let end: GateEnd

@@ -44,38 +44,52 @@ export function podsOf(store: MemoryStore, rs: ReplicaSet): Pod[] {
  * Deployment, and a row per other Deployment's ReplicaSet, made explain -A quadratic.
  */
 interface NamespaceIndex {
+  replicaSets: readonly ReplicaSet[]
   position: Map<ReplicaSet, number>
   byName: Map<string, ReplicaSet>
   byControllerUid: Map<string, ReplicaSet[]>
   bySelector: Map<string, SelectorMatch>
-  /** By label pair: a selector's matches are looked for among its rarest pair's ReplicaSets. */
-  byLabel: LabelIndex<ReplicaSet>
+  /**
+   * Those without a controller by label pair: a selector's orphans are looked for among its rarest
+   * pair's. Few, usually: a verdict reads only these.
+   */
+  orphans: LabelIndex<ReplicaSet>
+  /** Every one by label pair, for the foreign ReplicaSets explain lists: built when first read. */
+  byLabel: LabelIndex<ReplicaSet> | undefined
 }
 
 /** The namespace's ReplicaSets a selector matches, shared by every Deployment with that selector. */
 interface SelectorMatch {
   orphans: ReplicaSet[]
-  /** Those with a controller, as foreign infos (shared: never mutated). */
-  controlled: ReplicaSetInfo[]
+  /** Those with a controller, as foreign infos (shared: never mutated); found when first read. */
+  controlled: ReplicaSetInfo[] | undefined
 }
 
 const indexes = new WeakMap<readonly ReplicaSet[], NamespaceIndex>()
+
+const NO_INFOS: readonly ReplicaSetInfo[] = []
 
 function indexOf(namespaceReplicaSets: readonly ReplicaSet[]): NamespaceIndex {
   let index = indexes.get(namespaceReplicaSets)
   if (index) return index
   index = {
+    replicaSets: namespaceReplicaSets,
     position: new Map(),
     byName: new Map(),
     byControllerUid: new Map(),
     bySelector: new Map(),
-    byLabel: new LabelIndex(),
+    orphans: new LabelIndex(),
+    byLabel: undefined,
   }
   for (const [i, rs] of namespaceReplicaSets.entries()) {
     index.position.set(rs, i)
-    index.byLabel.add(rs)
     index.byName.set(rs.metadata.name ?? '', rs)
-    const uid = getControllerOf(rs.metadata)?.uid
+    const ref = getControllerOf(rs.metadata)
+    if (!ref) {
+      index.orphans.add(rs)
+      continue
+    }
+    const uid = ref.uid
     if (uid === undefined) continue
     const owned = index.byControllerUid.get(uid)
     if (owned) owned.push(rs)
@@ -93,24 +107,40 @@ function selectorMatch(
   const key = selector.toString()
   let match = index.bySelector.get(key)
   if (match) return match
-  match = {orphans: [], controlled: []}
-  for (const rs of index.byLabel.candidates(written)) {
-    if (!selector.matches(rs.metadata.labels)) continue
-    const ref = getControllerOf(rs.metadata)
-    if (!ref) match.orphans.push(rs)
-    else {
-      match.controlled.push({
-        rs,
-        ownership: 'foreign',
-        role: 'not owned',
-        controller: `${ref.kind}/${ref.name}`,
-        // Another controller's pods are never this rollout's: not read.
-        pods: [],
-      })
-    }
+  match = {orphans: [], controlled: undefined}
+  for (const rs of index.orphans.candidates(written)) {
+    if (selector.matches(rs.metadata.labels)) match.orphans.push(rs)
   }
   index.bySelector.set(key, match)
   return match
+}
+
+/** The ReplicaSets with a controller that the selector matches, as foreign infos, in input order. */
+function controlledMatches(
+  index: NamespaceIndex,
+  match: SelectorMatch,
+  selector: Selector,
+  written: LabelSelector | undefined,
+): ReplicaSetInfo[] {
+  if (match.controlled) return match.controlled
+  if (!index.byLabel) {
+    index.byLabel = new LabelIndex()
+    for (const rs of index.replicaSets) index.byLabel.add(rs)
+  }
+  match.controlled = []
+  for (const rs of index.byLabel.candidates(written)) {
+    const ref = getControllerOf(rs.metadata)
+    if (!ref || !selector.matches(rs.metadata.labels)) continue
+    match.controlled.push({
+      rs,
+      ownership: 'foreign',
+      role: 'not owned',
+      controller: `${ref.kind}/${ref.name}`,
+      // Another controller's pods are never this rollout's: not read.
+      pods: [],
+    })
+  }
+  return match.controlled
 }
 
 /** The ReplicaSets of `namespaceReplicaSets` (the lister's, one array per namespace) that concern `d`. */
@@ -127,7 +157,7 @@ export function replicaSetView(
   const adopted = new Set(facts.all('adopt'))
   const released = new Set(facts.all('release'))
   const index = indexOf(namespaceReplicaSets)
-  const match = selector ? selectorMatch(index, selector, d.spec.selector) : {orphans: [], controlled: []}
+  const match = selector ? selectorMatch(index, selector, d.spec.selector) : undefined
   // Candidates: what the pass adopted or released, what it owns, the orphans its selector matches.
   const candidates = new Set<ReplicaSet>()
   for (const name of [...adopted, ...released]) {
@@ -135,7 +165,7 @@ export function replicaSetView(
     if (rs) candidates.add(rs)
   }
   for (const rs of uid ? (index.byControllerUid.get(uid) ?? []) : []) candidates.add(rs)
-  for (const rs of match.orphans) candidates.add(rs)
+  for (const rs of match?.orphans ?? []) candidates.add(rs)
   const infos: Array<Omit<ReplicaSetInfo, 'role'>> = []
   for (const rs of [...candidates].sort((a, b) => index.position.get(a)! - index.position.get(b)!)) {
     const name = rs.metadata.name ?? ''
@@ -168,7 +198,15 @@ export function replicaSetView(
     getControllerOf(i.rs.metadata)?.uid === uid ||
     adopted.has(i.rs.metadata.name ?? '') ||
     released.has(i.rs.metadata.name ?? '')
-  return {all, foreign: {controlled: match.controlled, skip}, claimed, newRS, oldRSs}
+  const written = d.spec.selector
+  const foreign = {
+    // Read by explain's listing of foreign ReplicaSets only, not by the verdict.
+    get controlled(): readonly ReplicaSetInfo[] {
+      return match && selector ? controlledMatches(index, match, selector, written) : NO_INFOS
+    },
+    skip,
+  }
+  return {all, foreign, claimed, newRS, oldRSs}
 }
 
 /** Every foreign ReplicaSet of the view, one by one (a walk of the selector's whole match). */

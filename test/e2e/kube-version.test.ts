@@ -245,6 +245,32 @@ describe('--kube-version against a cluster', () => {
     )
   })
 
+  it('the rollout gate acts as the server’s minor: its gate defaults and its summary’s version', async () => {
+    const steady = join(ROOT, 'examples/steady.yaml')
+    const world = loadWorldFromText(readFileSync(steady, 'utf8'), steady)
+    server = await startApiServer({
+      objects: [...world.deployments, ...world.replicaSets, ...world.pods],
+      kubeVersion: 'v1.34.3',
+    })
+    const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}
+    const gate = async (...extra: string[]) => {
+      const r = await cliAsync(['rollout', 'watch', '-A', '-o', 'json', ...extra], {env})
+      expect(r.code, r.stderr).toBe(0)
+      return JSON.parse(r.stdout.trimEnd().split('\n').at(-1) ?? '') as {
+        kind: string
+        kubernetesVersion: string
+        featureGates: Record<string, boolean>
+      }
+    }
+    const summary = await gate()
+    expect(summary.kind).toBe('RolloutGateResult')
+    expect(summary.kubernetesVersion).toBe('v1.34')
+    expect(summary.featureGates.DeploymentReplicaSetTerminatingReplicas).toBe(false)
+    const chosen = await gate('--kube-version', '1.36')
+    expect(chosen.kubernetesVersion).toBe('v1.36')
+    expect(chosen.featureGates.DeploymentReplicaSetTerminatingReplicas).toBe(true)
+  })
+
   it('--kube-version overrides the server’s; a server outside 1.33-1.37 is warned about', async () => {
     server = await startApiServer({objects: [deployment()], kubeVersion: 'v1.31.4-gke.100'})
     const env = {KUBECONFIG: server.kubeconfigPath, KUBECACHEDIR: server.cacheDir}

@@ -18,6 +18,7 @@
 // usual way, which also words the error.
 
 import {isUtf8} from 'node:buffer'
+import {youngGenerationCapped} from '../../util/young-generation.js'
 import {MAX_DEPTH, type ParsedDoc} from './doc.js'
 import {
   BACKSLASH,
@@ -173,6 +174,8 @@ class ListReader {
   /** The closing line searched for the item at file offset `fastAt` (kept while more bytes come). */
   private fastAt = -1
   private fastPattern: Buffer | undefined
+  /** Whether the young generation has reached its cap (util/young-generation.ts): asked until it has. */
+  private youngCapped = false
 
   constructor(
     private readonly src: ByteSource,
@@ -199,6 +202,8 @@ class ListReader {
 
   /** Keeps what is still needed, then appends the next chunk of the file. */
   private fill(): void {
+    // Every object read survives: held at its cap, V8's young generation does not double on them.
+    this.youngCapped ||= youngGenerationCapped()
     const keepFrom = Math.min(this.base + this.pos, this.neededFrom())
     const keep = this.base + this.len - keepFrom
     const need = keep + this.chunk
