@@ -578,9 +578,16 @@ async function idle(): Promise<void> {
   await sleep(IDLE_MS)
   const sent = server.requests.slice(from).filter((q) => q.userAgent?.includes('deployctl'))
   const byKind = new Map<string, number>()
+  let deadlineWrites = 0
   for (const q of sent) {
-    const k = `${q.method} ${q.path.replace(/namespaces\/[^/]+/, 'namespaces/*')}`
+    const k = `${q.method} ${q.path.replace(/namespaces\/[^/]+/, 'namespaces/*').replace(/(deployments|replicasets|pods|events)\/[^/]+/, '$1/*')}`
     byKind.set(k, (byKind.get(k) ?? 0) + 1)
+    // A rollout whose progress deadline passed in the window: its Progressing condition turns
+    // False (ProgressDeadlineExceeded), a write upstream sends at that moment too.
+    const conditions = (q.body as {status?: {conditions?: {type?: string; reason?: string}[]}} | undefined)
+      ?.status?.conditions
+    if (conditions?.some((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded'))
+      deadlineWrites++
   }
   await c.stop()
   await server.close()
@@ -588,6 +595,8 @@ async function idle(): Promise<void> {
     deployments: n,
     windowSeconds: IDLE_MS / 1000,
     requests: sent.length,
+    progressDeadlineWrites: deadlineWrites,
+    otherRequests: sent.length - deadlineWrites,
     syncs: c.syncs - syncsBefore,
     byKind: Object.fromEntries(byKind),
   }

@@ -83,6 +83,7 @@ exports.install = (dist, base) => {
  * V8 deserializes the whole cache at every start: one made by `dry-run sync` would cost `--version`
  * ~3 ms, one made by `--version` would leave `dry-run sync` to compile most of its code again.
  */
+exports.variantOf = variantOf
 function variantOf(argv, commands) {
   if (argv[0] === '__complete') return 'complete'
   const help = argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')

@@ -5,6 +5,7 @@
 import type {Pod, PodCondition} from '../controller/api/types.js'
 import {formatTime, humanDuration, parseTime, relative, seconds} from '../util/duration.js'
 import type {ReplicaSetInfo, RolloutContext} from './context.js'
+import {eventObject, eventsAbout} from './event-index.js'
 import {type Blocker, type BlockerCode, type EventRow, HARD_BLOCKERS, type KubeEvent} from './types.js'
 
 const HARD = new Set<string>(HARD_BLOCKERS)
@@ -395,10 +396,6 @@ function withReadinessEvents(blockers: Blocker[], ctx: RolloutContext): Blocker[
 
 // --- events ------------------------------------------------------------------------------------------
 
-function eventObject(e: KubeEvent) {
-  return e.regarding ?? e.involvedObject ?? {}
-}
-
 function eventMessage(e: KubeEvent): string {
   return e.note ?? e.message ?? ''
 }
@@ -421,14 +418,6 @@ function eventTime(e: KubeEvent): string | null {
     null
   const ms = parseTime(t)
   return ms === undefined ? t : formatTime(ms)
-}
-
-function eventsAbout(events: KubeEvent[], namespace: string, kind: string, names: Set<string>): KubeEvent[] {
-  return events.filter((e) => {
-    const o = eventObject(e)
-    const ns = o.namespace ?? e.metadata?.namespace
-    return o.kind === kind && names.has(o.name ?? '') && (ns === undefined || ns === namespace)
-  })
 }
 
 /** The events of the Deployment, its ReplicaSets and their pods (any type); empty without events. */

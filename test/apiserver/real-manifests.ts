@@ -66,3 +66,53 @@ export function realApps(): RealApp[] {
       return {file, text, objects, namespace: namespaceFor(file, objects)}
     })
 }
+
+/** Kinds the real manifests hold that have no namespace. */
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'IngressClass',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'APIService',
+  'PriorityClass',
+  'StorageClass',
+])
+
+/**
+ * The cluster-scoped objects a file creates (Kind/name). Two files that share one (ingress-nginx's
+ * baremetal and cloud variants share their webhook, ClusterRole and IngressClass) must not be applied
+ * at once: each kubectl apply sees the object missing and creates it, and one gets AlreadyExists, on
+ * the test API server as on a real one.
+ */
+export function clusterScopedOf(app: Pick<RealApp, 'objects'>): string[] {
+  return app.objects.flatMap((o) =>
+    o?.kind && CLUSTER_SCOPED.has(o.kind) && o.metadata?.name ? [`${o.kind}/${o.metadata.name}`] : [],
+  )
+}
+
+/**
+ * Runs `apply` for every app at once, but an app that shares a cluster-scoped object with an earlier
+ * one only once that one's `apply` is done.
+ */
+export function applyEach<A extends Pick<RealApp, 'objects'>>(
+  apps: A[],
+  apply: (app: A) => Promise<void>,
+): Promise<void> {
+  const last = new Map<string, Promise<unknown>>()
+  const all = Promise.all(
+    apps.map((app) => {
+      const keys = clusterScopedOf(app)
+      const before = keys.flatMap((k) => {
+        const p = last.get(k)
+        return p ? [p] : []
+      })
+      const done = Promise.allSettled(before).then(() => apply(app))
+      for (const k of keys) last.set(k, done)
+      return done
+    }),
+  )
+  return all.then(() => undefined)
+}

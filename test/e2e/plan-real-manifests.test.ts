@@ -18,7 +18,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {PlanResult} from '../../src/plan/index.js'
 import {type ApiServer, startApiServer} from '../apiserver/index.js'
-import {objectsOf, type RealApp, realApps} from '../apiserver/real-manifests.js'
+import {applyEach, objectsOf, type RealApp, realApps} from '../apiserver/real-manifests.js'
 import {cliAsync, eventually, kubectlAsync, limiter, RunProcess} from './helpers.js'
 
 const HAS_KUBECTL = spawnSync('kubectl', ['version', '--client'], {stdio: 'ignore'}).status === 0
@@ -181,20 +181,19 @@ describe.skipIf(!HAS_KUBECTL)('plan on real manifests, against the rollout that 
       writeFileSync(join(dir, app.file), app.text)
       writeFileSync(join(v2, app.file.replace(/\.yaml$/, '.json')), bumped(app))
     }
-    // Four kubectl processes at once; the rollouts then go on side by side.
+    // Four kubectl processes at once; the rollouts then go on side by side. Files that share a
+    // cluster-scoped object go one after the other, as they would have to on a real cluster.
     const slot = limiter(4)
     const applyAll = (file: (app: RealApp) => string, what: string) =>
-      Promise.all(
-        apps.map(async (app) => {
-          const applied = await slot(() => kubectlAsync(env, 'apply', ...app.nsFlag, '-f', file(app)))
-          expect({file: file(app), code: applied.code, stderr: applied.stderr}).toEqual({
-            file: file(app),
-            code: 0,
-            stderr: '',
-          })
-          await settled(app.keys, `${app.file}'s ${what}`)
-        }),
-      )
+      applyEach(apps, async (app) => {
+        const applied = await slot(() => kubectlAsync(env, 'apply', ...app.nsFlag, '-f', file(app)))
+        expect({file: file(app), code: applied.code, stderr: applied.stderr}).toEqual({
+          file: file(app),
+          code: 0,
+          stderr: '',
+        })
+        await settled(app.keys, `${app.file}'s ${what}`)
+      })
 
     await applyAll((app) => join(dir, app.file), 'first rollouts')
 
