@@ -2,15 +2,21 @@
 // by groups of equal selectors: with 1,000 Deployments sharing `app: shared`, every one overlaps
 // 999 others, and a pairwise answer per Deployment (a dead end and a ReplicaSet row per pair)
 // would be quadratic in time and output. Each Deployment gets one answer naming its group.
+// Which Deployments a group's selector selects is looked up in an index of the template labels:
+// with 5,000 Deployments of distinct selectors in one namespace, testing every selector against
+// every template was 25 million matches (explain -A: 13.4 s CPU against 6.1 s over 50 namespaces).
 
+import {LabelIndex} from '../cluster/label-index.js'
 import type {MemoryStore} from '../cluster/memory.js'
-import type {Deployment, ReplicaSet} from '../controller/api/types.js'
+import type {Deployment, LabelSelector, ReplicaSet} from '../controller/api/types.js'
 import type {Selector} from '../controller/util/labels.js'
 import type {ReplicaSetInfo, RolloutContext} from '../status/context.js'
 import {selectorOf} from '../status/replicasets.js'
 
 interface Group {
   selector: Selector
+  /** As its first member wrote it: what the index looks candidates up by. */
+  written: LabelSelector | undefined
   members: Deployment[]
   /** The Deployments whose template labels this selector matches (computed once per group). */
   selects: Deployment[]
@@ -27,7 +33,8 @@ interface NamespaceOverlaps {
 
 const cache = new WeakMap<MemoryStore, Map<string, NamespaceOverlaps>>()
 
-function compute(all: Deployment[]): NamespaceOverlaps {
+/** Exported for test/unit/overlaps.test.ts, which holds it to a walk of every pair. */
+export function namespaceOverlaps(all: Deployment[]): NamespaceOverlaps {
   const groups = new Map<string, Group>()
   const groupOf = new Map<Deployment, Group | undefined>()
   for (const d of all) {
@@ -39,15 +46,20 @@ function compute(all: Deployment[]): NamespaceOverlaps {
     const key = selector.toString()
     let g = groups.get(key)
     if (!g) {
-      g = {selector, members: [], selects: []}
+      g = {selector, written: d.spec.selector, members: [], selects: []}
       groups.set(key, g)
     }
     g.members.push(d)
     groupOf.set(d, g)
   }
   const selectedBy = new Map<Deployment, Group[]>(all.map((d) => [d, []]))
+  // Each Deployment by its template's label pairs, in input order: a group's candidates are those
+  // carrying the rarest pair its selector requires (every Deployment when it requires none), and
+  // the selector still decides, so the answer is the walk's.
+  const templates = new LabelIndex<{metadata: {labels?: Record<string, string>}; d: Deployment}>()
+  for (const d of all) templates.add({metadata: {labels: d.spec.template.metadata?.labels}, d})
   for (const g of groups.values()) {
-    for (const d of all) {
+    for (const {d} of templates.candidates(g.written ?? {})) {
       if (g.selector.matches(d.spec.template.metadata?.labels)) {
         g.selects.push(d)
         selectedBy.get(d)?.push(g)
@@ -104,7 +116,7 @@ export function overlapOf(ctx: RolloutContext): Overlap {
   // The namespace's Deployments as every context of this pass sees them: ctx.d and ctx.others.
   const self = ctx.d
   if (!ns?.groupOf.has(self)) {
-    ns = compute([self, ...ctx.others])
+    ns = namespaceOverlaps([self, ...ctx.others])
     byNs.set(ctx.namespace, ns)
   }
   const own = ns.groupOf.get(self)
