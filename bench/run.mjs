@@ -513,6 +513,12 @@ if (args['no-controller'] !== 'true' && !fileMode && !startUpOnly && !namespaces
     ['run at 5,000: cold start / kubectl get', ctl.memory5000?.ratio, 0.5],
     ['run at 5,000: peak RSS / the JSON kubectl prints', ctl.memory5000?.runPeakRssPerKubectlJsonByte, 2.5],
     ['requests sent in 2 idle minutes (1,000 Deployments, no leader election)', ctl.idle?.requests, 0],
+    // A reflector renews its watch when the 5-10 minute timeout it asked for ends, as client-go's.
+    [
+      "  watch renewals in those 2 minutes (due by the watches' timeouts)",
+      ctl.idle?.watchRenewals,
+      ctl.idle?.watchRenewalsDueByTimeouts,
+    ],
     ['failover after kill -9, median ms (lease 4s)', ctl.failover?.killMinus9Ms?.median, undefined],
     ['failover after SIGTERM, median ms', ctl.failover?.sigtermMs?.median, undefined],
   ]

@@ -14,6 +14,12 @@ import {unknownFlagMessage} from './suggest.js'
 /** Where a command writes; commands never touch process.stdout directly, so they can be driven in tests. */
 export interface IO {
   out(text: string): void
+  /**
+   * Resolves once stdout has written out what it holds, if it holds more than its buffer: Node
+   * writes to a pipe asynchronously, so a pipe to a slower reader would otherwise queue the whole
+   * of a large output in memory. Absent: nothing to wait for.
+   */
+  drain?(): Promise<void>
   err(text: string): void
   stdoutIsTTY: boolean
   /** The terminal's width when stdout is one. */
@@ -30,6 +36,21 @@ export interface IO {
 export const processIO: IO = {
   out: (text) => {
     process.stdout.write(text)
+  },
+  drain: () => {
+    const out = process.stdout
+    if (!out.writableNeedDrain || out.destroyed) return Promise.resolve()
+    return new Promise((resolve) => {
+      const done = () => {
+        out.off('drain', done)
+        out.off('error', done)
+        out.off('close', done)
+        resolve()
+      }
+      out.on('drain', done)
+      out.on('error', done)
+      out.on('close', done)
+    })
   },
   // stderr carries no colour of ours: only layout passes, any other control character is escaped.
   err: (text) => {

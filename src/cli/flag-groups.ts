@@ -92,9 +92,13 @@ export class PrintOptions {
   ): Promise<void> {
     const {isStructured, renderStructured} = await import('../render/output.js')
     if (this.output.kind === 'json') {
-      // Written a piece at a time: the whole text of a large document is never held at once.
+      // Written a piece at a time: the whole text of a large document is never held at once, nor
+      // queued for a pipe (each piece waits until the ones before it are written).
       const {jsonChunks} = await import('../render/document.js')
-      for (const chunk of jsonChunks(doc)) io.out(chunk)
+      for (const chunk of jsonChunks(doc)) {
+        io.out(chunk)
+        await io.drain?.()
+      }
       return
     }
     if (isStructured(this.output)) {
