@@ -181,6 +181,53 @@ describe('rollout watch --replay', () => {
     expect(r.end.code).toBe(0)
   })
 
+  it('counts the writes of one late pass as one act: a cleanup deleting ReplicaSets in turn is one LateWrite', async () => {
+    // A second old ReplicaSet (0 replicas, kept as history) in the first list; after the rollout,
+    // revisionHistoryLimit 0: the port deletes both old ReplicaSets at once, the controller deletes
+    // them 12 s later, one request after the other (1.5 s apart).
+    const text = lines('rollout.ndjson')
+    const old = parse(text[2] as string)
+    const extra = JSON.parse(JSON.stringify(old)) as Line & {
+      object: {metadata: {uid: string; annotations: Record<string, string>}}
+    }
+    extra.object.metadata.name = 'web-5d4c9b8f7'
+    extra.object.metadata.uid = '11111111-2222-3333-4444-555555555555'
+    extra.object.metadata.annotations['deployment.kubernetes.io/revision'] = '0'
+    extra.object.spec = {...extra.object.spec, replicas: 0}
+    extra.object.status = {replicas: 0, observedGeneration: 1}
+    text.splice(
+      3,
+      0,
+      JSON.stringify(extra).replaceAll('697578869', '5d4c9b8f7').replace('nginx:1.28', 'nginx:1.26'),
+    )
+    const last = JSON.parse(text.at(-1) as string) as Line & {
+      object: {
+        metadata: {generation: number}
+        spec: {revisionHistoryLimit: number}
+        status: {observedGeneration: number}
+      }
+    }
+    const end = Date.parse(last.time)
+    const at = (ms: number) => new Date(end + ms).toISOString()
+    last.time = at(1000)
+    last.object.metadata.generation += 1
+    last.object.status.observedGeneration = last.object.metadata.generation
+    last.object.spec.revisionHistoryLimit = 0
+    text.push(JSON.stringify(last))
+    for (const [ms, rs] of [
+      [13_000, extra],
+      [14_500, old],
+    ] as const) {
+      text.push(JSON.stringify({time: at(ms), type: 'DELETED', object: rs.object}))
+    }
+    const r = await replay('rollout.ndjson', text)
+    expect(r.divergences.map((d) => [d.code, d.replicaSet])).toEqual([['LateWrite', 'web-5d4c9b8f7']])
+    expect(r.divergences[0]?.time).toBe(end + 1000)
+    expect(r.divergences[0]?.message).toContain(
+      `someone deleted replicaset web-5d4c9b8f7 at ${at(13_000)} (rollout.ndjson:${text.length - 1}), 12s after the port would have acted`,
+    )
+  })
+
   it('starts handing out updates at --at, and says when the Deployment is not in the recording', async () => {
     const text = lines('rollout.ndjson')
     const timeline = mergeTimelines([parseTimelineFile('rollout.ndjson', `${text.join('\n')}\n`)])
