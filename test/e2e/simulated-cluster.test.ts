@@ -53,10 +53,14 @@ describe('kubectl apply of every example on a simulated cluster', () => {
     'loads each file with plain kubectl apply (a kind: List is validated client-side through /openapi/v2)',
     async () => {
       for (const file of EXAMPLES) {
-        const server = await serve({simulate: FAST})
+        // The examples' namespaces exist from the start (two kubectl processes fewer per file).
+        const namespaces = ['demo', 'shop'].map((name) => ({
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: {name},
+        }))
+        const server = await serve({simulate: FAST, objects: namespaces})
         const env = envOf(server)
-        expect((await kubectl(env, 'create', 'namespace', 'demo')).code).toBe(0)
-        expect((await kubectl(env, 'create', 'namespace', 'shop')).code).toBe(0)
         const r = await kubectl(env, 'apply', '-f', join(ROOT, 'examples', file))
         expect({file, code: r.code, stderr: r.stderr}).toEqual({file, code: 0, stderr: ''})
         const names = loadExample(file)
