@@ -73,14 +73,18 @@ const dir = mkdtempSync(join(tmpdir(), 'deployctl-bench-run-'))
 process.on('exit', () => rmSync(dir, {recursive: true, force: true}))
 const log = (line: string) => process.stderr.write(`  ${line}\n`)
 
-/** A generated snapshot's file (parsed only for the parts that serve it in this process). */
-function snapshotFile(n: number): string {
-  const file = join(dir, `snap-${n}.json`)
+/**
+ * A generated snapshot's file (parsed only for the parts that serve it in this process), taken
+ * `ageMs` ago: the generator dates every timestamp from its --now, and the test API server, `run`
+ * and the benchmark all read the machine's clock.
+ */
+function snapshotFile(n: number, ageMs = 0): string {
+  const file = join(dir, `snap-${n}${ageMs ? `-aged-${ageMs}` : ''}.json`)
   if (existsSync(file)) return file
   const fd = openSync(file, 'w')
   const r = spawnSync(
     process.execPath,
-    [generator as string, '--deployments', String(n), '--now', new Date().toISOString()],
+    [generator as string, '--deployments', String(n), '--now', new Date(Date.now() - ageMs).toISOString()],
     {stdio: ['ignore', fd, 'pipe']},
   )
   closeSync(fd)
@@ -88,8 +92,8 @@ function snapshotFile(n: number): string {
   return file
 }
 
-function snapshot(n: number): {file: string; objects: unknown} {
-  const file = snapshotFile(n)
+function snapshot(n: number, ageMs = 0): {file: string; objects: unknown} {
+  const file = snapshotFile(n, ageMs)
   return {file, objects: JSON.parse(readFileSync(file, 'utf8'))}
 }
 
@@ -560,11 +564,42 @@ async function memory(): Promise<void> {
 }
 
 /**
- * Requests `run` (no leader election) sends in IDLE_MS on a settled cluster of 1,000: every
- * request the server receives from it after its syncs have stopped for 5 s (watches stay open).
+ * Progress deadlines of the cluster as it stands: how many have passed without the Deployment
+ * saying so (ProgressDeadlineExceeded), and the first one still to come (ms from `at`).
+ */
+function progressDeadlines(server: ApiServer, at: number): {overdue: number; nextInMs: number} {
+  type D = {
+    spec: {progressDeadlineSeconds?: number; paused?: boolean}
+    status?: {conditions?: {type?: string; status?: string; reason?: string; lastUpdateTime?: string}[]}
+  }
+  let overdue = 0
+  let next = Number.POSITIVE_INFINITY
+  for (const d of server.store.list('deployments') as unknown as D[]) {
+    const p = d.status?.conditions?.find((c) => c.type === 'Progressing')
+    // upstream: the deadline is checked only while a rollout is in progress and not paused
+    // (util.HasProgressDeadline, DeploymentProgressing's callers); a complete rollout's
+    // NewReplicaSetAvailable condition never times out.
+    if (p?.status !== 'True' || p.reason === 'NewReplicaSetAvailable' || d.spec.paused) continue
+    if (d.spec.progressDeadlineSeconds === undefined || !p.lastUpdateTime) continue
+    const due = Date.parse(p.lastUpdateTime) + d.spec.progressDeadlineSeconds * 1000 - at
+    if (due <= 0) overdue++
+    else next = Math.min(next, due)
+  }
+  return {overdue, nextInMs: next}
+}
+
+/**
+ * Requests `run` (no leader election) sends in IDLE_MS on an idle cluster of 1,000: a snapshot
+ * taken an hour ago on which nothing has moved since (the test API server runs no kubelet), so
+ * every progress deadline and minReadySeconds it implies has passed before `run` starts. `run`
+ * writes those in its first pass; the window opens once its syncs have stopped for 5 s, and the
+ * row says how many deadlines are overdue then (0) and when the next one falls (those of the
+ * rollouts `run`'s first pass started: 10 minutes later). Every request in the window is counted by verb and path; watch renewals
+ * apart: a reflector renews its watch when the server ends it after the timeout it asked for
+ * (5-10 minutes, client-go's minWatchTimeout), so a window may see some as client-go's would.
  */
 async function idle(): Promise<void> {
-  const snap = snapshot(1000)
+  const snap = snapshot(1000, 3600_000)
   const server = await serve([snap.objects])
   const n = deploymentCount(snap.objects)
   const c = new Controller(server, ['--v=2'])
@@ -574,16 +609,28 @@ async function idle(): Promise<void> {
     await sleep(5000)
   }
   const from = server.requests.length
+  const windowStart = Date.now()
+  const due = progressDeadlines(server, windowStart)
+  // The watches open at the window's start and when the server will end them.
+  const mine = (q: (typeof server.requests)[number]) => q.userAgent?.includes('deployctl') ?? false
+  const isWatch = (q: (typeof server.requests)[number]) => q.query.watch === 'true' || q.query.watch === '1'
+  const openWatches = new Map<string, number>()
+  for (const q of server.requests.slice(0, from))
+    if (mine(q) && isWatch(q)) openWatches.set(q.path, q.time + Number(q.query.timeoutSeconds ?? 0) * 1000)
+  const renewalsDue = [...openWatches.values()].filter((end) => end < windowStart + IDLE_MS).length
   const syncsBefore = c.syncs
   await sleep(IDLE_MS)
-  const sent = server.requests.slice(from).filter((q) => q.userAgent?.includes('deployctl'))
+  const sent = server.requests.slice(from).filter(mine)
   const byKind = new Map<string, number>()
   let deadlineWrites = 0
+  let watchRenewals = 0
   for (const q of sent) {
+    if (isWatch(q)) {
+      watchRenewals++
+      continue
+    }
     const k = `${q.method} ${q.path.replace(/namespaces\/[^/]+/, 'namespaces/*').replace(/(deployments|replicasets|pods|events)\/[^/]+/, '$1/*')}`
     byKind.set(k, (byKind.get(k) ?? 0) + 1)
-    // A rollout whose progress deadline passed in the window: its Progressing condition turns
-    // False (ProgressDeadlineExceeded), a write upstream sends at that moment too.
     const conditions = (q.body as {status?: {conditions?: {type?: string; reason?: string}[]}} | undefined)
       ?.status?.conditions
     if (conditions?.some((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded'))
@@ -594,11 +641,20 @@ async function idle(): Promise<void> {
   const row = {
     deployments: n,
     windowSeconds: IDLE_MS / 1000,
-    requests: sent.length,
+    snapshotAgeSeconds: 3600,
+    overdueDeadlinesAtStart: due.overdue,
+    nextDeadlineInSeconds: round(due.nextInMs / 1000),
+    requests: sent.length - watchRenewals,
     progressDeadlineWrites: deadlineWrites,
-    otherRequests: sent.length - deadlineWrites,
-    syncs: c.syncs - syncsBefore,
     byKind: Object.fromEntries(byKind),
+    watchRenewals,
+    watchRenewalsDueByTimeouts: renewalsDue,
+    watches: [...openWatches.entries()].map(([path, end]) => ({
+      path,
+      endsInSeconds: round((end - windowStart) / 1000),
+    })),
+    syncs: c.syncs - syncsBefore,
+    loadAverage: round(loadavg()[0] as number, 1),
   }
   log(`idle: ${JSON.stringify(row)}`)
   results.idle = row

@@ -228,6 +228,12 @@ if (!controllerOnly && !quick && !fileMode && !startUpOnly) {
         name: `explain -A --summary, 2000 in ${ns} namespace(s)`,
         cmd: tool('explain', '-A', '--summary', '-f', file, '-o', 'json', ...now),
       },
+      // The whole explanation too: its selector overlaps are per namespace (no target of its own).
+      {
+        key: `explain-2000-ns${ns}`,
+        name: `explain -A, 2000 in ${ns} namespace(s)`,
+        cmd: tool('explain', '-A', '-f', file, '-o', 'json', ...now),
+      },
     )
   }
   const one5000 = generate(5000, 'json', 1)
@@ -390,6 +396,8 @@ r['  CPU: explain --summary, 2000 in one namespace / over 40'] = cpuRatio(
   'summary-2000-ns1',
   'summary-2000-ns40',
 )
+r['explain -A: 2000 in one namespace / over 40'] = ratio('explain-2000-ns1', 'explain-2000-ns40')
+r['  CPU: explain -A, 2000 in one namespace / over 40'] = cpuRatio('explain-2000-ns1', 'explain-2000-ns40')
 r['dry-run sync: 5000 in one namespace / over 50'] = ratio('dry-run-5000-ns1', 'dry-run-5000-ns50')
 r['explain --summary: 5000 in one namespace / over 50'] = ratio('summary-5000-ns1', 'summary-5000-ns50')
 if (m['dry-run-5000-ns1'])
@@ -505,6 +513,12 @@ if (args['no-controller'] !== 'true' && !fileMode && !startUpOnly && !namespaces
     ['run at 5,000: cold start / kubectl get', ctl.memory5000?.ratio, 0.5],
     ['run at 5,000: peak RSS / the JSON kubectl prints', ctl.memory5000?.runPeakRssPerKubectlJsonByte, 2.5],
     ['requests sent in 2 idle minutes (1,000 Deployments, no leader election)', ctl.idle?.requests, 0],
+    // A reflector renews its watch when the 5-10 minute timeout it asked for ends, as client-go's.
+    [
+      "  watch renewals in those 2 minutes (due by the watches' timeouts)",
+      ctl.idle?.watchRenewals,
+      ctl.idle?.watchRenewalsDueByTimeouts,
+    ],
     ['failover after kill -9, median ms (lease 4s)', ctl.failover?.killMinus9Ms?.median, undefined],
     ['failover after SIGTERM, median ms', ctl.failover?.sigtermMs?.median, undefined],
   ]
