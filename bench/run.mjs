@@ -228,6 +228,12 @@ if (!controllerOnly && !quick && !fileMode && !startUpOnly) {
         name: `explain -A --summary, 2000 in ${ns} namespace(s)`,
         cmd: tool('explain', '-A', '--summary', '-f', file, '-o', 'json', ...now),
       },
+      // The whole explanation too: its selector overlaps are per namespace (no target of its own).
+      {
+        key: `explain-2000-ns${ns}`,
+        name: `explain -A, 2000 in ${ns} namespace(s)`,
+        cmd: tool('explain', '-A', '-f', file, '-o', 'json', ...now),
+      },
     )
   }
   const one5000 = generate(5000, 'json', 1)
@@ -390,6 +396,8 @@ r['  CPU: explain --summary, 2000 in one namespace / over 40'] = cpuRatio(
   'summary-2000-ns1',
   'summary-2000-ns40',
 )
+r['explain -A: 2000 in one namespace / over 40'] = ratio('explain-2000-ns1', 'explain-2000-ns40')
+r['  CPU: explain -A, 2000 in one namespace / over 40'] = cpuRatio('explain-2000-ns1', 'explain-2000-ns40')
 r['dry-run sync: 5000 in one namespace / over 50'] = ratio('dry-run-5000-ns1', 'dry-run-5000-ns50')
 r['explain --summary: 5000 in one namespace / over 50'] = ratio('summary-5000-ns1', 'summary-5000-ns50')
 if (m['dry-run-5000-ns1'])

@@ -176,13 +176,13 @@ export class TestCluster {
   }
 
   /** The real kubectl (asynchronous: the API server answers from this process). */
-  kubectl(args: string[], input?: string): Promise<RunResult> {
+  kubectl(args: string[], input?: string, signal?: AbortSignal): Promise<RunResult> {
     if (!KUBECTL) throw new Error('kubectl is not installed')
     return new Promise((resolve) => {
       const child = execFile(
         KUBECTL,
         args,
-        {env: {...process.env, ...this.env}, timeout: 60_000, maxBuffer: 64 * 1024 * 1024},
+        {env: {...process.env, ...this.env}, timeout: 60_000, maxBuffer: 64 * 1024 * 1024, signal},
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0
           resolve({code, stdout, stderr})
@@ -192,8 +192,8 @@ export class TestCluster {
     })
   }
 
-  /** The built CLI (not `run`). */
-  deployctl(args: string[]): Promise<RunResult> {
+  /** The built CLI (not `run`); `signal` kills it (its result is then not to be read). */
+  deployctl(args: string[], signal?: AbortSignal): Promise<RunResult> {
     return new Promise((resolve, reject) => {
       const child = execFile(
         process.execPath,
@@ -203,9 +203,10 @@ export class TestCluster {
           env: {...process.env, NO_COLOR: '1', DEBUG: '', NODE_ENV: 'production', ...this.env},
           timeout: 60_000,
           maxBuffer: 64 * 1024 * 1024,
+          signal,
         },
         (err, stdout, stderr) => {
-          if (err && typeof err.code !== 'number' && !err.killed) reject(err)
+          if (err && typeof err.code !== 'number' && !err.killed && !signal?.aborted) reject(err)
           else resolve({code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr})
         },
       )
@@ -777,32 +778,47 @@ export class DeploymentTester {
       async () => {
         attempts++
         const before = await this.get()
+        // A write to the Deployment while the three read voids their readings: they are stopped at
+        // once rather than run to the end (the watch's 500 ms included) only to be read again.
+        const moved = new AbortController()
+        const stopWatching = this.cluster.server.store.onChange((c) => {
+          const o = c.object as {metadata?: {namespace?: string; name?: string}}
+          if (
+            c.def.resource === 'deployments' &&
+            o.metadata?.namespace === this.ns &&
+            o.metadata?.name === this.name
+          )
+            moved.abort()
+        })
         const [kubectl, explain, watch] = await Promise.all([
-          this.cluster.kubectl([
-            '-n',
-            this.ns,
-            'rollout',
-            'status',
-            `deployment/${this.name}`,
-            '--watch=false',
-          ]),
-          this.cluster.deployctl(['explain', `deployment/${this.name}`, '-n', this.ns, '-o', 'json']),
-          this.cluster.deployctl([
-            'rollout',
-            'watch',
-            `deployment/${this.name}`,
-            '-n',
-            this.ns,
-            '-o',
-            'json',
-            '--timeout',
-            '500ms',
-            // kubectl rollout status waits for the progress deadline; so must the watch it is held to.
-            '--fail-fast=false',
-          ]),
-        ])
+          this.cluster.kubectl(
+            ['-n', this.ns, 'rollout', 'status', `deployment/${this.name}`, '--watch=false'],
+            undefined,
+            moved.signal,
+          ),
+          this.cluster.deployctl(
+            ['explain', `deployment/${this.name}`, '-n', this.ns, '-o', 'json'],
+            moved.signal,
+          ),
+          this.cluster.deployctl(
+            [
+              'rollout',
+              'watch',
+              `deployment/${this.name}`,
+              '-n',
+              this.ns,
+              '-o',
+              'json',
+              '--timeout',
+              '500ms',
+              // kubectl rollout status waits for the progress deadline; so must the watch it is held to.
+              '--fail-fast=false',
+            ],
+            moved.signal,
+          ),
+        ]).finally(stopWatching)
         const after = await this.get()
-        if (before.metadata.resourceVersion !== after.metadata.resourceVersion) {
+        if (moved.signal.aborted || before.metadata.resourceVersion !== after.metadata.resourceVersion) {
           lastChange = `resourceVersion ${before.metadata.resourceVersion} -> ${after.metadata.resourceVersion}`
           return undefined
         }
