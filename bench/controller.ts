@@ -6,10 +6,12 @@
 //   of the same fresh server, in turns; the server in a process of its own, each process's peak
 //   RSS, run's against the JSON of the objects it caches (as kubectl prints them, and on the wire);
 // - reaction: the server's receipt of `kubectl set image` to the controller's first ReplicaSet
-//   write (server-side times), p50/p99 over 100 changes;
+//   write (server-side times), p50/p99 over 100 changes, and run's own share of it from its --v 6
+//   log (the Deployment's update event in run to the ReplicaSet POST leaving it);
 // - steady state: syncs per minute on a quiet cluster, by cause;
 // - memory: the same at 5,000 Deployments (one trial);
-// - idle: requests `run` sends in 2 minutes on a settled cluster of 1,000 (no leader election);
+// - idle: requests `run` sends in 2 minutes on an idle cluster of 1,000 (a snapshot an hour old,
+//   nothing due in the window; no leader election), watch renewals apart;
 // - failover: Lease takeover after kill -9 and after SIGTERM (lease 4s, renew 3s, retry 1s), and
 //   20 rollouts with the leader killed at seeded random moments;
 // - the Lease deleted under the leader, 20 trials: writes made while another replica held it.
@@ -257,6 +259,9 @@ class Controller {
   readonly causes = new Map<string, number>()
   private buf = ''
   stderr = ''
+  /** With keepLines: the log's lines with their klog time (ms into the day; klog's header has millisecond resolution). */
+  readonly lines: {at: number; text: string}[] = []
+  keepLines = false
   readonly exited: Promise<number | null>
 
   constructor(server: Served, args: string[]) {
@@ -276,6 +281,13 @@ class Controller {
       const line = this.buf.slice(0, nl)
       this.buf = this.buf.slice(nl + 1)
       nl = this.buf.indexOf('\n')
+      if (this.keepLines) {
+        const t = /^[IWE]\d{4} (\d\d):(\d\d):(\d\d)\.(\d{6}) /.exec(line)
+        if (t) {
+          const [h, m, sec, us] = t.slice(1).map(Number) as [number, number, number, number]
+          this.lines.push({at: ((h * 60 + m) * 60 + sec) * 1000 + us / 1000, text: line})
+        }
+      }
       const m = / synced deployment (\S+) in /.exec(line)
       if (m) {
         this.syncs++
@@ -453,17 +465,64 @@ async function coldStart(): Promise<void> {
   results.coldStart = row
 }
 
+/**
+ * `run`'s own share of one reaction, from its --v 6 log: the informer handing it the Deployment's
+ * update (handlers' "updating deployment") to the ReplicaSet POST leaving it (the POST's log line
+ * comes with the response: its time less the round trip it reports), and the watch leg before it
+ * (the server's change to that event). Undefined if not logged.
+ */
+async function runShare(
+  c: Controller,
+  from: number,
+  namespace: string,
+  name: string,
+  changeAt: number,
+): Promise<{runMs: number; postRoundTripMs: number; deliveryMs: number} | undefined> {
+  const post = new RegExp(
+    `^\\S+ \\S+ POST /apis/apps/v1/namespaces/${namespace}/replicasets(\\?\\S*)? 201 in (\\d+) milliseconds`,
+  )
+  const deadline = performance.now() + 2000
+  for (;;) {
+    const lines = c.lines.slice(from)
+    const p = lines.findIndex((l) => post.test(l.text))
+    if (p >= 0) {
+      const event = lines
+        .slice(0, p)
+        .find((l) => l.text.endsWith(` updating deployment ${namespace}/${name}`))
+      if (!event) return undefined
+      const postLine = lines[p] as {at: number; text: string}
+      const roundTrip = Number(post.exec(postLine.text)?.[2])
+      // The server's change in the same local ms-of-day as klog's header.
+      const c0 = new Date(changeAt)
+      const changeOfDay =
+        ((c0.getHours() * 60 + c0.getMinutes()) * 60 + c0.getSeconds()) * 1000 + c0.getMilliseconds()
+      return {
+        runMs: postLine.at - roundTrip - event.at,
+        postRoundTripMs: roundTrip,
+        deliveryMs: event.at - changeOfDay,
+      }
+    }
+    if (performance.now() > deadline) return undefined
+    await sleep(5)
+  }
+}
+
 async function reaction(): Promise<void> {
   const snap = snapshot(1000)
   const server = await serve([snap.objects])
   const n = deploymentCount(snap.objects)
-  const c = new Controller(server, ['--v=2'])
+  // --v 6: each request and each informer event is logged, for run's own share (runShare).
+  const c = new Controller(server, ['--v=6'])
   await c.until(() => c.synced.size >= n, 'initial sync')
   // Quiet: no sync for a second.
   for (let last = -1; last !== c.syncs; ) {
     last = c.syncs
     await sleep(1000)
   }
+  c.keepLines = true
+  const shares: number[] = []
+  const roundTrips: number[] = []
+  const deliveries: number[] = []
   type D = {
     metadata: {name: string; namespace: string}
     spec: {paused?: boolean; strategy?: {type?: string}; template: {spec: {containers: {name: string}[]}}}
@@ -482,6 +541,7 @@ async function reaction(): Promise<void> {
     // A steady cluster: nothing written for half a second, so the client's token bucket is full.
     await quiet(server, 500)
     const from = server.writes.length
+    const fromLine = c.lines.length
     const r = await kubectl(
       server,
       'set',
@@ -513,6 +573,12 @@ async function reaction(): Promise<void> {
     }
     if (!rsWrite || !change) throw new Error(`no ReplicaSet write after set image on ${namespace}/${name}`)
     latencies.push(rsWrite.time - change.time)
+    const share = await runShare(c, fromLine, namespace, name, change.time)
+    if (share) {
+      shares.push(share.runMs)
+      roundTrips.push(share.postRoundTripMs)
+      deliveries.push(share.deliveryMs)
+    }
   }
   await c.stop()
   await server.close()
@@ -521,6 +587,18 @@ async function reaction(): Promise<void> {
     p50Ms: round(pct(latencies, 50), 1),
     p99Ms: round(pct(latencies, 99), 1),
     maxMs: round(Math.max(...latencies), 1),
+    // run's own share: event in run -> ReplicaSet POST sent (klog times, 1 ms resolution).
+    runShare: {
+      measured: shares.length,
+      p50Ms: round(pct(shares, 50), 1),
+      p99Ms: round(pct(shares, 99), 1),
+      maxMs: round(Math.max(...shares), 1),
+    },
+    // The server's change to the update event in run's handler (the watch leg), and the POST's
+    // round trip as run logs it: the rest of the total.
+    eventDeliveryP99Ms: round(pct(deliveries, 99), 1),
+    postRoundTripP99Ms: round(pct(roundTrips, 99), 1),
+    loadAverage: round(loadavg()[0] as number, 1),
   }
   log(`set image -> first ReplicaSet write: ${JSON.stringify(row)}`)
   results.setImageToReplicaSetWrite = row

@@ -509,6 +509,11 @@ if (args['no-controller'] !== 'true' && !fileMode && !startUpOnly && !namespaces
     ],
     ['kubectl set image -> first ReplicaSet write, p50 ms', ctl.setImageToReplicaSetWrite?.p50Ms, undefined],
     ['kubectl set image -> first ReplicaSet write, p99 ms', ctl.setImageToReplicaSetWrite?.p99Ms, 25],
+    [
+      "  run's own share (event in run -> ReplicaSet POST sent), p99 ms",
+      ctl.setImageToReplicaSetWrite?.runShare?.p99Ms,
+      undefined,
+    ],
     ['syncs per minute on a steady cluster of 1,000', ctl.steady?.syncsPerMinute, undefined],
     ['run at 5,000: cold start / kubectl get', ctl.memory5000?.ratio, 0.5],
     ['run at 5,000: peak RSS / the JSON kubectl prints', ctl.memory5000?.runPeakRssPerKubectlJsonByte, 2.5],
