@@ -257,6 +257,16 @@ describe('TestValidateResourceRequirements', () => {
     ])
   })
 
+  it('a value that is no quantity is refused, as the decoder refuses it; null is a zero quantity', () => {
+    const re = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    expect(
+      containerErrors({resources: {limits: {cpu: 'abc'}, requests: {memory: '1.5x', cpu: null}}}),
+    ).toEqual([
+      `${C}.resources.limits[cpu]: Invalid value: "abc": ${re}`,
+      `${C}.resources.requests[memory]: Invalid value: "1.5x": ${re}`,
+    ])
+  })
+
   it('non-overcommitable resources: a request equals its limit, and needs one', () => {
     expect(
       containerErrors({resources: {limits: {'example.com/gpu': '2'}, requests: {'example.com/gpu': '1'}}}),

@@ -19,7 +19,7 @@ import {dns1123LabelMemo as isDNS1123Label, qualifiedNameMemo as isQualifiedName
 const decoded = new Map<string, ParsedQuantity | undefined>()
 const DECODED_MAX = 1024
 
-/** A quantity as the API server holds it; undefined for a malformed one (refused where decoded). */
+/** A quantity as the API server holds it; undefined for a malformed one (see malformedQuantity). */
 export function quantity(v: unknown): ParsedQuantity | undefined {
   if (typeof v !== 'string' && typeof v !== 'number') return undefined
   const text = String(v)
@@ -36,6 +36,21 @@ export function quantity(v: unknown): ParsedQuantity | undefined {
   if (decoded.size >= DECODED_MAX) decoded.clear()
   decoded.set(text, q)
   return q
+}
+
+/**
+ * Why a resource list's value is no quantity: the API server's decoder refuses such an object
+ * before validation (resource.Quantity's UnmarshalJSON), with the parser's message.
+ */
+function malformedQuantity(v: unknown, path: Path): FieldError {
+  const text = typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v)
+  let why = 'must be a quantity'
+  try {
+    decodedQuantity(text)
+  } catch (err) {
+    if (err instanceof Error) why = err.message
+  }
+  return invalid(path, text, why)
 }
 
 /** The exact value as unscaled × 10^-scale. */
@@ -201,7 +216,12 @@ export function validateResourceRequirements(
   for (const [name, q] of limits) {
     const p = [...limPath, {key: name}]
     nameCheck(name, p, errs)
-    if (!q) continue
+    if (!q) {
+      const raw = (resources.limits as Record<string, unknown>)[name]
+      // JSON null decodes to a zero quantity (Quantity.UnmarshalJSON).
+      if (raw !== null && raw !== undefined) errs.push(malformedQuantity(raw, p))
+      continue
+    }
     validateQuantityValue(name, q, p, errs)
     if (isHugePageResourceName(name)) {
       limHugePages = true
@@ -215,7 +235,12 @@ export function validateResourceRequirements(
   for (const [name, q] of entries(resources.requests)) {
     const p = [...reqPath, {key: name}]
     nameCheck(name, p, errs)
-    if (!q) continue
+    if (!q) {
+      const raw = (resources.requests as Record<string, unknown>)[name]
+      // JSON null decodes to a zero quantity (Quantity.UnmarshalJSON).
+      if (raw !== null && raw !== undefined) errs.push(malformedQuantity(raw, p))
+      continue
+    }
     validateQuantityValue(name, q, p, errs)
     const limit = limitOf.get(name)
     if (limitOf.has(name)) {
