@@ -73,8 +73,17 @@ describe('JSON Lists read from the file a piece at a time', () => {
   it('reads pretty-printed items whole and still refuses what the byte scan refuses', () => {
     const pretty = (item: string) =>
       Buffer.from(`{\n "kind": "List",\n "items": [\n  {\n${item}\n  }\n ]\n}\n`)
-    // A repeated key, and one that an escaped colon would hide from a count of the text's colons.
-    for (const item of ['   "a": "x:y",\n   "a": "z"', '   "a": "y",\n   "a": "\\u003a"']) {
+    // A repeated key; one that an escaped colon would hide from a count of the text's colons; one
+    // whose colon follows whitespace (a count of colons after quotes would miss it); one hidden by
+    // a value that starts with a colon.
+    for (const item of [
+      '   "a": "x:y",\n   "a": "z"',
+      '   "a": "y",\n   "a": "\\u003a"',
+      '   "a": "y",\n   "a" : "z"',
+      '   "a": "y",\n   "a":\n "z"',
+      '   "a": ":y",\n   "a": "z"',
+      '   "a": "\\":",\n   "a": "z"',
+    ]) {
       const bytes = pretty(item)
       expect(whole(bytes)).toBe('error')
       for (const chunk of [1, 7, 1 << 20]) expect(streamed(bytes, chunk)).toBeUndefined()
@@ -90,6 +99,13 @@ describe('JSON Lists read from the file a piece at a time', () => {
     for (const chunk of [1, 5, 64, 1 << 20]) {
       expect(streamed(odd, chunk)).toEqual(whole(odd))
       expect(streamed(odd, chunk)?.[0]?.itemLines).toEqual([2, 4, 7, 8])
+    }
+    // Colons after whitespace or quotes inside strings, and a key's colon after whitespace, without
+    // a repeated key: read (byte by byte where the count cannot tell), as the whole text reads them.
+    const colons = pretty('   "a": "x : y",\n   "b": ":z",\n   "c": "\\":",\n   "d" :\n "w"')
+    for (const chunk of [1, 7, 1 << 20]) {
+      expect(streamed(colons, chunk)).toEqual(whole(colons))
+      expect(streamed(colons, chunk)).toBeDefined()
     }
   })
 

@@ -130,9 +130,14 @@ interface Origin {
 
 export class Collector {
   readonly world: World = emptyWorld()
-  private readonly seen = new Map<string, SourceRef>()
-  /** `Kind/uid` of each kept object. */
-  private readonly uids = new Map<string, SourceRef & {label: string}>()
+  /**
+   * Each kept object by kind, namespace and name, and by kind and uid: what a second object with the
+   * same name or uid is refused against. Keyed by the objects' own strings, so that no key or record
+   * is made per object: these maps die with the load, but a big snapshot's live there till the end
+   * of the call (its old generation is rarely collected again), 33 MB of 5,000 Deployments' call.
+   */
+  private readonly seen = new Map<string, Map<string, Map<string, Obj>>>()
+  private readonly uids = new Map<string, Map<string, Obj>>()
   private readonly skippedKinds = new Map<string, number>()
   private skipped = 0
 
@@ -244,6 +249,13 @@ export class Collector {
     this.warn(
       `warning: ${o.file}:${line}: ${label}: metadata.annotations[${RevisionAnnotation}]: ${JSON.stringify(v)} ${problem}`,
     )
+  }
+
+  /** Where a kept object was read (every kept object has its source). */
+  private sourceOf(obj: Obj): SourceRef {
+    const at = this.world.sources.get(obj)
+    if (at === undefined) throw new Error('a kept object without its source')
+    return at
   }
 
   private fail(o: Origin, msg: string, path?: Path): never {
@@ -412,10 +424,14 @@ export class Collector {
     const namespace = metadata.namespace as string
     const label = `${kind} ${namespace}/${name}`
 
-    const key = `${kind}/${namespace}/${name}`
-    const first = this.seen.get(key)
+    let seenInKind = this.seen.get(kind)
+    if (seenInKind === undefined) this.seen.set(kind, (seenInKind = new Map()))
+    let seenInNamespace = seenInKind.get(namespace)
+    if (seenInNamespace === undefined) seenInKind.set(namespace, (seenInNamespace = new Map()))
+    const first = seenInNamespace.get(name)
     if (first) {
-      this.fail(o, `${label}: duplicate object: also defined at ${first.file}:${first.line}`)
+      const at = this.sourceOf(first)
+      this.fail(o, `${label}: duplicate object: also defined at ${at.file}:${at.line}`)
     }
 
     // Strict decoding comes before defaulting and validation on the server too.
@@ -428,12 +444,16 @@ export class Collector {
     synthesizeIdentity(metadata, kind, namespace, name)
     // A uid names one object: a second object with it (a copy under another name) would be taken
     // for the first by owner references, and its pass would release the first one's ReplicaSets.
-    const uidKey = `${kind}/${String(metadata.uid)}`
-    const sameUid = this.uids.get(uidKey)
+    const uid = String(metadata.uid)
+    let uidsOfKind = this.uids.get(kind)
+    if (uidsOfKind === undefined) this.uids.set(kind, (uidsOfKind = new Map()))
+    const sameUid = uidsOfKind.get(uid)
     if (sameUid) {
+      const meta = sameUid.metadata as Obj
+      const at = this.sourceOf(sameUid)
       this.fail(
         o,
-        `${label}: metadata.uid: Duplicate value: ${formatValue(metadata.uid)}: also the uid of ${sameUid.label} at ${sameUid.file}:${sameUid.line}`,
+        `${label}: metadata.uid: Duplicate value: ${formatValue(metadata.uid)}: also the uid of ${kind} ${String(meta.namespace)}/${String(meta.name)} at ${at.file}:${at.line}`,
         ['metadata', 'uid'],
       )
     }
@@ -450,10 +470,9 @@ export class Collector {
     }
     if (kind === 'ReplicaSet') this.checkRevision(obj, o, label)
 
-    const ref: SourceRef = {file: o.file, line: o.line, index: o.index}
-    this.seen.set(key, ref)
-    this.uids.set(uidKey, {...ref, label})
-    this.world.sources.set(obj, ref)
+    seenInNamespace.set(name, obj)
+    uidsOfKind.set(uid, obj)
+    this.world.sources.set(obj, {file: o.file, line: o.line, index: o.index})
     if (raw !== undefined) this.world.raw?.set(obj, raw)
     if (kind === 'Deployment') this.world.deployments.push(obj as unknown as Deployment)
     else if (kind === 'ReplicaSet') this.world.replicaSets.push(obj as unknown as ReplicaSet)
