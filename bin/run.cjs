@@ -10,6 +10,12 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(`error: kubectl deployctl needs Node.js 22.19 or newer, this is ${process.version}\n`)
   process.exit(1)
 }
+// V8's tiering, tuned for a short call as the executable is (scripts/package/index.mjs): no
+// Sparkplug, whose batches of baseline code a small-file call compiled for the few milliseconds
+// left before exit, and Maglev after 2,000 invocations rather than 400; a 1,000-Deployment file
+// takes the same time (docs/benchmarks.md, session 37). Set before any of dist/ is compiled: V8's
+// code caches are checked against its flags.
+require('node:v8').setFlagsFromString('--no-sparkplug --invocation-count-for-maglev=2000')
 // Node's compile cache: the V8 bytecode of dist/ kept between calls (in the OS temp directory,
 // per Node version, or in NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
 // dist/'s own CommonJS files go through a code cache made after a call has run, in the same

@@ -36,6 +36,7 @@ import {signatureSet} from 'portable-executable-signature'
 import postject from 'postject'
 import * as tar from 'tar'
 import yazl from 'yazl'
+import {dropBuiltinCodeCache} from './builtin-code-cache.mjs'
 import {krewManifest} from './krew.mjs'
 import {ensureRuntime, hostPackage, PLATFORMS, seaFuse} from './runtimes.mjs'
 import {seaBundle} from './sea-bundle.mjs'
@@ -84,9 +85,16 @@ const host = hostPackage()
 // which Node 24 reports as experimental on stderr, over the live view (issue 25).
 const seaOptions = (os) => ({
   disableExperimentalSEAWarning: true,
-  execArgv: ['--no-warnings', ...(os === 'windows' ? [] : ['--openssl-config=/dev/null'])],
+  execArgv: ['--no-warnings', ...(os === 'windows' ? [] : ['--openssl-config=/dev/null']), ...V8_FLAGS],
   execArgvExtension: 'none',
 })
+
+// V8's tiering for a short call (docs/benchmarks.md, session 37): a small-file dry-run ran ~480
+// functions through Sparkplug, the baseline compiler, and ~17 through Maglev, each compiled for the
+// few milliseconds left before exit (~9% of the call's CPU). Without Sparkplug and with Maglev after
+// 2,000 invocations rather than 400, a 1,000-Deployment file takes the same time (the hot functions
+// still reach Maglev and Turbofan). The snapshot is made under the same flags.
+const V8_FLAGS = ['--no-sparkplug', '--invocation-count-for-maglev=2000']
 
 // Two bundles: one that warms up in the snapshot, one plain for the platforms without one.
 const example = (f) => join(root, 'examples', f)
@@ -174,11 +182,20 @@ for (const p of platforms) {
   // A bare environment: the snapshot's warm-up runs the CLI, and what it reads of the environment
   // while loading (NODE_OPTIONS, VITEST, DEBUG...) must not be the packaging machine's.
   const env = {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, LANG: 'C.UTF-8'}
-  execFileSync(builder.exe, ['--experimental-sea-config', join(dir, 'sea.json')], {
+  // The snapshot is made under the V8 flags the executable runs with (V8 refuses a snapshot made
+  // under other flags).
+  execFileSync(builder.exe, [...V8_FLAGS, '--experimental-sea-config', join(dir, 'sea.json')], {
     cwd: dir,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   })
+  if (native) {
+    const dropped = dropBuiltinCodeCache(readFileSync(config.output), config.main)
+    writeFileSync(config.output, dropped.blob)
+    log(
+      `${p.os}/${p.arch}: built-in modules' code cache left out of the snapshot (${dropped.entries} modules, ${(dropped.bytes / 2 ** 20).toFixed(1)} MiB)`,
+    )
+  }
 
   const exeName = p.os === 'windows' ? 'kubectl-deployctl.exe' : 'kubectl-deployctl'
   const stage = join(dir, 'stage')
@@ -198,6 +215,12 @@ for (const p of platforms) {
     }),
   )
   chmodSync(exe, 0o755)
+  // The executable that carries a snapshot runs here: its snapshot was edited above, and a layout
+  // Node no longer matches must fail packaging rather than ship.
+  if (native) {
+    const version = execFileSync(exe, ['--version'], {env, encoding: 'utf8'})
+    if (!version.includes(pjson.version)) throw new Error(`${exe} --version printed ${version}`)
+  }
 
   const complete = p.os === 'windows' ? 'kubectl_complete-deployctl.cmd' : 'kubectl_complete-deployctl'
   writeFileSync(join(stage, complete), p.os === 'windows' ? COMPLETE_CMD : COMPLETE_SH)
