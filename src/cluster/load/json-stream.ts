@@ -20,7 +20,7 @@
 // usual way, which also words the error.
 
 import {isUtf8} from 'node:buffer'
-import {youngGenerationCapped} from '../../util/young-generation.js'
+import {FILE_YOUNG_GENERATION_CAP_BYTES, youngGenerationCapped} from '../../util/young-generation.js'
 import {MAX_DEPTH, type ParsedDoc} from './doc.js'
 import {
   BACKSLASH,
@@ -246,7 +246,7 @@ class ListReader {
   /** Keeps what is still needed, then appends the next chunk of the file. */
   private fill(): void {
     // Every object read survives: held at its cap, V8's young generation does not double on them.
-    this.youngCapped ||= youngGenerationCapped()
+    this.youngCapped ||= youngGenerationCapped(FILE_YOUNG_GENERATION_CAP_BYTES)
     const keepFrom = Math.min(this.base + this.pos, this.neededFrom())
     const keep = this.base + this.len - keepFrom
     const need = keep + this.chunk
