@@ -519,12 +519,15 @@ function orphans(
   ownerKind: string,
   owners: KubeObject[],
 ): Array<{obj: KubeObject; owner: string}> {
-  const uids = new Set(owners.map((x) => `${x.metadata.namespace}/${x.metadata.uid}`))
+  // Owners by uid (a uid names one object of a kind: the loader refuses a second), so that no
+  // namespace/uid key is made per object.
+  const byUid = new Map<string, KubeObject>()
+  for (const x of owners) if (x.metadata.uid !== undefined) byUid.set(x.metadata.uid, x)
   const out: Array<{obj: KubeObject; owner: string}> = []
   for (const obj of objects) {
     const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true)
     if (!ref || ref.kind !== ownerKind || ref.apiVersion !== API_VERSIONS[ownerKind as KeptKind]) continue
-    if (uids.has(`${obj.metadata.namespace}/${ref.uid}`)) continue
+    if (byUid.get(ref.uid)?.metadata.namespace === obj.metadata.namespace) continue
     const sameName = owners.some(
       (x) => x.metadata.namespace === obj.metadata.namespace && x.metadata.name === ref.name,
     )
