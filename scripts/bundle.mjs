@@ -295,7 +295,8 @@ for (const [rel, out] of outputs) {
   buildHash.update(`${target}\0${code}\0`)
 }
 
-if (namespaceExports === 0) throw new Error('no `module.exports = __toCommonJS(...)` in pass 2: esbuild changed')
+if (namespaceExports === 0)
+  throw new Error('no `module.exports = __toCommonJS(...)` in pass 2: esbuild changed')
 
 // Pass 3: the CommonJS files in one, dist/bundle.cjs. Node's loader costs ~0.13 ms of CPU per file
 // (resolving, reading, wrapping), and a small-file dry-run loaded ~75 of them: ~10 ms. In the bundle
