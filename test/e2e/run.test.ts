@@ -498,6 +498,52 @@ describe('run --once-synced', () => {
     )
   }, 60_000)
 
+  it('--dry-run=client meets a taken ReplicaSet name as the real run does: AlreadyExists and a collisionCount bump (issue 30)', async () => {
+    server = await startApiServer({})
+    await createNamespace(server, 'apps')
+    await createDeployment(server, 'apps', 'web', 'web:1')
+    await createDeployment(server, 'apps', 'api', 'api:1')
+    const env = kubeEnv(server)
+    const args = ['-n', 'apps', '--once-synced', '--dry-run=client']
+    const first = await new RunProcess(args, env).exited
+    const taken = /would create replicasets apps\/(web-[a-z0-9]+):/.exec(first.stderr)?.[1]
+    expect(taken, first.stderr).toBeDefined()
+    // Someone else's ReplicaSet has the name web's new ReplicaSet would get: the claim ignores it
+    // (not web's, not selected), so only the create meets it.
+    await api(server, 'POST', '/apis/apps/v1/namespaces/apps/replicasets', {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {name: taken, namespace: 'apps', labels: {app: 'squatter'}},
+      spec: {
+        replicas: 0,
+        selector: {matchLabels: {app: 'squatter'}},
+        template: {metadata: {labels: {app: 'squatter'}}, spec: {containers: [{name: 'app', image: 's:1'}]}},
+      },
+    })
+    const before = JSON.stringify(replicaSetsOf(server, 'apps'))
+    server.requests.length = 0
+    const dry = await new RunProcess([...args, '--v', '2'], env).exited
+    expect(server.requests.filter((r) => r.method !== 'GET')).toEqual([])
+    expect(JSON.stringify(replicaSetsOf(server, 'apps'))).toBe(before)
+    expect(dry.stderr).toContain(`dry run: would create replicasets apps/${taken}: created`)
+    expect(dry.stderr).toMatch(
+      /dry run: would update deployments\/status apps\/web: .*collisionCount.*\(not sent\)/,
+    )
+    expect(dry.stderr).toContain(
+      `error syncing deployment apps/web: replicasets.apps "${taken}" already exists`,
+    )
+    // The real run: the same create fails, collisionCount goes to 1, the retry takes another name.
+    const real = await new RunProcess(['-n', 'apps', '--once-synced', '--v', '2'], env).exited
+    expect(real.stderr).toContain(
+      `error syncing deployment apps/web: replicasets.apps "${taken}" already exists`,
+    )
+    expect(real.code, real.stderr).toBe(0)
+    expect(getDeployment(server, 'apps', 'web').status?.collisionCount).toBe(1)
+    const web = replicaSetsOf(server, 'apps').filter((rs) => rs.metadata.ownerReferences?.[0]?.name === 'web')
+    expect(web.map((rs) => rs.metadata.name)).not.toContain(taken)
+    expect(web).toHaveLength(1)
+  }, 60_000)
+
   it('a forged ScalingReplicaSet Event in another namespace does not keep run -A from starting (issue 28)', async () => {
     const forged = otherControllerSigns().filter((o) => o.kind === 'Event')
     const [event] = forged as Array<{metadata: {namespace: string}; involvedObject: {namespace: string}}>
