@@ -238,6 +238,8 @@ function specifier(from, to) {
   return s.startsWith('.') ? s : `./${s}`
 }
 
+/** How many files' exports became their namespace object (below); none means esbuild's output changed. */
+let namespaceExports = 0
 for (const [rel, out] of outputs) {
   let code = out.code
   const esmFile = staysEsm.has(rel)
@@ -281,10 +283,10 @@ for (const [rel, out] of outputs) {
   // from another file went through two getters and a megamorphic keyed load (~25-35 ms of a
   // 1,000-Deployment dry-run, issue 30). The namespace object's getters are the same ones.
   if (!esmFile) {
-    code = code.replace(
-      /^module\.exports = __toCommonJS\((\w+)\);$/gm,
-      'module.exports = __defProp($1, "__esModule", { value: true });',
-    )
+    code = code.replace(/^module\.exports = __toCommonJS\((\w+)\);$/gm, (_, ns) => {
+      namespaceExports++
+      return `module.exports = __defProp(${ns}, "__esModule", { value: true });`
+    })
   }
   code = asciiOnly(code, target)
   mkdirSync(dirname(target), {recursive: true})
@@ -292,6 +294,9 @@ for (const [rel, out] of outputs) {
   writeFileSync(`${target}.map`, result.map)
   buildHash.update(`${target}\0${code}\0`)
 }
+
+if (namespaceExports === 0)
+  throw new Error('no `module.exports = __toCommonJS(...)` in pass 2: esbuild changed')
 
 // Pass 3: the CommonJS files in one, dist/bundle.cjs. Node's loader costs ~0.13 ms of CPU per file
 // (resolving, reading, wrapping), and a small-file dry-run loaded ~75 of them: ~10 ms. In the bundle

@@ -73,6 +73,13 @@ export interface StoreOptions {
    * clientset does not check it (and the controller's redundant status writes rely on that).
    */
   checkResourceVersion?: boolean
+  /**
+   * Objects that exist but were not given: a by-name read or write of a name the store does not
+   * hold (and did not delete) looks here once and takes the object in, as if it had been given.
+   * It makes a store built from part of a namespace answer every by-name call as one built from
+   * all of it; its listers, objects() and world() hold only what was given.
+   */
+  lookup?: Partial<Record<Resource, (namespace: string, name: string) => KubeObject | undefined>>
 }
 
 function pushTo<K, T>(map: Map<K, T[]>, key: K, value: T): void {
@@ -195,6 +202,8 @@ export class MemoryStore {
   private inputOrder: {order: Slot[]; sources: Map<string, SourceRef>} | undefined
   private readonly created: Slot[] = []
   private readonly createdIds = new Set<string>()
+  /** `resource:namespace/name` of the names options.lookup was asked about. */
+  private readonly lookedUp = new Set<string>()
   private resourceVersion = 0
 
   constructor(
@@ -252,12 +261,37 @@ export class MemoryStore {
 
   /** The object as it was before the pass (frozen; do not mutate). */
   initial(resource: Resource, namespace: string, name: string): KubeObject | undefined {
+    this.lookUp(resource, namespace, name)
     return this.initialObjects[resource].get(keyOf(namespace, name))
   }
 
   /** The stored object now (frozen or owned by the store; do not mutate). */
   peek(resource: Resource, namespace: string, name: string): KubeObject | undefined {
+    this.lookUp(resource, namespace, name)
     return this.current[resource].get(keyOf(namespace, name))
+  }
+
+  /**
+   * options.lookup, once per name the store was not given: what it finds becomes part of the
+   * initial objects (so a later delete is not undone by looking again).
+   */
+  private lookUp(resource: Resource, namespace: string, name: string): void {
+    const lookup = this.options.lookup?.[resource]
+    if (!lookup) return
+    const key = keyOf(namespace, name)
+    if (this.initialObjects[resource].has(key)) return
+    const id = `${resource}:${key}`
+    if (this.lookedUp.has(id)) return
+    this.lookedUp.add(id)
+    const found = lookup(namespace, name)
+    if (!found || this.current[resource].has(key)) return
+    const obj = freezeInTests(
+      found.metadata.namespace === undefined
+        ? {...found, metadata: {...found.metadata, namespace: DEFAULT_NAMESPACE}}
+        : found,
+    )
+    this.initialObjects[resource].set(key, obj)
+    this.current[resource].set(key, obj)
   }
 
   get(resource: Resource, namespace: string, name: string): KubeObject {
@@ -269,6 +303,7 @@ export class MemoryStore {
     const namespace = namespaceOf(obj)
     const name = obj.metadata.name ?? ''
     const key = keyOf(namespace, name)
+    this.lookUp(resource, namespace, name)
     if (this.current[resource].has(key)) throw newAlreadyExists(QUALIFIED[resource], name)
     obj.metadata.namespace = namespace
     obj.metadata.uid ||= deterministicUid(resource, namespace, name)
@@ -431,6 +466,7 @@ export class MemoryStore {
   }
 
   private mustGet(resource: Resource, namespace: string, name: string): KubeObject {
+    this.lookUp(resource, namespace, name)
     const obj = this.current[resource].get(keyOf(namespace, name))
     if (!obj) throw newNotFound(QUALIFIED[resource], name)
     return obj

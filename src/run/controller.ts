@@ -19,7 +19,7 @@ import {listAll} from '../cluster/live/read.js'
 import {type LoopClock, realClock, sleep, type TimerHandle} from '../cluster/live/workqueue/clock.js'
 import {type QueueMetrics, WorkQueue} from '../cluster/live/workqueue/queue.js'
 import {defaultControllerRateLimiter} from '../cluster/live/workqueue/rate-limiter.js'
-import {MemoryStore, RecordingClient} from '../cluster/memory.js'
+import {RecordingClient} from '../cluster/memory.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {Deployment, Pod, ReplicaSet} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
@@ -27,6 +27,7 @@ import type {EventType, FeatureGates} from '../controller/interfaces.js'
 import {ChangeTracker} from '../pass/change.js'
 import {newControllerContext} from '../pass/context.js'
 import {formatTime, goDuration} from '../util/duration.js'
+import {dryRunStore} from './dry-run-store.js'
 import {DeploymentEventHandlers} from './handlers.js'
 import type {Logger} from './log.js'
 
@@ -56,9 +57,9 @@ export interface ControllerLoopOptions {
   workers: number
   serverDryRun: boolean
   /**
-   * --dry-run=client: nothing is sent. Each sync writes into a copy of its namespace's cached
-   * objects (the recording client of dry-run sync) and every write and event it would have sent is
-   * logged instead.
+   * --dry-run=client: nothing is sent. Each sync writes into a store of the cached objects it can
+   * touch (dryRunStore; the recording client of dry-run sync) and every write and event it would
+   * have sent is logged instead.
    */
   clientDryRun?: boolean
   gates: FeatureGates
@@ -354,7 +355,9 @@ export class ControllerLoop {
     const namespace = key.slice(0, slash)
     const name = key.slice(slash + 1)
     const started = this.clock.now()
-    const store = this.opts.clientDryRun ? this.namespaceStore(namespace, name) : undefined
+    const store = this.opts.clientDryRun
+      ? dryRunStore(this.listers, namespace, name, () => this.clock.now())
+      : undefined
     const client = store
       ? new RecordingClient(store)
       : new LiveClient(this.opts.api, {serverDryRun: this.opts.serverDryRun})
@@ -434,23 +437,6 @@ export class ControllerLoop {
       }
     }
     return {key, error, ms, writes, requeues}
-  }
-
-  /**
-   * --dry-run=client: an in-memory store of what the caches hold for the Deployment and its
-   * namespace's ReplicaSets, so the sync's writes apply to it and nothing reaches the server.
-   */
-  private namespaceStore(namespace: string, name: string): MemoryStore {
-    const d = this.listers.getDeployment(namespace, name)
-    return new MemoryStore(
-      {
-        deployments: d ? [d] : [],
-        replicaSets: this.listers.listReplicaSets(namespace),
-        pods: [],
-        sources: new WeakMap(),
-      },
-      {now: () => this.clock.now()},
-    )
   }
 
   private postEvent(d: Deployment, type: EventType, reason: string, message: string, key: string): void {
