@@ -14,8 +14,11 @@ if (major < 22 || (major === 22 && minor < 19)) {
 // Sparkplug, whose batches of baseline code a small-file call compiled for the few milliseconds
 // left before exit, and Maglev after 2,000 invocations rather than 400; a 1,000-Deployment file
 // takes the same time (docs/benchmarks.md, session 37). Set before any of dist/ is compiled: V8's
-// code caches are checked against its flags.
-require('node:v8').setFlagsFromString('--no-sparkplug --invocation-count-for-maglev=2000')
+// code caches are checked against its flags (each command has its own cache of the bundle). The
+// commands that keep running (the controller, following or recording a rollout) keep V8's own
+// tiering: their reaction to an event is what counts there, not their start.
+if (process.argv[2] !== 'run' && process.argv[2] !== 'rollout')
+  require('node:v8').setFlagsFromString('--no-sparkplug --invocation-count-for-maglev=2000')
 // Node's compile cache: the V8 bytecode of dist/ kept between calls (in the OS temp directory,
 // per Node version, or in NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
 // dist/'s own CommonJS files go through a code cache made after a call has run, in the same

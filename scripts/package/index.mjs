@@ -93,7 +93,8 @@ const seaOptions = (os) => ({
 // functions through Sparkplug, the baseline compiler, and ~17 through Maglev, each compiled for the
 // few milliseconds left before exit (~9% of the call's CPU). Without Sparkplug and with Maglev after
 // 2,000 invocations rather than 400, a 1,000-Deployment file takes the same time (the hot functions
-// still reach Maglev and Turbofan). The snapshot is made under the same flags.
+// still reach Maglev and Turbofan). The snapshot is made under the same flags. `run` and `rollout`,
+// which keep running, set V8's own tiering back as they start (sea/runtime.cjs).
 const V8_FLAGS = ['--no-sparkplug', '--invocation-count-for-maglev=2000']
 
 // Two bundles: one that warms up in the snapshot, one plain for the platforms without one.

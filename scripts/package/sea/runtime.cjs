@@ -112,6 +112,11 @@ exports.start = function start(app) {
 
   const run = (args) => {
     const argv = args ?? process.argv.slice(2)
+    // The executable starts with V8's tiering tuned for a short call (execArgv, see
+    // scripts/package/index.mjs); the commands that keep running get V8's own back (Node 24's
+    // defaults), as in bin/run.cjs.
+    if (!args && (argv[0] === 'run' || argv[0] === 'rollout'))
+      v8.setFlagsFromString('--sparkplug --invocation-count-for-maglev=400')
     if (argv[0] === '__complete' && app.complete)
       return app.complete().main(argv.slice(1), {manifest: app.manifest, topics: app.pjson.oclif?.topics})
     return app.main().execute({
