@@ -9,6 +9,8 @@
 //   write (server-side times), p50/p99 over 100 changes, and run's own share of it from its --v 6
 //   log (the Deployment's update event in run to the ReplicaSet POST leaving it);
 // - steady state: syncs per minute on a quiet cluster, by cause;
+// - dry-run namespace: `run --dry-run=client` cold, 2,000 Deployments in one namespace against the
+//   same over 40 namespaces, in turns (issue 30 item 3);
 // - memory: the same at 5,000 Deployments (one trial);
 // - idle: requests `run` sends in 2 minutes on an idle cluster of 1,000 (a snapshot an hour old,
 //   nothing due in the window; no leader election), watch renewals apart;
@@ -80,13 +82,23 @@ const log = (line: string) => process.stderr.write(`  ${line}\n`)
  * `ageMs` ago: the generator dates every timestamp from its --now, and the test API server, `run`
  * and the benchmark all read the machine's clock.
  */
-function snapshotFile(n: number, ageMs = 0): string {
-  const file = join(dir, `snap-${n}${ageMs ? `-aged-${ageMs}` : ''}.json`)
+function snapshotFile(n: number, ageMs = 0, namespaces?: number): string {
+  const file = join(
+    dir,
+    `snap-${n}${ageMs ? `-aged-${ageMs}` : ''}${namespaces ? `-ns-${namespaces}` : ''}.json`,
+  )
   if (existsSync(file)) return file
   const fd = openSync(file, 'w')
   const r = spawnSync(
     process.execPath,
-    [generator as string, '--deployments', String(n), '--now', new Date(Date.now() - ageMs).toISOString()],
+    [
+      generator as string,
+      '--deployments',
+      String(n),
+      ...(namespaces ? ['--namespaces', String(namespaces)] : []),
+      '--now',
+      new Date(Date.now() - ageMs).toISOString(),
+    ],
     {stdio: ['ignore', fd, 'pipe']},
   )
   closeSync(fd)
@@ -463,6 +475,58 @@ async function coldStart(): Promise<void> {
   const row = await coldRow(SIZE ?? 1000, RUNS)
   log(`cold start @${row.deployments}: ${JSON.stringify(row)}`)
   results.coldStart = row
+}
+
+/**
+ * `run --dry-run=client` cold, 2,000 Deployments in one namespace against the same 2,000 over 40
+ * (issue 30 item 3): each sync's store once held its whole namespace's ReplicaSets (n x m). One
+ * server process per snapshot (a client dry run writes nothing, so each serves every turn), runs in
+ * turns; to every Deployment synced, and the CPU time run took by then.
+ */
+async function dryRunNamespace(): Promise<void> {
+  const n = 2000
+  const rows: Record<string, {ms: number[]; cpu: number[]}> = {
+    one: {ms: [], cpu: []},
+    spread: {ms: [], cpu: []},
+  }
+  const one = await ServerProcess.start(snapshotFile(n, 0, 1))
+  const spread = await ServerProcess.start(snapshotFile(n, 0, 40))
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      for (const [name, server] of [
+        ['one', one],
+        ['spread', spread],
+      ] as const) {
+        const c = new Controller(server, ['--v=2', '--dry-run=client', ...QPS_1000])
+        await c.until(() => c.synced.size >= n, `${n} deployments synced`, 3_600_000)
+        const ms = Math.max(...c.synced.values()) - c.started
+        const cpu = c.cpuSeconds()
+        await c.stop()
+        rows[name]?.ms.push(ms)
+        rows[name]?.cpu.push(cpu)
+        log(
+          `run --dry-run=client, ${name === 'one' ? 'one namespace' : '40 namespaces'}: ${round(ms)} ms, ${cpu} s CPU`,
+        )
+      }
+    }
+  } finally {
+    await one.close()
+    await spread.close()
+  }
+  const r = rows as Record<'one' | 'spread', {ms: number[]; cpu: number[]}>
+  results.dryRunClientOneNamespace = {
+    deployments: n,
+    trials: RUNS,
+    loadAverage: loadavg().map((x) => round(x, 1)),
+    oneNamespaceMs: round(median(r.one.ms)),
+    over40NamespacesMs: round(median(r.spread.ms)),
+    oneNamespaceCpuSeconds: median(r.one.cpu),
+    over40NamespacesCpuSeconds: median(r.spread.cpu),
+    // Issue 30: one namespace within 1.5x the same Deployments spread (the turns' own ratios).
+    ratioWall: round(median(r.one.ms.map((x, i) => x / (r.spread.ms[i] as number))), 2),
+    ratioCpu: round(median(r.one.cpu.map((x, i) => x / (r.spread.cpu[i] as number))), 2),
+  }
+  log(`dry-run client one namespace: ${JSON.stringify(results.dryRunClientOneNamespace)}`)
 }
 
 /**
@@ -914,6 +978,7 @@ function writesWhileAnotherHolds(writes: ApiServer['writes'], holderAtStart: str
 try {
   for (const [name, fn] of [
     ['cold start', coldStart],
+    ['dry-run namespace', dryRunNamespace],
     ['reaction', reaction],
     ['steady', steady],
     ['memory', memory],

@@ -517,6 +517,13 @@ if (args['no-controller'] !== 'true' && !fileMode && !startUpOnly && !namespaces
       ctl.coldStart?.runPeakRssPerWireJsonByte,
       undefined,
     ],
+    // issue 30 item 3: one namespace within 1.5x the same Deployments spread.
+    [
+      'run --dry-run=client cold, 2,000 in one namespace / over 40, CPU',
+      ctl.dryRunClientOneNamespace?.ratioCpu,
+      1.5,
+    ],
+    ['  the same, wall', ctl.dryRunClientOneNamespace?.ratioWall, 1.5],
     ['kubectl set image -> first ReplicaSet write, p50 ms', ctl.setImageToReplicaSetWrite?.p50Ms, undefined],
     ['kubectl set image -> first ReplicaSet write, p99 ms', ctl.setImageToReplicaSetWrite?.p99Ms, 25],
     [
