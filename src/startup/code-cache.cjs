@@ -6,7 +6,7 @@
 // compiles dist/'s CommonJS files as Node does (the same wrapper and arguments) but keeps each script,
 // and at exit writes V8's code cache of the scripts that had none, now holding the functions the
 // call compiled. V8 checks a cache against its own version, flags and the source's length, and
-// rejects the rest; the directory is per Node version and per build (dist/startup/build-id, a hash of
+// rejects the rest; the directory is per Node version, V8 flags and build (dist/startup/build-id, a hash of
 // dist/ written by scripts/bundle.mjs), so that a rebuilt file of the same length never meets the
 // cache of its old text. dist/bundle.cjs, which holds nearly all of dist/, has one cache per command
 // (variantOf). Writes go to a temporary name first, then are renamed: concurrent calls never read
@@ -33,7 +33,11 @@ exports.install = (dist, base) => {
   } catch {
     return false
   }
-  const dir = path.join(base, `kubectl-deployctl-${process.version}-${process.arch}-${lines[0]}`)
+  // V8's cache tag holds its version and the hash of its flags: a call made under other flags
+  // (bin/run.cjs gives `run` and `rollout` V8's own tiering, the rest a short call's) has caches
+  // of its own, or each call would reject, compile again and rewrite what the other kind wrote.
+  const tag = require('node:v8').cachedDataVersionTag().toString(16)
+  const dir = path.join(base, `kubectl-deployctl-${process.version}-${process.arch}-${tag}-${lines[0]}`)
   const bundle = path.join(dist, 'bundle.cjs')
   const variant = `~${variantOf(process.argv.slice(2), lines.slice(1))}`
   const prefix = dist + path.sep

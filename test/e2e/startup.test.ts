@@ -140,6 +140,26 @@ describe('a file-mode call', () => {
       })
       expect(version.status).toBe(0)
       expect(cacheFiles().some((f) => f.endsWith('bundle.cjs~root'))).toBe(true)
+
+      // `run` keeps V8's own tiering (bin/run.cjs), other calls a short call's, and V8 rejects a
+      // cache made under other flags: alternating the two must not make either rewrite the
+      // other's caches (dist/main.cjs, which every call loads, was rewritten at every turn).
+      const runHelp = () =>
+        expect(
+          spawnSync(process.execPath, [BIN, 'run', '--help'], {
+            cwd: ROOT,
+            encoding: 'utf8',
+            env: {...rest, TMPDIR: tmp, NODE_ENV: 'production'},
+          }).status,
+        ).toBe(0)
+      runHelp()
+      run()
+      const contents = () => new Map(cacheFiles().map((f) => [f, readFileSync(f).toString('base64')]))
+      const before = contents()
+      runHelp()
+      run()
+      runHelp()
+      expect(contents()).toEqual(before)
     } finally {
       rmSync(tmp, {recursive: true, force: true})
     }
