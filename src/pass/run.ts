@@ -7,7 +7,7 @@ import type {World} from '../cluster/world.js'
 import {errorMessage, hasStatusCause, NamespaceTerminatingCause} from '../controller/api/errors.js'
 import type {KubeObject} from '../controller/api/types.js'
 import {syncDeployment} from '../controller/deployment-controller.js'
-import type {Client, FeatureGates} from '../controller/interfaces.js'
+import type {Client, ControllerContext, FeatureGates} from '../controller/interfaces.js'
 import {newControllerContext, type RequeueCall} from './context.js'
 import {type DeploymentResult, envelope, type Requeue, type SyncResult} from './result.js'
 import {type DeploymentKey, type Selection, selectDeployments} from './selection.js'
@@ -26,6 +26,8 @@ export interface PassOptions {
    * dry runs). Live reconcile-once passes a client that writes to the cluster.
    */
   makeClient?: (store: MemoryStore, key: DeploymentKey) => Client & {actions: Action[]}
+  /** The sync of one Deployment. Default: the controller's syncDeployment (the runner's tests pass a stand-in). */
+  sync?: (ctx: ControllerContext, namespace: string, name: string) => Promise<void>
 }
 
 export interface PassOutcome {
@@ -85,7 +87,7 @@ export async function syncOne(
   let error: unknown
   let failed = false
   try {
-    await syncDeployment(ctx, key.namespace, key.name)
+    await (options.sync ?? syncDeployment)(ctx, key.namespace, key.name)
   } catch (err) {
     failed = true
     error = err

@@ -1,4 +1,4 @@
-import {beforeEach, describe, expect, it, vi} from 'vitest'
+import {beforeEach, describe, expect, it} from 'vitest'
 import type {World} from '../../src/cluster/world.js'
 import {newNotFound, StatusError} from '../../src/controller/api/errors.js'
 import type {Deployment} from '../../src/controller/api/types.js'
@@ -15,14 +15,13 @@ import {
 } from '../../src/pass/selection.js'
 import {deployment as build} from '../objects.js'
 
-// The runner is tested against a stand-in for syncDeployment, so that these tests pin the runner's
-// own contract (contexts, recording, requeue rules) whatever the controller decides.
-const sync = vi.hoisted(() => ({
+// The runner is tested against a stand-in for syncDeployment (PassOptions.sync), so that these
+// tests pin the runner's own contract (contexts, recording, requeue rules) whatever the controller
+// decides.
+const sync = {
   impl: async (_ctx: ControllerContext, _ns: string, _name: string): Promise<void> => {},
-}))
-vi.mock('../../src/controller/deployment-controller.js', () => ({
-  syncDeployment: (ctx: ControllerContext, ns: string, name: string) => sync.impl(ctx, ns, name),
-}))
+}
+const standIn = (ctx: ControllerContext, ns: string, name: string) => sync.impl(ctx, ns, name)
 
 const NOW = Date.parse('2026-11-29T10:05:00Z')
 const gates = parseFeatureGates(undefined)
@@ -164,7 +163,7 @@ describe('runPasses', () => {
     const {result, objects} = await runPasses(
       world(deployment('demo', 'web'), deployment('demo', 'api')),
       {namespace: 'demo'},
-      {now: NOW, gates, collectFacts: true},
+      {now: NOW, gates, collectFacts: true, sync: standIn},
     )
     expect(seen).toEqual([`demo/api@${NOW}`, `demo/web@${NOW}`])
     expect(result).toMatchObject({kind: 'SyncResult', now: '2026-11-29T10:05:00Z'})
@@ -191,7 +190,11 @@ describe('runPasses', () => {
       ctx.queue.addAfter(10)
       throw newNotFound('replicasets.apps', 'x')
     }
-    const {result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates})
+    const {result} = await runPasses(
+      world(deployment('default', 'web')),
+      {},
+      {now: NOW, gates, sync: standIn},
+    )
     expect(result.items[0]).toMatchObject({
       error: 'replicasets.apps "x" not found',
       requeue: {kind: 'rateLimited'},
@@ -204,10 +207,10 @@ describe('runPasses', () => {
     sync.impl = async () => {
       throw new StatusError('Forbidden', 403, 'namespace is terminating', [{type: 'NamespaceTerminating'}])
     }
-    let {result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates})
+    let {result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates, sync: standIn})
     expect(result.items[0]).toMatchObject({requeue: null, requeueAfterSeconds: null})
     sync.impl = async (ctx) => ctx.queue.addRateLimited()
-    ;({result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates}))
+    ;({result} = await runPasses(world(deployment('default', 'web')), {}, {now: NOW, gates, sync: standIn}))
     expect(result.items[0]).toMatchObject({
       requeue: {kind: 'rateLimited'},
       requeueAfterSeconds: 0,
@@ -229,7 +232,7 @@ describe('runPasses', () => {
     const {world: after} = await runPasses(
       world(deployment('default', 'a'), deployment('default', 'b')),
       {},
-      {now: NOW, gates},
+      {now: NOW, gates, sync: standIn},
     )
     expect(observed).toEqual([1, 1, 7])
     expect(after.deployments[0]?.spec.replicas).toBe(7)
@@ -237,7 +240,7 @@ describe('runPasses', () => {
   })
 
   it('returns an empty result when nothing is selected', async () => {
-    const {result} = await runPasses(world(), {namespace: 'demo'}, {now: NOW, gates})
+    const {result} = await runPasses(world(), {namespace: 'demo'}, {now: NOW, gates, sync: standIn})
     expect(result.items).toEqual([])
     expect(result.featureGates).toMatchObject({DeploymentReplicaSetTerminatingReplicas: true})
   })
