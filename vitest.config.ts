@@ -7,11 +7,12 @@ export default defineConfig({
     disableConsoleIntercept: true,
     testTimeout: 30_000,
     pool: 'forks',
-    // Two test files at a time even on 2 cores (vitest's default there is one): most end-to-end
-    // files wait on child processes, servers and simulated time, so one file alone left a core
-    // idle (user+sys 7.2 min in 11.0 min of wall). Every file owns its ports, temp root and
-    // servers; the whole suite passed with two at a time under load 8-11 (issue 30: under 8 min).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // One test file more at a time than the machine has cores (3 on 2 cores; vitest's default there
+    // is one): most end-to-end files wait on child processes, servers and simulated time, so with
+    // one file per core the cores were busy ~83% of the run (user+sys 14.0 min in 8.5 min of wall
+    // with two). Every file owns its ports, temp root and servers; the whole suite passed with
+    // three at a time (load ~5), and before with two under load 8-11 (issue 30: under 8 min).
+    maxWorkers: availableParallelism() + 1,
     // One worker process per slot for the whole run, not one per file: vitest's start of a worker
     // and its environment cost ~300 ms per file here, 132 files. Every file closes what it opens
     // (servers, children, temp directories) and puts back what it changes in process.env.
