@@ -153,6 +153,22 @@ describe('the release', SLOW, () => {
     expect(helper).not.toMatch(/\bdirname\b/)
   })
 
+  it('a cross-built executable holds nothing of the build that made it: no temporary path, commands in id order', () => {
+    // What would make two packagings of one commit differ: the SEA blob names its main script by
+    // the path it was given, and oclif writes the manifest's commands in the order they loaded.
+    // (The linux amd64 executable's start-up snapshot differs from run to run all the same.)
+    const dir = mkdtempSync(join(work, 'arm64-'))
+    execFileSync('tar', ['-xzf', join(release, `kubectl-deployctl_${TAG}_linux_arm64.tar.gz`), '-C', dir])
+    const exe = readFileSync(join(dir, 'kubectl-deployctl'))
+    expect(exe.indexOf('NODE_SEA_BLOB')).toBeGreaterThan(0)
+    expect(exe.indexOf('deployctl-package-')).toBe(-1)
+    const ids = Object.keys(
+      (JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: object}).commands,
+    )
+    expect(ids).toEqual([...ids].sort())
+    expect(ids.length).toBeGreaterThan(5)
+  })
+
   it('the Windows zip holds kubectl-deployctl.exe, a PE executable, and the .cmd completion helper', async () => {
     const yauzl = (await import('yauzl')).default
     const zip = join(release, `kubectl-deployctl_${TAG}_windows_amd64.zip`)
