@@ -125,72 +125,81 @@ export class RolloutRecordOptions implements CommandOptions<RolloutRecordFlags> 
       import('../cluster/timeline/recording-file.js'),
       import('../cluster/timeline/format.js'),
     ])
-    const connection = await connect(this.configFlags.connectionFlags, (line) => this.io.err(`${line}\n`))
-    const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
-    const api = new ApiClient(connection, verbose)
-    const namespace = this.selectionFlags.selection.allNamespaces ? undefined : connection.namespace
-    const names = this.selectionFlags.selection.names ?? []
-    const header = {
-      apiVersion: TIMELINE_API_VERSION,
-      kind: 'Timeline' as const,
-      context: connection.kc.getCurrentContext(),
-      ...(connection.kc.getCurrentCluster()?.name ? {cluster: connection.kc.getCurrentCluster()?.name} : {}),
-      server: connection.server,
-      ...(await serverVersion(api)),
-      selection: {
-        namespace: namespace ?? null,
-        ...(names.length > 0 ? {names} : {}),
-        ...(this.selectionFlags.selection.labelSelector
-          ? {labelSelector: this.selectionFlags.selection.labelSelector}
-          : {}),
-      },
-      recorder: api.userAgent,
-    }
-    // The header is rewritten in open(); the placeholder is never written.
+    // The file first, before the server is asked anything: a file another recorder writes is
+    // refused at once. The header is rewritten in open(); this placeholder is never written.
     const sink = new RecordingFile(this.file, this.maxBytes, {
-      ...header,
+      apiVersion: TIMELINE_API_VERSION,
+      kind: 'Timeline',
+      selection: {namespace: null},
       start: '',
       kinds: [],
       redacted: true,
       trimmed: '',
     })
-    const recorder = new Recorder({
-      api,
-      conn: connection,
-      namespace,
-      names,
-      ...(this.selectionFlags.selection.labelSelector
-        ? {labelSelector: this.selectionFlags.selection.labelSelector}
-        : {}),
-      sink,
-      header,
-      redact: this.redact,
-      deltas: this.deltas,
-      untilDone: this.untilDone,
-      ...(this.durationMs !== undefined ? {durationMs: this.durationMs} : {}),
-      warn: (line) => this.io.err(`warning: ${line}\n`),
-      ...(verbose ? {debug: verbose} : {}),
-    })
-    const what =
-      names.length > 0
-        ? `deployment ${names.join(', ')}`
-        : this.selectionFlags.selection.labelSelector
-          ? `deployments -l ${this.selectionFlags.selection.labelSelector}`
-          : 'every deployment'
-    this.io.err(
-      `recording ${what} ${namespace === undefined ? 'in every namespace' : `in namespace ${namespace}`} to ${this.file} ${this.untilDone ? 'until the rollouts are done' : this.durationMs !== undefined ? 'for the --duration' : 'until Ctrl-C'}\n`,
-    )
-    const onSignal = () => {
-      void recorder.stop()
-    }
-    process.once('SIGINT', onSignal)
-    process.once('SIGTERM', onSignal)
+    sink.lock()
     let end: RecordEnd
     try {
-      end = await recorder.run()
+      const connection = await connect(this.configFlags.connectionFlags, (line) => this.io.err(`${line}\n`))
+      const verbose = this.verbosity >= 6 ? (line: string) => this.io.err(`I ${line}\n`) : undefined
+      const api = new ApiClient(connection, verbose)
+      const namespace = this.selectionFlags.selection.allNamespaces ? undefined : connection.namespace
+      const names = this.selectionFlags.selection.names ?? []
+      const header = {
+        apiVersion: TIMELINE_API_VERSION,
+        kind: 'Timeline' as const,
+        context: connection.kc.getCurrentContext(),
+        ...(connection.kc.getCurrentCluster()?.name
+          ? {cluster: connection.kc.getCurrentCluster()?.name}
+          : {}),
+        server: connection.server,
+        ...(await serverVersion(api)),
+        selection: {
+          namespace: namespace ?? null,
+          ...(names.length > 0 ? {names} : {}),
+          ...(this.selectionFlags.selection.labelSelector
+            ? {labelSelector: this.selectionFlags.selection.labelSelector}
+            : {}),
+        },
+        recorder: api.userAgent,
+      }
+      const recorder = new Recorder({
+        api,
+        conn: connection,
+        namespace,
+        names,
+        ...(this.selectionFlags.selection.labelSelector
+          ? {labelSelector: this.selectionFlags.selection.labelSelector}
+          : {}),
+        sink,
+        header,
+        redact: this.redact,
+        deltas: this.deltas,
+        untilDone: this.untilDone,
+        ...(this.durationMs !== undefined ? {durationMs: this.durationMs} : {}),
+        warn: (line) => this.io.err(`warning: ${line}\n`),
+        ...(verbose ? {debug: verbose} : {}),
+      })
+      const what =
+        names.length > 0
+          ? `deployment ${names.join(', ')}`
+          : this.selectionFlags.selection.labelSelector
+            ? `deployments -l ${this.selectionFlags.selection.labelSelector}`
+            : 'every deployment'
+      this.io.err(
+        `recording ${what} ${namespace === undefined ? 'in every namespace' : `in namespace ${namespace}`} to ${this.file} ${this.untilDone ? 'until the rollouts are done' : this.durationMs !== undefined ? 'for the --duration' : 'until Ctrl-C'}\n`,
+      )
+      const onSignal = () => {
+        void recorder.stop()
+      }
+      process.once('SIGINT', onSignal)
+      process.once('SIGTERM', onSignal)
+      try {
+        end = await recorder.run()
+      } finally {
+        process.removeListener('SIGINT', onSignal)
+        process.removeListener('SIGTERM', onSignal)
+      }
     } finally {
-      process.removeListener('SIGINT', onSignal)
-      process.removeListener('SIGTERM', onSignal)
       sink.close()
     }
     await this.printSummary(end)

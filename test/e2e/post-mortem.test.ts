@@ -5,7 +5,7 @@
 // hand is the one divergence of its recording; explain --at reads the world mid-way; the summary names
 // what stalled the bad rollout and when its deadline fired. Every wait is for an eventual state.
 
-import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -245,9 +245,16 @@ suite('post-mortems of rollouts recorded on the moving test cluster', () => {
     })
     await eventually(started(deltaFile), 'the delta recording to begin', 30_000)
     await eventually(started(wholeFile), 'the --no-delta recording to begin', 30_000)
+    // A third recorder on a file one of them writes is refused at once, and changes nothing.
+    const third = cli(['rollout', 'record', 'twin', '-O', deltaFile, '--duration', '5s'], {env})
+    expect(third.stderr).toBe(
+      `error: ${deltaFile} is being recorded by another process (pid ${a.child.pid}): give another -O FILE, or remove ${deltaFile}.lock if that process is not a recorder\n`,
+    )
+    expect(third.code).toBe(1)
     await kubectl('set', 'image', 'deploy/twin', 'nginx=nginx:1.28')
     const [ra, rb] = await Promise.all([a.done, b.done])
     expect([ra.code, rb.code]).toEqual([0, 0])
+    expect(existsSync(`${deltaFile}.lock`)).toBe(false)
     const deltaText = readFileSync(deltaFile, 'utf8')
     const [, ...wholeLines] = readFileSync(wholeFile, 'utf8').trimEnd().split('\n')
     expect(deltaText).toContain('"patch":{')

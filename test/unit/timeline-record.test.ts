@@ -1,12 +1,19 @@
 // What a recording writes: secret-like values redacted, objects trimmed as the caches hold them, and
 // the file kept under --max-size by dropping the oldest superseded pod (then Event) updates.
 
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {parseSize} from '../../src/cli/rollout-record.js'
-import {changeLine, nanoTime, type TimelineHeader} from '../../src/cluster/timeline/format.js'
+import {
+  changeLine,
+  nanoTime,
+  TIMELINE_API_VERSION,
+  TIMELINE_KIND,
+  type TimelineHeader,
+} from '../../src/cluster/timeline/format.js'
 import {parseTimelineFile} from '../../src/cluster/timeline/read.js'
 import {RecordingFile} from '../../src/cluster/timeline/recording-file.js'
 import {REDACTED, redactValue} from '../../src/cluster/timeline/redact.js'
@@ -165,5 +172,68 @@ describe('--max-size', () => {
       }
     }).toThrow(/reached --max-size \(1000 bytes\) and holds no more pod or Event updates to drop/)
     file.close()
+  })
+})
+
+describe('one recorder per file (FILE.lock)', () => {
+  const lockHeader: TimelineHeader = {
+    apiVersion: TIMELINE_API_VERSION,
+    kind: TIMELINE_KIND,
+    context: 'test',
+    server: 'https://example.test',
+    selection: {namespace: 'default'},
+    recorder: 'test',
+    start: '2026-12-06T08:00:00.000Z',
+    kinds: ['Deployment'],
+    redacted: true,
+    trimmed: '',
+  }
+
+  function fresh(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'deployctl-rec-lock-'))
+    dirs.push(dir)
+    return join(dir, 'web.ndjson')
+  }
+
+  it('refuses a second writer while the first holds the file, and lets one in once it is closed', () => {
+    const path = fresh()
+    const first = new RecordingFile(path, 1 << 20, lockHeader)
+    first.open()
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`)
+    const second = new RecordingFile(path, 1 << 20, lockHeader)
+    expect(() => second.open()).toThrow(
+      `${path} is being recorded by another process (pid ${process.pid}): give another -O FILE, or remove ${path}.lock if that process is not a recorder`,
+    )
+    // The refused writer left the file as the first wrote it.
+    expect(parseTimelineFile(path, readFileSync(path, 'utf8')).header?.context).toBe('test')
+    first.close()
+    expect(existsSync(`${path}.lock`)).toBe(false)
+    second.open()
+    second.close()
+    expect(readdirSync(dirname(path))).toEqual(['web.ndjson'])
+  })
+
+  it('takes over the lock of a process that is gone, or of a lock that names none', () => {
+    const path = fresh()
+    // A pid that existed and is gone: a child that has exited.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    })
+    writeFileSync(`${path}.lock`, `${gone.stdout}\n`)
+    const file = new RecordingFile(path, 1 << 20, lockHeader)
+    file.open()
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`)
+    file.close()
+    writeFileSync(`${path}.lock`, 'not a pid')
+    file.open()
+    file.close()
+    expect(existsSync(`${path}.lock`)).toBe(false)
+  })
+
+  it('names the file when its folder cannot be written', () => {
+    const path = join(fresh(), 'no-such-dir', 'web.ndjson')
+    expect(() => new RecordingFile(path, 1 << 20, lockHeader).lock()).toThrow(
+      new RegExp(`^cannot write the recording ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ENOENT`),
+    )
   })
 })

@@ -7,7 +7,17 @@
 // predecessor was dropped is written again against the line of its object that stays before it
 // (or whole, ./delta.ts), so every delta still follows a line of its object.
 
-import {closeSync, openSync, readSync, renameSync, writeSync} from 'node:fs'
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import {InputError} from '../../errors.js'
 import {applyMergePatch, deltaOf} from './delta.js'
 import {
@@ -54,6 +64,7 @@ export class RecordingFile {
   private headerBytes = 0
   private size = 0
   private readonly compacted = {podUpdates: 0, eventUpdates: 0, through: 0}
+  private locked = false
 
   constructor(
     readonly path: string,
@@ -61,8 +72,51 @@ export class RecordingFile {
     private header: TimelineHeader,
   ) {}
 
+  /**
+   * Takes the file for this process: FILE.lock, created only where none is, holds its pid. Another
+   * recorder's lock stops this one (two writers would truncate and compact each other's lines);
+   * the lock of a process that is gone (killed, say) is taken over. Released by close().
+   */
+  lock(): void {
+    if (this.locked) return
+    const lockPath = `${this.path}.lock`
+    // Written whole under a name of its own, then linked in (which fails where a lock is): a lock
+    // is never seen half written.
+    const mine = `${lockPath}.${process.pid}`
+    try {
+      writeFileSync(mine, `${process.pid}\n`)
+    } catch (err) {
+      throw new InputError(`cannot write the recording ${this.path}: ${errorText(err)}`)
+    }
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          linkSync(mine, lockPath)
+          this.locked = true
+          return
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
+            throw new InputError(`cannot write the recording ${this.path}: ${errorText(err)}`)
+          }
+        }
+        const holder = lockHolder(lockPath)
+        if (holder !== undefined && isRunning(holder)) {
+          throw new InputError(
+            `${this.path} is being recorded by another process (pid ${holder}): give another -O FILE, or remove ${lockPath} if that process is not a recorder`,
+          )
+        }
+        try {
+          unlinkSync(lockPath)
+        } catch {}
+      }
+    } finally {
+      unlinkSync(mine)
+    }
+  }
+
   /** Creates (or truncates) the file and writes the header. */
   open(header: TimelineHeader = this.header): void {
+    this.lock()
     this.header = header
     // Read back when compacting: opened for reading too.
     this.fd = openSync(this.path, 'w+')
@@ -105,6 +159,12 @@ export class RecordingFile {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd)
     this.fd = undefined
+    if (this.locked) {
+      this.locked = false
+      try {
+        unlinkSync(`${this.path}.lock`)
+      } catch {}
+    }
   }
 
   /**
@@ -206,4 +266,28 @@ export class RecordingFile {
     this.lines = kept
     this.size = offset
   }
+}
+
+/** The pid a lock file names; undefined when it names none (empty, or being written). */
+function lockHolder(lockPath: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(lockPath, 'utf8').trim())
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a process with this pid exists (EPERM: it does, under another user). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
 }
