@@ -213,7 +213,7 @@ describe('one recorder per file (FILE.lock)', () => {
     expect(readdirSync(dirname(path))).toEqual(['web.ndjson'])
   })
 
-  it('takes over the lock of a process that is gone, or of a lock that names none', () => {
+  it('takes over the lock of a process that is gone, not one that names no pid yet', () => {
     const path = fresh()
     // A pid that existed and is gone: a child that has exited.
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
@@ -224,10 +224,13 @@ describe('one recorder per file (FILE.lock)', () => {
     file.open()
     expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`)
     file.close()
-    writeFileSync(`${path}.lock`, 'not a pid')
-    file.open()
-    file.close()
     expect(existsSync(`${path}.lock`)).toBe(false)
+    // Created, its pid not written yet: another recorder is taking the file.
+    writeFileSync(`${path}.lock`, '')
+    expect(() => file.open()).toThrow(
+      `${path} is being recorded by another process: give another -O FILE, or remove ${path}.lock if that process is not a recorder`,
+    )
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe('')
   })
 
   it('names the file when its folder cannot be written', () => {

@@ -7,17 +7,7 @@
 // predecessor was dropped is written again against the line of its object that stays before it
 // (or whole, ./delta.ts), so every delta still follows a line of its object.
 
-import {
-  closeSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs'
+import {closeSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync} from 'node:fs'
 import {InputError} from '../../errors.js'
 import {applyMergePatch, deltaOf} from './delta.js'
 import {
@@ -80,37 +70,33 @@ export class RecordingFile {
   lock(): void {
     if (this.locked) return
     const lockPath = `${this.path}.lock`
-    // Written whole under a name of its own, then linked in (which fails where a lock is): a lock
-    // is never seen half written.
-    const mine = `${lockPath}.${process.pid}`
-    try {
-      writeFileSync(mine, `${process.pid}\n`)
-    } catch (err) {
-      throw new InputError(`cannot write the recording ${this.path}: ${errorText(err)}`)
-    }
-    try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          linkSync(mine, lockPath)
-          this.locked = true
-          return
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
-            throw new InputError(`cannot write the recording ${this.path}: ${errorText(err)}`)
-          }
+    for (let attempt = 0; ; attempt++) {
+      let fd: number
+      try {
+        fd = openSync(lockPath, 'wx')
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
+          throw new InputError(`cannot write the recording ${this.path}: ${errorText(err)}`)
         }
         const holder = lockHolder(lockPath)
-        if (holder !== undefined && isRunning(holder)) {
+        // A lock that names no pid is being written by the recorder taking it: not taken over.
+        if (holder === undefined || isRunning(holder)) {
           throw new InputError(
-            `${this.path} is being recorded by another process (pid ${holder}): give another -O FILE, or remove ${lockPath} if that process is not a recorder`,
+            `${this.path} is being recorded by another process${holder === undefined ? '' : ` (pid ${holder})`}: give another -O FILE, or remove ${lockPath} if that process is not a recorder`,
           )
         }
         try {
           unlinkSync(lockPath)
         } catch {}
+        continue
       }
-    } finally {
-      unlinkSync(mine)
+      try {
+        writeSync(fd, `${process.pid}\n`)
+      } finally {
+        closeSync(fd)
+      }
+      this.locked = true
+      return
     }
   }
 
@@ -268,7 +254,7 @@ export class RecordingFile {
   }
 }
 
-/** The pid a lock file names; undefined when it names none (empty, or being written). */
+/** The pid a lock file names; undefined when it names none. */
 function lockHolder(lockPath: string): number | undefined {
   try {
     const pid = Number(readFileSync(lockPath, 'utf8').trim())
