@@ -8,6 +8,7 @@
 // (or whole, ./delta.ts), so every delta still follows a line of its object.
 
 import {closeSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync} from 'node:fs'
+import {errorMessage} from '../../controller/api/errors.js'
 import {InputError} from '../../errors.js'
 import {applyMergePatch, deltaOf} from './delta.js'
 import {
@@ -76,7 +77,7 @@ export class RecordingFile {
         fd = openSync(lockPath, 'wx')
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) {
-          throw new InputError(`cannot write the recording ${this.path}: ${errorText(err)}`)
+          throw new InputError(`cannot write the recording ${this.path}: ${errorMessage(err)}`)
         }
         const holder = lockHolder(lockPath)
         // A lock that names no pid is being written by the recorder taking it: not taken over.
@@ -272,8 +273,4 @@ function isRunning(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }
