@@ -9,6 +9,7 @@
 import {createHash} from 'node:crypto'
 import {copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
+import {createRequire} from 'node:module'
 import {basename, dirname, join, relative} from 'node:path'
 import {build, transform} from 'esbuild'
 
@@ -27,17 +28,46 @@ writeFileSync(stub, 'export default {connectToDevTools() {}}\n')
 
 // @oclif/core loads some packages on every start that it uses only now and then; its imports of
 // them go to stand-ins that load the real package when first used (src/startup/on-demand/).
-const ON_DEMAND = ['debug', 'supports-color', 'tinyglobby', 'wsl-utils', 'child_process', 'perf_hooks']
+const ON_DEMAND = [
+  'debug',
+  'supports-color',
+  'tinyglobby',
+  'wsl-utils',
+  'child_process',
+  'perf_hooks',
+  'fs/promises',
+  'readline',
+  'lilconfig',
+]
+const standIn = (name) =>
+  join(process.cwd(), 'src', 'startup', 'on-demand', `${name.replace(/^node:/, '').replace('/', '-')}.cjs`)
+const onDemandFilter = new RegExp(`^(node:)?(${ON_DEMAND.join('|')})$`)
 const onDemand = {
   name: 'on-demand',
   setup(b) {
-    const filter = new RegExp(`^(node:)?(${ON_DEMAND.join('|')})$`)
-    b.onResolve({filter}, (args) =>
-      args.importer.includes(join('node_modules', '@oclif', 'core'))
-        ? {path: join(process.cwd(), 'src', 'startup', 'on-demand', `${args.path.replace(/^node:/, '')}.cjs`)}
-        : undefined,
+    b.onResolve({filter: onDemandFilter}, (args) =>
+      args.importer.includes(join('node_modules', '@oclif', 'core')) ? {path: standIn(args.path)} : undefined,
     )
   },
+}
+
+/**
+ * A stand-in that lacks a member oclif uses would fail only when that path runs (stdin flags, DEBUG,
+ * Windows): the build fails instead. oclif's CommonJS names each import `const x_1 = require("m")`
+ * and uses it as `x_1.member`; a stand-in that is itself a function (debug) is called, not read.
+ */
+function checkStandIns(file, source) {
+  for (const m of source.matchAll(/const (\w+) = (?:__importDefault\()?require\("([^"]+)"\)/g)) {
+    const [, binding, name] = m
+    if (!onDemandFilter.test(name)) continue
+    const provided = createRequire(import.meta.url)(standIn(name))
+    for (const use of source.matchAll(new RegExp(`\\b${binding}\\.(\\w+)`, 'g'))) {
+      const member = use[1]
+      if (member === 'default' && typeof provided === 'function') continue
+      if (!(member in provided))
+        throw new Error(`${file}: oclif uses ${name}'s ${member}, which ${standIn(name)} lacks`)
+    }
+  }
 }
 
 // Changes to @oclif/core's source, by file under its lib/: each `from` must occur exactly once, so
@@ -129,9 +159,10 @@ const oclifPatches = {
         .split(/[\\/]@oclif[\\/]core[\\/]lib[\\/]/)
         .pop()
         .replaceAll('\\', '/')
-      const patches = OCLIF_PATCHES[file]
-      if (!patches) return undefined
       let source = await readFile(args.path, 'utf8')
+      checkStandIns(file, source)
+      const patches = OCLIF_PATCHES[file]
+      if (!patches) return {contents: source, loader: 'js'}
       for (const {from, to} of patches) {
         if (source.split(from).length !== 2) throw new Error(`${args.path}: oclif's source changed: ${from}`)
         source = source.replace(from, to)

@@ -71,6 +71,10 @@ describe('a file-mode call', () => {
     expect(code).toBe(0)
     const names = builtins.map((m) => m.replace(/^NativeModule /, ''))
     for (const m of ['tty', 'net', 'crypto', 'http', 'https', 'tls']) expect(names).not.toContain(m)
+    // oclif's fs/promises, readline and lilconfig (which reads fs.promises) wait behind stand-ins:
+    // fs/promises alone brings readline's internals and the fs watchers, ~11 modules.
+    for (const m of ['fs/promises', 'internal/fs/promises', 'readline', 'internal/readline/interface'])
+      expect(names).not.toContain(m)
     // dist/ comes as one bundle (scripts/bundle.mjs, pass 3), behind the stand-ins for the files
     // that bin/run.cjs and oclif require by name: a file costs Node's loader ~0.13 ms.
     const dist = modules.filter((m) => m.url.includes('/dist/')).map((m) => m.url.replace(/^.*\/dist\//, ''))
