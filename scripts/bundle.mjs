@@ -13,6 +13,8 @@ import {createRequire} from 'node:module'
 import {basename, dirname, join, relative} from 'node:path'
 import {build, transform} from 'esbuild'
 
+const {BUNDLE_HEAD, BUNDLE_TAIL} = createRequire(import.meta.url)('../src/startup/code-cache.cjs')
+
 function commandFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
@@ -383,6 +385,9 @@ const bundled = await build({
   // ~3.1 -> ~2.1 MB: read, and held as a string, at every start (~2 ms). Names are kept, so stacks
   // still read; the source map leads back to src/.
   minifyWhitespace: true,
+  // Node's module wrapper, written out (src/startup/code-cache.cjs compiles the function in place).
+  banner: {js: BUNDLE_HEAD},
+  footer: {js: BUNDLE_TAIL},
   sourcemap: 'linked',
   legalComments: 'none',
   write: false,

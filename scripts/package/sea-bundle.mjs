@@ -4,8 +4,11 @@
 // assets, with one small bridge file per shared CommonJS chunk they import.
 import {createHash} from 'node:crypto'
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {build, transform} from 'esbuild'
+
+const {BUNDLE_HEAD, BUNDLE_TAIL} = createRequire(import.meta.url)('../../src/startup/code-cache.cjs')
 
 const BRIDGE = "globalThis[Symbol.for('kubectl-deployctl.sea')]"
 
@@ -63,6 +66,20 @@ ${[...modules].map(([key, rel]) => `    ${JSON.stringify(key)}: () => require(${
       js: `var __seaNodeRequire = require; var require = Object.assign(function (id) { var sea = ${BRIDGE}; return sea ? sea.require(id, __seaNodeRequire) : __seaNodeRequire(id) }, {resolve: function (id) { return __seaNodeRequire.resolve ? __seaNodeRequire.resolve(id) : id }});`,
     },
     plugins: [
+      {
+        // dist/bundle.cjs is Node's module wrapper written out (scripts/bundle.mjs); esbuild reads
+        // the code inside it, whose require() calls are then the bundle's own.
+        name: 'sea-unwrap-bundle',
+        setup(b) {
+          b.onLoad({filter: /[\\/]dist[\\/]bundle\.cjs$/}, (args) => {
+            const text = readFileSync(args.path, 'utf8')
+            const end = text.lastIndexOf(BUNDLE_TAIL)
+            if (!text.startsWith(BUNDLE_HEAD) || end < 0)
+              throw new Error(`${args.path}: not wrapped as scripts/bundle.mjs writes it`)
+            return {contents: text.slice(BUNDLE_HEAD.length, end), loader: 'js'}
+          })
+        },
+      },
       {
         name: 'sea-import-esm',
         setup(b) {
