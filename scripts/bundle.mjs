@@ -232,10 +232,15 @@ for (const file of esm.outputFiles) {
   })
 }
 
+// esbuild's transforms run side by side (its service takes them concurrently); what is written, and
+// hashed, follows the outputs' order.
 const staysEsm = new Set()
-for (const [rel, out] of outputs) {
-  if (/\bawait\b/.test(out.code) && (await awaitsAtTopLevel(out.code))) staysEsm.add(rel)
-}
+const topLevelAwait = await Promise.all(
+  [...outputs].map(
+    async ([rel, out]) => /\bawait\b/.test(out.code) && (await awaitsAtTopLevel(out.code)) && rel,
+  ),
+)
+for (const rel of topLevelAwait) if (rel) staysEsm.add(rel)
 for (let changed = true; changed; ) {
   changed = false
   for (const [rel, out] of outputs) {
@@ -273,58 +278,62 @@ function specifier(from, to) {
 
 /** How many files' exports became their namespace object (below); none means esbuild's output changed. */
 let namespaceExports = 0
-for (const [rel, out] of outputs) {
-  let code = out.code
-  const esmFile = staysEsm.has(rel)
-  for (const imp of out.imports) {
-    const from = JSON.stringify(specifier(rel, imp.path))
-    const to = JSON.stringify(specifier(renamed(rel), renamed(imp.path)))
-    // From CommonJS, an ES module chunk is reached through a helper whose import() stays one: the
-    // conversion below turns every import() into require(), which cannot load a module that
-    // awaits at top level.
-    if (!esmFile && imp.kind === 'dynamic-import' && staysEsm.has(imp.path)) {
-      if (dirname(imp.path) !== 'chunks') throw new Error(`${imp.path}: an ES module outside dist/chunks`)
-      const helper = JSON.stringify(specifier(renamed(rel), 'startup/import-esm.cjs'))
-      const name = JSON.stringify(basename(renamed(imp.path)))
-      code = code.split(`import(${from})`).join(`require(${helper}).importChunk(${name})`)
+const converted = await Promise.all(
+  [...outputs].map(async ([rel, out]) => {
+    let code = out.code
+    const esmFile = staysEsm.has(rel)
+    for (const imp of out.imports) {
+      const from = JSON.stringify(specifier(rel, imp.path))
+      const to = JSON.stringify(specifier(renamed(rel), renamed(imp.path)))
+      // From CommonJS, an ES module chunk is reached through a helper whose import() stays one: the
+      // conversion below turns every import() into require(), which cannot load a module that
+      // awaits at top level.
+      if (!esmFile && imp.kind === 'dynamic-import' && staysEsm.has(imp.path)) {
+        if (dirname(imp.path) !== 'chunks') throw new Error(`${imp.path}: an ES module outside dist/chunks`)
+        const helper = JSON.stringify(specifier(renamed(rel), 'startup/import-esm.cjs'))
+        const name = JSON.stringify(basename(renamed(imp.path)))
+        code = code.split(`import(${from})`).join(`require(${helper}).importChunk(${name})`)
+      }
+      code = code.split(from).join(to)
     }
-    code = code.split(from).join(to)
-  }
-  const target = join('dist', renamed(rel))
-  const result = await transform(code, {
-    format: esmFile ? 'esm' : 'cjs',
-    // In CommonJS, every import() left becomes require(): those of our chunks (so that they skip
-    // the ESM loader too) and those in third-party code that this CLI never runs (oclif's loaders
-    // of ESM plugins and of tsx in development mode).
-    supported: esmFile ? undefined : {'dynamic-import': false},
-    // CommonJS dependencies bundled into an ESM file call require().
-    banner: esmFile
-      ? "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);"
-      : undefined,
-    loader: 'js',
-    platform: 'node',
-    target: TARGET,
-    sourcemap: 'external',
-    sourcefile: renamed(rel),
-    // Pass 1 already reported what concerns our code; the rest is third-party code.
-    logLevel: 'error',
-  })
-  code = result.code
-  // A CommonJS file's exports are its ES module's namespace object itself, marked __esModule, not a
-  // copy of it: esbuild's copy (__toCommonJS) puts a second getter, `() => from[key]`, in front of
-  // each export's own one, shared by every export of every file, so that each call of a function
-  // from another file went through two getters and a megamorphic keyed load (~25-35 ms of a
-  // 1,000-Deployment dry-run, issue 30). The namespace object's getters are the same ones.
-  if (!esmFile) {
-    code = code.replace(/^module\.exports = __toCommonJS\((\w+)\);$/gm, (_, ns) => {
-      namespaceExports++
-      return `module.exports = __defProp(${ns}, "__esModule", { value: true });`
+    const target = join('dist', renamed(rel))
+    const result = await transform(code, {
+      format: esmFile ? 'esm' : 'cjs',
+      // In CommonJS, every import() left becomes require(): those of our chunks (so that they skip
+      // the ESM loader too) and those in third-party code that this CLI never runs (oclif's loaders
+      // of ESM plugins and of tsx in development mode).
+      supported: esmFile ? undefined : {'dynamic-import': false},
+      // CommonJS dependencies bundled into an ESM file call require().
+      banner: esmFile
+        ? "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);"
+        : undefined,
+      loader: 'js',
+      platform: 'node',
+      target: TARGET,
+      sourcemap: 'external',
+      sourcefile: renamed(rel),
+      // Pass 1 already reported what concerns our code; the rest is third-party code.
+      logLevel: 'error',
     })
-  }
-  code = asciiOnly(code, target)
+    code = result.code
+    // A CommonJS file's exports are its ES module's namespace object itself, marked __esModule, not a
+    // copy of it: esbuild's copy (__toCommonJS) puts a second getter, `() => from[key]`, in front of
+    // each export's own one, shared by every export of every file, so that each call of a function
+    // from another file went through two getters and a megamorphic keyed load (~25-35 ms of a
+    // 1,000-Deployment dry-run, issue 30). The namespace object's getters are the same ones.
+    if (!esmFile) {
+      code = code.replace(/^module\.exports = __toCommonJS\((\w+)\);$/gm, (_, ns) => {
+        namespaceExports++
+        return `module.exports = __defProp(${ns}, "__esModule", { value: true });`
+      })
+    }
+    return {target, code: asciiOnly(code, target), map: result.map}
+  }),
+)
+for (const {target, code, map} of converted) {
   mkdirSync(dirname(target), {recursive: true})
   writeFileSync(target, `${code}//# sourceMappingURL=${basename(target)}.map\n`)
-  writeFileSync(`${target}.map`, result.map)
+  writeFileSync(`${target}.map`, map)
   buildHash.update(`${target}\0${code}\0`)
 }
 
