@@ -116,6 +116,7 @@ const BUNDLE_TAIL = '}).call(this, exports, require, module, __filename, __dirna
 exports.BUNDLE_HEAD = '(function (exports, require, module, __filename, __dirname) {'
 exports.BUNDLE_TAIL = BUNDLE_TAIL
 
+exports.wrapped = wrapped
 function wrapped(content) {
   if (content.startsWith(exports.BUNDLE_HEAD)) {
     const end = content.lastIndexOf(BUNDLE_TAIL)

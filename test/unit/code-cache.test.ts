@@ -1,11 +1,19 @@
 // Which of the bundle's code caches a command line uses (src/startup/code-cache.cjs): one per
-// command, so that what one command compiled is not deserialized by another at every start.
+// command, so that what one command compiled is not deserialized by another at every start. And
+// the text it compiles for a file: dist/bundle.cjs's own wrapper, or Node's around any other.
 
+import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
+import {join} from 'node:path'
+import {runInThisContext} from 'node:vm'
 import {describe, expect, it} from 'vitest'
 
-const {variantOf} = createRequire(import.meta.url)('../../src/startup/code-cache.cjs') as {
+const require = createRequire(import.meta.url)
+const {variantOf, wrapped, BUNDLE_HEAD, BUNDLE_TAIL} = require('../../src/startup/code-cache.cjs') as {
   variantOf: (argv: string[], commands: string[]) => string
+  wrapped: (content: string) => string
+  BUNDLE_HEAD: string
+  BUNDLE_TAIL: string
 }
 const COMMANDS = ['completion', 'dry-run sync', 'explain', 'rollout record', 'rollout watch', 'run']
 
@@ -29,5 +37,39 @@ describe('the code cache variant of a command line', () => {
     expect(variantOf(['dry-run', 'sync', '-h'], COMMANDS)).toBe('dry-run-sync+help')
     expect(variantOf(['help', 'explain'], COMMANDS)).toBe('explain+help')
     expect(variantOf(['__complete', 'dry-run', ''], COMMANDS)).toBe('complete')
+  })
+})
+
+describe('the text compiled for a file', () => {
+  /** Compiles as code-cache.cjs does and runs the function with a module of its own. */
+  const load = (content: string) => {
+    const module = {exports: {} as Record<string, unknown>}
+    runInThisContext(wrapped(content))(module.exports, require, module, '/x.cjs', '/')
+    return module.exports
+  }
+
+  it("is the bundle's own function expression, a slice of its text, not a second wrapper", () => {
+    const text = `${BUNDLE_HEAD}\nexports.answer = 42\n${BUNDLE_TAIL}\n//# sourceMappingURL=bundle.cjs.map\n`
+    const source = wrapped(text)
+    expect(source.startsWith(BUNDLE_HEAD)).toBe(true)
+    expect(source.endsWith('})')).toBe(true)
+    expect(text.startsWith(source)).toBe(true)
+    expect(load(text)).toEqual({answer: 42})
+  })
+
+  it("is Node's wrapper around any other file, and around a bundle whose tail is missing", () => {
+    expect(load('exports.answer = 43')).toEqual({answer: 43})
+    expect(wrapped(`${BUNDLE_HEAD}\nexports.answer = 44\n})`)).not.toBe(
+      `${BUNDLE_HEAD}\nexports.answer = 44\n})`,
+    )
+  })
+
+  it("runs the built bundle the same way through Node's own wrapper (no code cache)", () => {
+    const dist = join(import.meta.dirname, '..', '..', 'dist', 'bundle.cjs')
+    const text = readFileSync(dist, 'utf8')
+    expect(wrapped(text).length).toBeLessThan(text.length)
+    const own = {exports: {} as Record<string, unknown>}
+    runInThisContext(require('node:module').wrap(text))(own.exports, require, own, dist, join(dist, '..'))
+    expect(typeof own.exports.load).toBe('function')
   })
 })
