@@ -8,9 +8,17 @@ import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {build, transform} from 'esbuild'
 
-const {BUNDLE_HEAD, BUNDLE_TAIL} = createRequire(import.meta.url)('../../src/startup/code-cache.cjs')
+const {WRAPPED_HEAD, WRAPPED_TAIL} = createRequire(import.meta.url)('../../src/startup/code-cache.cjs')
 
 const BRIDGE = "globalThis[Symbol.for('kubectl-deployctl.sea')]"
+
+/** The code inside a file that scripts/bundle.mjs wrote as Node's module wrapper around it. */
+function unwrapped(text, file) {
+  const end = text.lastIndexOf(WRAPPED_TAIL)
+  if (!text.startsWith(WRAPPED_HEAD) || end < 0)
+    throw new Error(`${file}: not wrapped as scripts/bundle.mjs writes it`)
+  return text.slice(WRAPPED_HEAD.length, end)
+}
 
 /**
  * Writes <work>/sea-main.cjs and the ESM assets; returns what the SEA config needs.
@@ -71,13 +79,10 @@ ${[...modules].map(([key, rel]) => `    ${JSON.stringify(key)}: () => require(${
         // the code inside it, whose require() calls are then the bundle's own.
         name: 'sea-unwrap-bundle',
         setup(b) {
-          b.onLoad({filter: /[\\/]dist[\\/]bundle\.cjs$/}, (args) => {
-            const text = readFileSync(args.path, 'utf8')
-            const end = text.lastIndexOf(BUNDLE_TAIL)
-            if (!text.startsWith(BUNDLE_HEAD) || end < 0)
-              throw new Error(`${args.path}: not wrapped as scripts/bundle.mjs writes it`)
-            return {contents: text.slice(BUNDLE_HEAD.length, end), loader: 'js'}
-          })
+          b.onLoad({filter: /[\\/]dist[\\/]bundle\.cjs$/}, (args) => ({
+            contents: unwrapped(readFileSync(args.path, 'utf8'), args.path),
+            loader: 'js',
+          }))
         },
       },
       {
@@ -129,7 +134,9 @@ async function lateAssets(dist) {
   const assets = {}
   const chunks = new Set()
   for (const name of names) {
-    const text = readFileSync(join(chunksDir, name), 'utf8')
+    // Compiled as a function's body by the runtime (sea/runtime.cjs), without the module wrapper
+    // that the npm build's file carries (scripts/bundle.mjs).
+    const text = unwrapped(readFileSync(join(chunksDir, name), 'utf8'), name)
     for (const m of text.matchAll(/require\("\.\/([^"]+)"\)/g)) {
       if (LATE.test(m[1])) throw new Error(`${name} requires another late chunk, ${m[1]}`)
       chunks.add(m[1])

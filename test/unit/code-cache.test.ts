@@ -2,18 +2,18 @@
 // command, so that what one command compiled is not deserialized by another at every start. And
 // the text it compiles for a file: dist/bundle.cjs's own wrapper, or Node's around any other.
 
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {runInThisContext} from 'node:vm'
 import {describe, expect, it} from 'vitest'
 
 const require = createRequire(import.meta.url)
-const {variantOf, wrapped, BUNDLE_HEAD, BUNDLE_TAIL} = require('../../src/startup/code-cache.cjs') as {
+const {variantOf, wrapped, WRAPPED_HEAD, WRAPPED_TAIL} = require('../../src/startup/code-cache.cjs') as {
   variantOf: (argv: string[], commands: string[]) => string
   wrapped: (content: string) => string
-  BUNDLE_HEAD: string
-  BUNDLE_TAIL: string
+  WRAPPED_HEAD: string
+  WRAPPED_TAIL: string
 }
 const COMMANDS = ['completion', 'dry-run sync', 'explain', 'rollout record', 'rollout watch', 'run']
 
@@ -49,9 +49,9 @@ describe('the text compiled for a file', () => {
   }
 
   it("is the bundle's own function expression, a slice of its text, not a second wrapper", () => {
-    const text = `${BUNDLE_HEAD}\nexports.answer = 42\n${BUNDLE_TAIL}\n//# sourceMappingURL=bundle.cjs.map\n`
+    const text = `${WRAPPED_HEAD}\nexports.answer = 42\n${WRAPPED_TAIL}\n//# sourceMappingURL=bundle.cjs.map\n`
     const source = wrapped(text)
-    expect(source.startsWith(BUNDLE_HEAD)).toBe(true)
+    expect(source.startsWith(WRAPPED_HEAD)).toBe(true)
     expect(source.endsWith('})')).toBe(true)
     expect(text.startsWith(source)).toBe(true)
     expect(load(text)).toEqual({answer: 42})
@@ -59,9 +59,20 @@ describe('the text compiled for a file', () => {
 
   it("is Node's wrapper around any other file, and around a bundle whose tail is missing", () => {
     expect(load('exports.answer = 43')).toEqual({answer: 43})
-    expect(wrapped(`${BUNDLE_HEAD}\nexports.answer = 44\n})`)).not.toBe(
-      `${BUNDLE_HEAD}\nexports.answer = 44\n})`,
+    expect(wrapped(`${WRAPPED_HEAD}\nexports.answer = 44\n})`)).not.toBe(
+      `${WRAPPED_HEAD}\nexports.answer = 44\n})`,
     )
+  })
+
+  it("is the function expression in client-node's chunk too, the other large file", () => {
+    const chunks = join(import.meta.dirname, '..', '..', 'dist', 'chunks')
+    const kube = readdirSync(chunks).filter((f) => /^kube-[A-Z0-9]+\.cjs$/.test(f))
+    expect(kube).toHaveLength(1)
+    const text = readFileSync(join(chunks, kube[0]), 'utf8')
+    const source = wrapped(text)
+    expect(source.startsWith(WRAPPED_HEAD)).toBe(true)
+    expect(text.startsWith(source)).toBe(true)
+    expect(source.length).toBeGreaterThan(text.length - 200)
   })
 
   it("runs the built bundle the same way through Node's own wrapper (no code cache)", () => {
