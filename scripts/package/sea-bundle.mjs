@@ -134,8 +134,8 @@ async function lateAssets(dist) {
   const assets = {}
   const chunks = new Set()
   for (const name of names) {
-    // Compiled as a function's body by the runtime (sea/runtime.cjs), without the module wrapper
-    // that the npm build's file carries (scripts/bundle.mjs).
+    // The code inside the npm build's module wrapper (scripts/bundle.mjs); the asset is it as one
+    // function expression, which the runtime compiles through a code cache (sea/runtime.cjs).
     const text = unwrapped(readFileSync(join(chunksDir, name), 'utf8'), name)
     for (const m of text.matchAll(/require\("\.\/([^"]+)"\)/g)) {
       if (LATE.test(m[1])) throw new Error(`${name} requires another late chunk, ${m[1]}`)
@@ -149,8 +149,12 @@ async function lateAssets(dist) {
       platform: 'node',
       target: 'node24',
     })
-    files[name] = `late/${name}`
-    assets[`late/${name}`] = code
+    const source = `${WRAPPED_HEAD}\n${code}\n})`
+    // The asset's name holds a hash of its text: the runtime keys its code cache by it (V8 checks
+    // a cache only against the text's length).
+    const key = `late/${createHash('sha256').update(source).digest('hex').slice(0, 16)}-${name}`
+    files[name] = key
+    assets[key] = source
   }
   return {files, assets, chunks: [...chunks]}
 }

@@ -596,6 +596,28 @@ current-context: tls
     expect(r.stdout).toBe(npm.stdout)
   })
 
+  it("keeps client-node's compiled code in its private cache: the next live call prints the same, and a cache V8 rejects is made again", async () => {
+    const args = ['dry-run', 'sync', '-o', 'json', '--now', '2026-11-29T10:05:00Z']
+    const first = await binaryAsync(args, {KUBECONFIG: kubeconfig})
+    expect(first.code).toBe(0)
+    const cache = join(work, '.cache', 'kubectl-deployctl')
+    const late = () =>
+      readdirSync(cache).filter((f) =>
+        /^late~[0-9a-f]{16}-kube-[A-Z0-9]+\.cjs-v24\.[0-9.]+-[0-9a-f]+\.cache$/.test(f),
+      )
+    // One per V8 flag set: file-mode calls and this one share the short call's, `rollout` has its own.
+    expect(late().length).toBeGreaterThanOrEqual(1)
+    const files = late().map((f) => join(cache, f))
+    for (const f of files) expect(statSync(f).mode & 0o077).toBe(0)
+    const again = await binaryAsync(args, {KUBECONFIG: kubeconfig})
+    expect(again).toEqual(first)
+    for (const f of files) writeFileSync(f, 'not a code cache')
+    expect(await binaryAsync(args, {KUBECONFIG: kubeconfig})).toEqual(first)
+    expect(files.filter((f) => readFileSync(f, 'utf8') === 'not a code cache').length).toBeLessThan(
+      files.length,
+    )
+  })
+
   it('a client certificate and a token from the kubeconfig itself', async () => {
     const before = server.requests.length
     const r = await binaryAsync(['dry-run', 'sync', '--context', 'cert-and-token', '-o', 'name'], {
