@@ -7,7 +7,7 @@ import {get as httpsGet} from 'node:https'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import * as k8s from '@kubernetes/client-node'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 import {type ApiServer, startApiServer} from './index.js'
 
 type Obj = Record<string, unknown>
@@ -504,17 +504,23 @@ describe('test API server with client-node', () => {
       merge,
     )
     await apps.deleteNamespacedDeployment({name: 'a2', namespace: 'default'})
-    await new Promise((r) => setTimeout(r, 250))
+    // Waited for, not slept on: a bookmark the server wrote (every 100 ms here) can still be unread
+    // by the client when a fixed sleep ends on a busy machine.
+    await vi.waitFor(
+      () => {
+        expect(events.filter(([t]) => t !== 'BOOKMARK').length).toBeGreaterThanOrEqual(2)
+        expect(events.some(([t]) => t === 'BOOKMARK')).toBe(true)
+      },
+      {timeout: 10_000, interval: 20},
+    )
     expect(events.filter(([t]) => t !== 'BOOKMARK')).toEqual([
       ['MODIFIED', 'a1'],
       ['DELETED', 'a3'],
     ])
-    expect(events.some(([t]) => t === 'BOOKMARK')).toBe(true)
 
     // Dropping watch streams ends the client's watch.
     expect(server.faults.dropWatches({resource: 'deployments'})).toBe(1)
-    await new Promise((r) => setTimeout(r, 50))
-    expect(ended).not.toBe('open')
+    await vi.waitFor(() => expect(ended).not.toBe('open'), {timeout: 10_000, interval: 20})
     ac.abort()
 
     // After the window expires, an old resourceVersion gets an ERROR event with a 410 Status.
@@ -528,7 +534,7 @@ describe('test API server with client-node', () => {
       },
       () => {},
     )
-    await new Promise((r) => setTimeout(r, 100))
+    await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0), {timeout: 10_000, interval: 20})
     expect(errors[0]).toMatchObject({kind: 'Status', code: 410, reason: 'Expired'})
 
     // timeoutSeconds ends the stream; an initial watch sends ADDED for what exists.
