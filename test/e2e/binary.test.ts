@@ -605,7 +605,8 @@ current-context: tls
       readdirSync(cache).filter((f) =>
         /^late~[0-9a-f]{16}-kube-[A-Z0-9]+\.cjs-v24\.[0-9.]+-[0-9a-f]+\.cache$/.test(f),
       )
-    // One per V8 flag set: file-mode calls and this one share the short call's, `rollout` has its own.
+    // One per V8 flag set: this call's (a short call's), and V8's own tiering's for the `rollout
+    // watch` above.
     expect(late().length).toBeGreaterThanOrEqual(1)
     const files = late().map((f) => join(cache, f))
     for (const f of files) expect(statSync(f).mode & 0o077).toBe(0)

@@ -194,12 +194,6 @@ function warmUp(lines, run) {
 }
 
 /**
- * import() of one of the bundled ES module files, written on first use to
- * <cache>/kubectl-deployctl/esm-<hash>/: the directory is created in a private temporary directory
- * beside it and renamed into place, so a reader sees all of it or none of it, and two processes
- * racing to write it both end up with the same complete copy. The hash covers every file in it.
- */
-/**
  * A late chunk's asset (one function expression, 2.7 MB for client-node) compiled through a V8 code
  * cache in the private cache directory, written when a call has run, so that it holds the functions
  * the call compiled: without one, every live call compiled the chunk's code again (~60 ms of a
@@ -232,6 +226,12 @@ function compileLate(key, filename) {
   return script.runInThisContext()
 }
 
+/**
+ * import() of one of the bundled ES module files, written on first use to
+ * <cache>/kubectl-deployctl/esm-<hash>/: the directory is created in a private temporary directory
+ * beside it and renamed into place, so a reader sees all of it or none of it, and two processes
+ * racing to write it both end up with the same complete copy. The hash covers every file in it.
+ */
 async function importEsm(esm, name) {
   const sea = require('node:sea')
   const dir = esmDirectory(esm, sea)
