@@ -10,7 +10,7 @@ import {createHash} from 'node:crypto'
 import {copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {createRequire} from 'node:module'
-import {basename, dirname, join, relative} from 'node:path'
+import {basename, dirname, join, posix, relative} from 'node:path'
 import {build, transform} from 'esbuild'
 
 const {WRAPPED_HEAD, WRAPPED_TAIL} = createRequire(import.meta.url)('../src/startup/code-cache.cjs')
@@ -358,7 +358,23 @@ if (namespaceExports === 0)
 // awaits at top level) and client-node's chunk (live mode only: ~2.7 MB that every other call
 // would read; the single executable keeps it apart for the same reason).
 const written = [...outputs.keys()].map(renamed)
-const outside = written.filter((f) => f.endsWith('.mjs') || OUTSIDE.test(f))
+// Shell completion (`__complete`, run at every TAB) with what it imports statically, ~12 KB: a
+// completion from the manifest reads no bundle (a cluster lookup loads it through its import()s).
+const completion = new Set()
+for (const queue = ['completion/main.js']; queue.length > 0; ) {
+  const rel = queue.pop()
+  if (completion.has(rel)) continue
+  completion.add(rel)
+  for (const i of outputs.get(rel).imports) if (i.kind !== 'dynamic-import') queue.push(i.path)
+}
+const completionBytes = [...completion].reduce((n, rel) => n + outputs.get(rel).code.length, 0)
+if (completionBytes > 64 * 1024)
+  throw new Error(
+    `shell completion imports ${completionBytes} bytes statically: import the rest with import()`,
+  )
+const outside = written.filter(
+  (f) => f.endsWith('.mjs') || OUTSIDE.test(f) || completion.has(f.replace(/\.cjs$/, '.js')),
+)
 if (!outside.some((f) => OUTSIDE.test(f)))
   throw new Error('no client-node chunk (kube-*.cjs): the bundle changed')
 const inside = written.filter((f) => !outside.includes(f))
@@ -366,10 +382,11 @@ const inside = written.filter((f) => !outside.includes(f))
 const shared = new Set()
 for (const f of outside) {
   const text = readFileSync(join('dist', f), 'utf8')
-  for (const m of text.matchAll(/(?:\brequire\(|\bfrom|\bimport\(?)\s*"\.\/([^"]+)"/g)) {
-    const dep = `chunks/${m[1]}`
+  for (const m of text.matchAll(/(?:\brequire\(|\bfrom|\bimport\(?)\s*"(\.\.?\/[^"]+)"/g)) {
+    const dep = posix.join(posix.dirname(f), m[1])
+    if (dep === 'startup/import-esm.cjs' || dep === 'bundle.cjs') continue
     if (inside.includes(dep)) shared.add(dep)
-    else if (!outside.includes(dep)) throw new Error(`${f} imports ${m[1]}, which dist/chunks does not have`)
+    else if (!outside.includes(dep)) throw new Error(`${f} imports ${m[1]}, which dist/ does not have`)
   }
 }
 const entries = inside.filter((f) => !f.startsWith('chunks/') || shared.has(f))
@@ -391,8 +408,9 @@ const bundled = await build({
       // What stays outside is required by its path from dist/, where the bundle is.
       name: 'outside',
       setup(b) {
-        b.onResolve({filter: /(^|[\\/])(kube-[A-Z0-9]+\.cjs|import-esm\.cjs)$/}, (args) => {
+        b.onResolve({filter: /\.cjs$/}, (args) => {
           const file = relative('dist', join(args.resolveDir, args.path)).replaceAll('\\', '/')
+          if (file !== 'startup/import-esm.cjs' && !outside.includes(file)) return undefined
           return {path: `./${file}`, external: true}
         })
       },

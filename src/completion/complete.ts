@@ -5,7 +5,7 @@
 // oclif manifest, the one list of both; namespaces, Deployments and contexts from the cluster
 // (cluster.ts).
 
-import {CONNECTION_FLAG_NAMES, type ConnectionFlags} from '../cluster/live/kubeconfig.js'
+import {CONNECTION_FLAG_NAMES, type ConnectionFlags} from '../cluster/live/connection-flags.js'
 
 /** cobra's ShellCompDirective bits. */
 export const Directive = {

@@ -79,10 +79,20 @@ describe('a file-mode call', () => {
     // that bin/run.cjs and oclif require by name: a file costs Node's loader ~0.13 ms.
     const dist = modules.filter((m) => m.url.includes('/dist/')).map((m) => m.url.replace(/^.*\/dist\//, ''))
     expect(dist).toContain('bundle.cjs')
-    expect(dist.length).toBeLessThanOrEqual(5)
+    // Five, and esbuild's helpers chunk (~3.5 KB), which shell completion shares outside the bundle.
+    expect(dist.length).toBeLessThanOrEqual(6)
     expect(modules.filter((m) => m.format !== 'commonjs')).toEqual([])
     // Everything comes from the bundle: no package is read from node_modules.
     expect(modules.filter((m) => m.url.includes('node_modules'))).toEqual([])
+  })
+
+  it('shell completion from the manifest reads no bundle: three small files of dist/', () => {
+    const {modules, code} = loaded(['__complete', 'dry-run', 'sync', '--o'])
+    expect(code).toBe(0)
+    const dist = modules.filter((m) => m.url.includes('/dist/')).map((m) => m.url.replace(/^.*\/dist\//, ''))
+    expect(dist).toContain('completion/main.cjs')
+    expect(dist).not.toContain('bundle.cjs')
+    expect(dist.filter((f) => f.startsWith('chunks/kube-'))).toEqual([])
   })
 
   it('still prints oclif debug lines under DEBUG, through the real debug package', () => {
