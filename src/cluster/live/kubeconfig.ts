@@ -5,11 +5,11 @@ import {accessSync, constants} from 'node:fs'
 import type {Cluster, KubeConfig, User} from '@kubernetes/client-node'
 import {InputError, UsageError} from '../../errors.js'
 import {parseDuration} from '../../util/duration.js'
+import {CONNECTION_FLAG_NAMES, type ConnectionFlags} from './connection-flags.js'
 import {kubeconfigPrecedence, mergeKubeconfigs, readKubeconfigs} from './kubeconfig-files.js'
 
+// Their home is a module of their own, which shell completion imports without the rest of this one.
 export {CONNECTION_FLAG_NAMES, type ConnectionFlags} from './connection-flags.js'
-
-import {CONNECTION_FLAG_NAMES, type ConnectionFlags} from './connection-flags.js'
 
 export interface Connection {
   kc: KubeConfig
