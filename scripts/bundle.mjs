@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Build step: esbuild bundles src/ into dist/ (one entry per oclif command, plus dist/main.cjs for
-// bin/run.cjs), splitting shared code and every dynamic import into chunks. A small-file dry-run
-// then loads about 35 files instead of ~150 of ours and ~100 of @oclif/core's CommonJS graph.
+// bin/run.cjs), splitting shared code and every dynamic import into chunks, which pass 3 puts
+// back in one file: a small-file dry-run loads 6 files of dist/ instead of ~150 of ours and ~100 of
+// @oclif/core's CommonJS graph.
 // Heavy dependencies stay behind dynamic imports, so ink, React and client-node still load only
 // when a command needs them. Type checking is `npm run typecheck`; esbuild only strips types.
 // The output is CommonJS wherever Node allows it (pass 2 below); docs/benchmarks.md has
@@ -355,8 +356,10 @@ if (namespaceExports === 0)
 // files keep their names as stand-ins that hand out the bundle's module: oclif requires a command
 // by its file, bin/run.cjs requires main.cjs, and what stays outside requires the chunks it shares
 // with the rest. Outside: the ES module chunks (ink's; no CommonJS bundle can hold a module that
-// awaits at top level) and client-node's chunk (live mode only: ~2.7 MB that every other call
-// would read; the single executable keeps it apart for the same reason).
+// awaits at top level), client-node's chunk (live mode only: ~2.7 MB that every other call would
+// read; the single executable keeps it apart for the same reason) and shell completion with its
+// static imports (below). The bundle and client-node's chunk are each written as Node's module
+// wrapper around their code, which src/startup/code-cache.cjs compiles in place.
 const written = [...outputs.keys()].map(renamed)
 // Shell completion (`__complete`, run at every TAB) with what it imports statically, ~12 KB: a
 // completion from the manifest reads no bundle (a cluster lookup loads it through its import()s).

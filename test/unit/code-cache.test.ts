@@ -1,6 +1,7 @@
 // Which of the bundle's code caches a command line uses (src/startup/code-cache.cjs): one per
 // command, so that what one command compiled is not deserialized by another at every start. And
-// the text it compiles for a file: dist/bundle.cjs's own wrapper, or Node's around any other.
+// the text it compiles for a file: the wrapper that dist/bundle.cjs and client-node's chunk carry,
+// or Node's around any other.
 
 import {readdirSync, readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
