@@ -174,20 +174,24 @@ describe.concurrent('two reconcile-once passes on one Deployment at once', SLOW,
     expectOneReplicaSet(ns, 3)
   })
 
-  it('with --retries 2: the loser re-reads, adopts nothing new and both succeed', async () => {
+  it('with --retries 4: the loser re-reads, adopts nothing new and both succeed', async () => {
     const ns = 'race-retries'
     gated.add(ns)
-    const pass = () => cli(['reconcile-once', '-n', ns, '--retries', '2', '--no-record-events'], viaGate)
+    // Room for the interleavings a loaded machine produces: each conflict one side meets is a write
+    // the other made in between, and after the create each pass still writes the Deployment's
+    // status up to twice (upstream's getNewReplicaSet, then syncRolloutStatus). With --retries 2 a
+    // full suite run once saw the loser meet a third conflict and give up (session 40).
+    const pass = () => cli(['reconcile-once', '-n', ns, '--retries', '4', '--no-record-events'], viaGate)
     const [a, b] = await Promise.all([pass(), pass(), releaseWhenHeld(ns, 2)])
     gated.delete(ns)
-    expect(a.code).toBe(0)
-    expect(b.code).toBe(0)
+    expect(a.code, a.stderr).toBe(0)
+    expect(b.code, b.stderr).toBe(0)
     // The loser met the winner's ReplicaSet once and retries. Its second pass and the winner's last
     // status write then race: either may meet the other's and retry in turn (which one depends on
     // timing, so the order of the lines is not asserted).
     const lines = `${a.stderr}${b.stderr}`.split('\n').filter((l) => l !== '')
     const retried = (what: string) =>
-      new RegExp(`^deployment ${ns}/web: ${what}; re-reading and retrying \\([12]/2\\)$`)
+      new RegExp(`^deployment ${ns}/web: ${what}; re-reading and retrying \\([1-4]/4\\)$`)
     expect(
       lines.filter((l) => retried(`replicasets\\.apps "web-${HASH}" already exists`).test(l)),
     ).toHaveLength(1)
